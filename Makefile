@@ -1,0 +1,40 @@
+# One entry point for everything: `make demo`, `make test`, `make lint`, `make bench`.
+# Each target sets itself up (virtual environment, packages, Chromium) and is
+# idempotent: the second run reinstalls nothing unless pyproject.toml changed.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.pressmark-installed
+
+.PHONY: demo test lint unit bench setup chromium clean
+
+setup: $(STAMP) chromium
+
+$(STAMP): pyproject.toml
+	@sh scripts/ensure-venv.sh "$(PYTHON)" "$(VENV)"
+	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[render,dev]'
+	@touch $(STAMP)
+
+chromium:
+	@sh scripts/ensure-chromium.sh
+
+demo: setup
+	$(VENV)/bin/pressmark demo
+
+lint: $(STAMP)
+	$(PY) -m ruff check src tests bench
+	$(PY) -m mypy src
+
+unit: $(STAMP)
+	$(PY) -m pytest -m "not browser" tests/unit
+
+test: setup lint
+	$(PY) -m pytest
+
+bench: setup
+	@for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache pressmark-demo

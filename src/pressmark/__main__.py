@@ -1,0 +1,5 @@
+"""``python -m pressmark`` runs the command line."""
+
+from pressmark.cli import main
+
+main()

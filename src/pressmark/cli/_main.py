@@ -1,0 +1,75 @@
+"""Root command group with lazily imported sub-commands.
+
+Exit codes are part of the contract and shared by all sub-commands:
+
+====  =====================================================
+0     success
+1     unexpected internal error
+2     invalid configuration or usage
+3     denied: egress policy or robots.txt
+4     HTTP error, or a reference that does not resolve
+5     any other fetch or crawl failure
+====  =====================================================
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import click
+
+from pressmark._version import __version__
+
+# name -> "module:attribute"; each module owns one sub-command (or group).
+_COMMANDS: dict[str, tuple[str, str]] = {
+    "crawl": ("pressmark.cli._crawl:crawl", "Crawl a site into snapshots, Markdown and a manifest."),
+    "demo": ("pressmark.cli._demo:demo", "Start the bundled demo site on loopback and crawl it."),
+    "egress": ("pressmark.cli._egress:egress", "Check URLs against the egress policy."),
+    "fetch": ("pressmark.cli._fetch:fetch", "Fetch one URL through the guarded, polite fetcher."),
+    "md": ("pressmark.cli._md:md", "Convert HTML to deterministic Markdown."),
+    "replay": ("pressmark.cli._replay:replay", "Write the exact bytes a sourceRef names."),
+    "serve": ("pressmark.cli._serve:serve", "Serve the review workbench for a crawl directory."),
+    "store": ("pressmark.cli._store:store", "Inspect, verify, prune and export snapshot stores."),
+}
+
+
+class _LazyGroup(click.Group):
+    """A click group that imports each sub-command module on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = _COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        module_name, _, attr = entry[0].partition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            return _unavailable(cmd_name, entry[1])
+        command = getattr(module, attr)
+        assert isinstance(command, click.Command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Short help comes from the table so listing commands imports nothing.
+        rows = [(name, help_text) for name, (_, help_text) in sorted(_COMMANDS.items())]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+def _unavailable(name: str, help_text: str) -> click.Command:
+    def run(**_: Any) -> None:
+        raise click.ClickException(f"'pressmark {name}' is not available in this build")
+
+    return click.Command(name, callback=run, help=help_text)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="pressmark")
+def main() -> None:
+    """pressmark: crawl URLs you do not trust into citable, replayable Markdown evidence."""

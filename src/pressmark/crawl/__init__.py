@@ -1,0 +1,3 @@
+"""pressmark.crawl (being built)."""
+
+__all__: list[str] = []

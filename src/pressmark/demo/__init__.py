@@ -1,0 +1,3 @@
+"""pressmark.demo (being built)."""
+
+__all__: list[str] = []

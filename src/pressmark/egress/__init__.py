@@ -1,0 +1,3 @@
+"""pressmark.egress (being built)."""
+
+__all__: list[str] = []

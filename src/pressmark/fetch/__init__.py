@@ -1,0 +1,3 @@
+"""pressmark.fetch (being built)."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""pressmark.markdown (being built)."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""pressmark.snapshot (being built)."""
+
+__all__: list[str] = []

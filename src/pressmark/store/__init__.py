@@ -1,0 +1,3 @@
+"""pressmark.store (being built)."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""pressmark.testing (being built)."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""pressmark.web (being built)."""
+
+__all__: list[str] = []
