@@ -1,3 +1,28 @@
-"""pressmark.testing (being built)."""
+"""Test doubles and factories shipped with pressmark, for our tests and for yours.
 
-__all__: list[str] = []
+Only things that cannot run for real on a test machine are faked here: hostile
+DNS (use :class:`pressmark.egress.StaticResolver`), connections to non-loopback
+addresses (:class:`RecordingConnector` records and refuses them), and a browser
+when a test is about the fetch layer's render policy (:class:`FakeRenderer`).
+Names are loaded lazily so importing this module costs nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS: dict[str, str] = {
+    "RecordingConnector": "pressmark.testing._connector",
+    "make_snapshot": "pressmark.testing._snapshots",
+    "FakeRenderer": "pressmark.testing._renderer",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pressmark.testing' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
