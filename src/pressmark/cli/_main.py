@@ -23,7 +23,7 @@ from pressmark._version import __version__
 
 # name -> "module:attribute"; each module owns one sub-command (or group).
 _COMMANDS: dict[str, tuple[str, str]] = {
-    "crawl": ("pressmark.cli._crawl:crawl", "Crawl a site into snapshots, Markdown and a manifest."),
+    "crawl": ("pressmark.cli._crawl:crawl", "Crawl a site into snapshots, Markdown, a manifest."),
     "demo": ("pressmark.cli._demo:demo", "Start the bundled demo site on loopback and crawl it."),
     "egress": ("pressmark.cli._egress:egress", "Check URLs against the egress policy."),
     "fetch": ("pressmark.cli._fetch:fetch", "Fetch one URL through the guarded, polite fetcher."),

@@ -18,7 +18,7 @@ _EXPORTS: dict[str, str] = {
     "FakeRenderer": "pressmark.testing._renderer",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = ["FakeRenderer", "RecordingConnector", "make_snapshot"]
 
 
 def __getattr__(name: str) -> Any:
