@@ -1,3 +1,20 @@
-"""pressmark.demo (being built)."""
+"""A deterministic demo web site and the asyncio server that serves it on loopback.
 
-__all__: list[str] = []
+Used by the tests, the benchmarks and ``pressmark demo``; the URL map is documented in
+``docs/demo-site.md``. Only the standard library is imported here.
+"""
+
+from pressmark.demo._http import RequestRecord
+from pressmark.demo._server import DemoServer, run_demo_server_in_thread
+from pressmark.demo._site import SHELL_KINDS, DemoPage, DemoSite, PageKind, RobotsMode
+
+__all__ = [
+    "SHELL_KINDS",
+    "DemoPage",
+    "DemoServer",
+    "DemoSite",
+    "PageKind",
+    "RequestRecord",
+    "RobotsMode",
+    "run_demo_server_in_thread",
+]
