@@ -1,0 +1,167 @@
+"""``pressmark fetch URL``: one guarded, polite fetch, printed as text or JSON.
+
+Exit codes: 0 ok (a 304 included), 2 invalid configuration or usage, 3 denied
+by the egress policy or robots.txt, 4 HTTP error, 5 any other fetch failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+
+from pressmark import render as render_module
+from pressmark import store as store_module
+from pressmark._errors import PressmarkError
+from pressmark.egress import EgressPolicy
+from pressmark.fetch import FetchOptions, FetchResult, SourceConfig, fetch_source
+
+EXIT_OK = 0
+EXIT_CONFIG = 2
+EXIT_DENIED = 3
+EXIT_HTTP = 4
+EXIT_OTHER = 5
+
+_EXIT_BY_KIND = {
+    "invalid-config": EXIT_CONFIG,
+    "egress-denied": EXIT_DENIED,
+    "robots-denied": EXIT_DENIED,
+    "http-error": EXIT_HTTP,
+}
+
+
+def exit_code_for(kind: str | None) -> int:
+    if kind is None:
+        return EXIT_OK
+    return _EXIT_BY_KIND.get(kind, EXIT_OTHER)
+
+
+def result_to_json(result: FetchResult) -> dict[str, Any]:
+    """The ``--json`` document (stable keys; ``snapshot`` is metadata, never the body)."""
+    snap = result.snapshot
+    snapshot: dict[str, Any] | None = None
+    if snap is not None:
+        snapshot = {
+            "source_id": snap.source_id,
+            "requested_url": snap.requested_url,
+            "url": snap.url,
+            "status": snap.status,
+            "not_modified": bool(result.not_modified or snap.not_modified),
+            "rendered": bool(snap.rendered),
+            "content_type": snap.content_type,
+            "declared_charset": snap.declared_charset,
+            "charset_source": snap.charset_source,
+            "bytes": len(snap.bytes),
+            "body_hash": snap.body_hash,
+            "hash_basis": snap.hash_basis,
+            "snapshot_sha256": snap.snapshot_sha256,
+            "fetched_at": snap.fetched_at,
+            "etag": snap.etag,
+            "last_modified": snap.last_modified,
+            "redirects": [{"status": r.status, "location": r.location, "ip": r.ip}
+                          for r in snap.redirects],
+            "source_ref": result.source_ref,
+        }
+    escalation = result.render_escalation
+    return {
+        "ok": result.ok,
+        "url": result.url,
+        "status": result.http_status if result.http_status is not None else (
+            snap.status if snap is not None else None),
+        "not_modified": result.not_modified,
+        "source_ref": result.source_ref,
+        "snapshot": snapshot,
+        "warnings": list(result.warnings),
+        "error": None if result.error is None else result.error.to_dict(),
+        "render_escalation": None if escalation is None else escalation.to_dict(),
+        "readiness": None if result.readiness is None else {
+            "passed": result.readiness.passed, "reason": result.readiness.reason,
+            "elapsed_ms": result.readiness.elapsed_ms},
+        "timings": result.timings.to_dict(),
+    }
+
+
+@asynccontextmanager
+async def _renderer(mode: str, policy: Any) -> AsyncIterator[Any]:
+    """A Playwright renderer for on-shell/always, or None when it cannot start."""
+    if mode == "never":
+        yield None
+        return
+    try:
+        renderer = render_module.PlaywrightRenderer(policy=policy)
+        entered = await renderer.__aenter__()
+    except (PressmarkError, ImportError, OSError) as exc:
+        click.echo(f"warning: no renderer available: {exc}", err=True)
+        yield None
+        return
+    try:
+        yield entered
+    finally:
+        with contextlib.suppress(Exception):
+            await renderer.__aexit__(None, None, None)
+
+
+async def _run(url: str, *, render: str, store_dir: Path | None, origins: tuple[str, ...],
+               max_bytes: int | None, timeout_ms: int | None, retries: int | None,
+               user_agent: str | None, respect_robots: bool) -> FetchResult:
+    policy = EgressPolicy(test_only_allowed_loopback_origins=origins)
+    store: store_module.SnapshotStore | None = None
+    if store_dir is not None:
+        store = store_module.FilesystemSnapshotStore(store_dir)
+    source = SourceConfig(url=url, render_policy=render,  # type: ignore[arg-type]
+                          max_response_bytes=max_bytes, timeout_ms=timeout_ms, retries=retries,
+                          user_agent=user_agent, respect_robots=respect_robots,
+                          revalidate=store is not None)
+    async with _renderer(render, policy) as renderer:
+        options = FetchOptions(egress=policy, store=store, renderer=renderer)
+        return await fetch_source(source, options)
+
+
+@click.command("fetch")
+@click.argument("url")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON, not the body.")
+@click.option("--render", type=click.Choice(["never", "on-shell", "always"]), default="never",
+              show_default=True, help="Render policy (a browser renders JavaScript shells).")
+@click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Keep the snapshot in this filesystem store (and revalidate against it).")
+@click.option("--allow-loopback", "origins", multiple=True, metavar="ORIGIN",
+              help="Admit a loopback origin such as http://127.0.0.1:4173 (tests, the demo).")
+@click.option("--max-bytes", type=click.IntRange(min=1), help="Response size limit in bytes.")
+@click.option("--timeout-ms", type=click.IntRange(min=1), help="Time budget for the fetch.")
+@click.option("--retries", type=click.IntRange(min=0, max=10), help="Retries of a plain fetch.")
+@click.option("--user-agent", help="User-Agent (its product token is matched in robots.txt).")
+@click.option("--no-robots", is_flag=True, help="Do not consult robots.txt.")
+def fetch(url: str, *, as_json: bool, render: str, store_dir: Path | None, origins: tuple[str, ...],
+          max_bytes: int | None, timeout_ms: int | None, retries: int | None,
+          user_agent: str | None, no_robots: bool) -> None:
+    """Fetch URL through the guarded, polite fetcher and print its text (or --json)."""
+    try:
+        result = asyncio.run(_run(url, render=render, store_dir=store_dir, origins=origins,
+                                  max_bytes=max_bytes, timeout_ms=timeout_ms, retries=retries,
+                                  user_agent=user_agent, respect_robots=not no_robots))
+    except PressmarkError as exc:
+        if as_json:
+            click.echo(json.dumps({"ok": False, "url": url, "error": {
+                "kind": "invalid-config", "message": exc.message, "code": exc.code}}))
+        else:
+            click.echo(f"error: invalid-config: {exc.message}", err=True)
+        sys.exit(EXIT_CONFIG)
+    code = exit_code_for(None if result.error is None else result.error.kind)
+    if as_json:
+        click.echo(json.dumps(result_to_json(result), indent=2, ensure_ascii=False))
+    else:
+        for warning in result.warnings:
+            click.echo(f"warning: {warning}", err=True)
+        if result.error is not None:
+            status = f" (HTTP {result.error.status})" if result.error.status else ""
+            click.echo(f"error: {result.error.kind}{status}: {result.error.message}", err=True)
+        elif result.snapshot is not None:
+            click.echo(result.snapshot.body.encode("utf-8", "surrogatepass"), nl=False)
+    sys.exit(code)

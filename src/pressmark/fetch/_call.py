@@ -1,0 +1,359 @@
+"""The state and steps of one ``fetch_source`` call: config checks, robots, the plain
+attempt, the rendered attempt and the store. The policy that orders these steps
+lives in :mod:`pressmark.fetch._fetch`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, TypeVar
+from urllib.parse import urlsplit
+
+from pressmark.egress import EgressDenied, GuardedClient, parse_url
+from pressmark.fetch._attempt import (
+    AttemptFailed,
+    Meter,
+    RobotsDenied,
+    WireResponse,
+    fail,
+    plain_attempt,
+    translate,
+)
+from pressmark.fetch._charset import header_charset, sniff_charset
+from pressmark.fetch._config import (
+    DEFAULT_ACCEPT,
+    FetchFailure,
+    FetchOptions,
+    FetchResult,
+    FetchTimings,
+    RenderEscalation,
+    RenderPolicy,
+    SourceConfig,
+    SystemClock,
+    headers_items,
+)
+from pressmark.fetch._robots import RobotsCache, origin_of, product_token
+from pressmark.render import ReadinessReport, ReadinessSpec, RenderOptions
+from pressmark.snapshot import (
+    RedirectRecord,
+    build_source_ref,
+    classify_content_type,
+    new_snapshot,
+    source_id_for_url,
+)
+from pressmark.store import MemorySnapshotStore
+
+if TYPE_CHECKING:
+    from pressmark.snapshot import Snapshot
+    from pressmark.store import SnapshotRef
+
+_FORBIDDEN_HEADERS = frozenset({
+    "host", "content-length", "transfer-encoding", "connection", "upgrade", "te", "trailer",
+    "keep-alive", "proxy-authorization", "proxy-connection",
+})
+_MAX_RETRIES = 10
+_T = TypeVar("_T")
+
+
+def validate_source(source: SourceConfig) -> str | None:
+    if not isinstance(source.url, str) or not source.url.strip():
+        return "url must be a non-empty string"
+    for name in ("timeout_ms", "max_response_bytes"):
+        value = getattr(source, name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or value <= 0):
+            return f"{name} must be a positive integer"
+    if source.min_delay_ms is not None and (not isinstance(source.min_delay_ms, int)
+                                            or source.min_delay_ms < 0):
+        return "min_delay_ms must be a non-negative integer"
+    if source.retries is not None and (isinstance(source.retries, bool)
+                                       or not isinstance(source.retries, int)
+                                       or not 0 <= source.retries <= _MAX_RETRIES):
+        return f"retries must be an integer from 0 to {_MAX_RETRIES}"
+    for key, value in headers_items(source.headers):
+        if not key or any(c in key for c in " \t\r\n:") or "\r" in value or "\n" in value:
+            return f"invalid header {key!r}"
+        if key.lower() in _FORBIDDEN_HEADERS:
+            return f"header {key!r} is managed by the client and may not be set"
+    if source.user_agent is not None and ("\r" in source.user_agent
+                                          or "\n" in source.user_agent):
+        return "user_agent may not contain line breaks"
+    return None
+
+
+class CallState:
+    """Everything one fetch_source call needs, resolved once."""
+
+    def __init__(self, source: SourceConfig, options: FetchOptions, policy: RenderPolicy) -> None:
+        self.source = source
+        self.options = options
+        self.policy = policy
+        self.url = source.url
+        self.clock = options.clock or SystemClock()
+        self.user_agent = source.user_agent or options.user_agent
+        self.timeout_s = (source.timeout_ms or options.timeout_ms) / 1000.0
+        self.retries = options.retries if source.retries is None else source.retries
+        self.max_bytes = source.max_response_bytes or options.max_response_bytes
+        self.meter = Meter()
+        self.warnings: list[str] = []
+        self.started = self.clock.now()
+        self.robots: RobotsCache | None = None
+        self.client: GuardedClient | None = None
+        self._source_id: str | None = source.source_id
+        self.token = product_token(self.user_agent)
+        self._robots_ok: set[str] = set()   # URLs robots.txt already allowed in this call
+
+    @property
+    def source_id(self) -> str:
+        if self._source_id is None:
+            self._source_id = source_id_for_url(canonical_url(self.url))
+        return self._source_id
+
+    def result(self, *, snapshot: Snapshot | None = None, ref: SnapshotRef | None = None,
+               source_ref: str | None = None, error: FetchFailure | None = None,
+               warnings: tuple[str, ...] | None = None,
+               escalation: RenderEscalation | None = None, not_modified: bool = False,
+               http_status: int | None = None,
+               readiness: ReadinessReport | None = None) -> FetchResult:
+        m = self.meter
+        timings = FetchTimings(
+            total_ms=(self.clock.now() - self.started) * 1000.0, robots_ms=m.robots_ms,
+            wait_ms=m.wait_ms, network_ms=m.network_ms, render_ms=m.render_ms,
+            store_ms=m.store_ms, attempts=m.attempts)
+        if warnings is None:
+            warnings = tuple(self.warnings)
+        return FetchResult(url=self.url, snapshot=snapshot, snapshot_ref=ref,
+                           source_ref=source_ref, error=error, warnings=_dedupe(warnings),
+                           render_escalation=escalation, timings=timings,
+                           not_modified=not_modified, http_status=http_status,
+                           readiness=readiness)
+
+    # -- robots ---------------------------------------------------------------------------
+
+    async def check_robots(self, url: str) -> None:
+        """Raise RobotsDenied (or EgressDenied for an origin we may not reach at all)."""
+        if not self.source.respect_robots or self.robots is None or url in self._robots_ok:
+            return
+        started = self.clock.now()
+        try:
+            origin = origin_of(url)
+            entry = self.robots.cached(origin)
+            if entry is None:
+                # A hanging robots.txt may not hold this fetch past its own budget.
+                async with asyncio.timeout(self.timeout_s):
+                    entry = await self.robots.entry(origin, client=self.client,
+                                                    user_agent=self.user_agent)
+        finally:
+            self.meter.robots_ms += (self.clock.now() - started) * 1000.0
+        if entry.allowed(url, self.token):
+            self._robots_ok.add(url)
+            return
+        if entry.reason.startswith("denied:"):
+            code = entry.reason.partition(":")[2]
+            raise EgressDenied(code, urlsplit(url).hostname, "the egress policy denies this host",
+                               url=url)
+        raise RobotsDenied(url)
+
+    async def crawl_delay_s(self) -> float | None:
+        delay = (self.source.min_delay_ms or 0) / 1000.0
+        if self.source.respect_robots and self.robots is not None:
+            entry = self.robots.cached(origin_of(self.url))
+            site = None if entry is None else entry.crawl_delay(self.token)
+            if site is not None:
+                delay = max(delay, min(site, self.robots.crawl_delay_cap_s))
+        return delay if delay > 0 or self.source.min_delay_ms is not None else None
+
+    # -- plain ----------------------------------------------------------------------------
+
+    async def plain(self, *, use_validators: bool) -> tuple[Snapshot | None, WireResponse,
+                                                             Snapshot | None]:
+        """(new snapshot or None for a trustworthy 304, the response, the prior snapshot)."""
+        assert self.client is not None
+        headers: list[tuple[str, str]] = [("accept", DEFAULT_ACCEPT),
+                                          ("user-agent", self.user_agent)]
+        custom = headers_items(self.source.headers)
+        custom_names = {k.lower() for k, _ in custom}
+        headers = [(k, v) for k, v in headers if k not in custom_names] + custom
+        prior: Snapshot | None = None
+        store = self.options.store
+        sent_validators = False
+        if use_validators and self.source.revalidate and store is not None:
+            prior = await self._store_call(store.latest, self.source_id)
+            if prior is not None and not prior.rendered:
+                if prior.etag:
+                    headers.append(("if-none-match", prior.etag))
+                    sent_validators = True
+                if prior.last_modified:
+                    headers.append(("if-modified-since", prior.last_modified))
+                    sent_validators = True
+        hop_check: Callable[[str], Awaitable[None]] | None = (
+            self.check_robots if self.source.respect_robots else None)
+        if hop_check is not None:
+            await self.check_robots(self.url)   # also loads robots for the Crawl-delay
+        delay = await self.crawl_delay_s()
+        wire = await plain_attempt(
+            client=self.client, url=self.url, headers=headers, timeout_s=self.timeout_s,
+            max_bytes=self.max_bytes, retries=self.retries, hop_check=hop_check,
+            politeness=self.options.politeness, host=(urlsplit(self.url).hostname or ""),
+            delay_s=delay, clock=self.clock, options=self.options, meter=self.meter,
+            warnings=self.warnings)
+        if wire.status == 304:
+            if not sent_validators or prior is None:
+                raise fail("http-error", "304 Not Modified to a request without validators",
+                           status=304, url=wire.url)
+            etag = wire.header("etag")
+            if etag and prior.etag and _weak(etag) != _weak(prior.etag):
+                raise fail("http-error", "304 Not Modified with a different ETag than the "
+                           "stored snapshot", status=304, url=wire.url)
+            return None, wire, prior
+        if not 200 <= wire.status < 300:
+            raise fail("http-error", f"HTTP {wire.status}", status=wire.status, url=wire.url)
+        return self._wire_snapshot(wire), wire, prior
+
+    def _wire_snapshot(self, wire: WireResponse) -> Snapshot:
+        content_type_header = wire.header("content-type")
+        kind = classify_content_type(content_type_header, wire.body[:1024])
+        charset, charset_source = sniff_charset(wire.body, content_type_header,
+                                                is_html=kind == "html")
+        warnings: list[str] = []
+        if charset_source == "bom":
+            declared = header_charset(content_type_header)
+            if declared is not None and declared.replace("_", "-") != charset:
+                warnings.append(f"charset-bom-overrides-header: header says {declared}, "
+                                f"the byte-order mark says {charset}")
+        return new_snapshot(
+            source_id=self.source_id, requested_url=self.url, url=wire.url, status=wire.status,
+            headers=wire.headers, body=wire.body,
+            redirects=tuple(RedirectRecord(h.status, h.location, h.ip) for h in wire.redirects),
+            declared_charset=charset, charset_source=charset_source, content_type=kind,
+            warnings=tuple(warnings))
+
+    # -- rendered -------------------------------------------------------------------------
+
+    async def rendered(self) -> tuple[Snapshot, ReadinessReport | None]:
+        """One rendered attempt: robots once, no validators, no retry; raise AttemptFailed."""
+        renderer = self.options.renderer
+        assert renderer is not None
+        try:
+            await self.check_robots(self.url)
+        except AttemptFailed:
+            raise
+        except Exception as exc:
+            raise translate(exc, self.url) from exc
+        options = RenderOptions(timeout_ms=int(self.timeout_s * 1000), user_agent=self.user_agent,
+                                readiness=self.options.readiness or ReadinessSpec(),
+                                max_html_bytes=self.max_bytes)
+        politeness = self.options.politeness
+        started = self.clock.now()
+        try:
+            if politeness is not None:
+                delay = await self.crawl_delay_s()
+                async with politeness.slot(urlsplit(self.url).hostname or "",
+                                           delay_s=delay) as waited:
+                    self.meter.wait_ms += waited * 1000.0
+                    started = self.clock.now()
+                    result = await renderer.render(self.url, options)
+            else:
+                result = await renderer.render(self.url, options)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            raise fail("adapter-error", f"the renderer failed: {type(exc).__name__}: {exc}",
+                       code=getattr(exc, "code", None), url=self.url) from exc
+        finally:
+            self.meter.render_ms += (self.clock.now() - started) * 1000.0
+        status = 200 if result.status is None else result.status
+        final_url = result.final_url or self.url
+        if not 200 <= status < 300:
+            raise fail("http-error", f"the rendered page answered HTTP {status}", status=status,
+                       url=final_url)
+        if not isinstance(result.html, str):
+            raise fail("adapter-error", "the renderer returned no HTML string", url=self.url)
+        body = result.html.encode("utf-8", "surrogatepass")
+        if len(body) > self.max_bytes:
+            raise fail("response-too-large", f"the rendered HTML exceeds the {self.max_bytes}"
+                       "-byte limit", url=final_url)
+        snapshot = new_snapshot(
+            source_id=self.source_id, requested_url=self.url, url=final_url, status=status,
+            headers=(), body=body, redirects=(), declared_charset="utf-8",
+            charset_source="default", content_type="html", rendered=True,
+            warnings=tuple(result.warnings))
+        return snapshot, result.readiness
+
+    # -- store ----------------------------------------------------------------------------
+
+    async def _store_call(self, fn: Callable[..., _T], *args: object) -> _T:
+        """Run a (synchronous) store call off the event loop, unless it is in memory.
+
+        A thread hop costs more than a dict insert, so the in-memory store is called
+        directly; any other store (files, locks, fsync) runs in ``asyncio.to_thread``.
+        """
+        started = self.clock.now()
+        try:
+            if isinstance(self.options.store, MemorySnapshotStore):
+                return fn(*args)
+            return await asyncio.to_thread(fn, *args)
+        finally:
+            self.meter.store_ms += (self.clock.now() - started) * 1000.0
+
+    async def keep(self, snapshot: Snapshot) -> tuple[SnapshotRef | None, str]:
+        store = self.options.store
+        if store is None:
+            return None, build_source_ref(snapshot)
+        ref = await self._store_call(store.put, snapshot)
+        return ref, ref.source_ref
+
+    async def prior_ref(self, prior: Snapshot) -> SnapshotRef | None:
+        store = self.options.store
+        if store is None:
+            return None
+
+        def find() -> SnapshotRef | None:
+            for ref in store.list(prior.source_id):
+                if ref.snapshot_sha256 == prior.snapshot_sha256:
+                    return ref
+            return None
+
+        return await self._store_call(find)
+
+
+def canonical_url(url: str) -> str:
+    """The URL the default source id is derived from: browser-parsed, fragment dropped."""
+    try:
+        parsed = parse_url(url)
+    except EgressDenied:
+        return url
+    return parsed.origin + parsed.target
+
+
+def _weak(etag: str) -> str:
+    etag = etag.strip()
+    return etag[2:] if etag.startswith(("W/", "w/")) else etag
+
+
+def _dedupe(items: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(items))
+
+
+@asynccontextmanager
+async def call_scope(call: CallState) -> AsyncIterator[None]:
+    """Borrow the shared client and robots cache, or make per-call ones."""
+    options = call.options
+    robots = options.robots
+    if robots is None:
+        robots = RobotsCache(policy=options.egress, resolver=options.resolver, clock=call.clock)
+    else:
+        robots.adopt(options.egress, options.resolver)
+    call.robots = robots
+    if options.client is not None:
+        call.client = options.client
+        yield
+        return
+    async with GuardedClient(options.egress, options.resolver,
+                             user_agent=call.user_agent) as client:
+        call.client = client
+        yield
+
+

@@ -1,0 +1,228 @@
+"""Which character encoding a browser would use for a response.
+
+Order (WHATWG "decode" plus the HTML encoding sniffing algorithm, minus the
+guessing step): a byte-order mark, then the ``charset`` parameter of the
+Content-Type header, then - for HTML only - the ``<meta>`` prescan of the first
+1024 bytes, then the UTF-8 default. We never guess from statistics: an
+undeclared legacy page is decoded as UTF-8 with replacement warnings, which is
+honest about what the server said.
+"""
+
+from __future__ import annotations
+
+import codecs
+from typing import Literal
+
+from pressmark.snapshot import lookup_encoding
+
+CharsetSource = Literal["header", "meta", "bom", "default"]
+
+_PRESCAN_BYTES = 1024
+_SPACE = b"\t\n\x0c\r "
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (b"\xef\xbb\xbf", "utf-8"),
+    (b"\xfe\xff", "utf-16be"),
+    (b"\xff\xfe", "utf-16le"),
+)
+
+
+def bom_charset(data: bytes) -> str | None:
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            return name
+    return None
+
+
+def _known(label: str) -> str | None:
+    label = label.strip().strip("\"'").strip().lower()
+    if not label:
+        return None
+    if label == "x-user-defined":
+        return "windows-1252"
+    if _whatwg_lookup(label) is not None:
+        return label
+    try:
+        codecs.lookup(label)
+    except LookupError:
+        return None
+    return label
+
+
+def _whatwg_lookup(label: str) -> str | None:
+    return lookup_encoding(label)
+
+
+def header_charset(content_type: str | None) -> str | None:
+    """The ``charset`` parameter of a Content-Type value, if it names a known encoding."""
+    if not content_type:
+        return None
+    for param in content_type.split(";")[1:]:
+        name, sep, value = param.partition("=")
+        if sep and name.strip().lower() == "charset":
+            return _known(value)
+    return None
+
+
+def charset_from_meta_content(content: bytes) -> str | None:
+    """WHATWG "extract a character encoding from a meta element" on a content attribute."""
+    lower = content.lower()
+    pos = 0
+    while True:
+        idx = lower.find(b"charset", pos)
+        if idx < 0:
+            return None
+        pos = idx + 7
+        while pos < len(lower) and lower[pos] in _SPACE:
+            pos += 1
+        if pos >= len(lower) or lower[pos] != 0x3D:  # "="
+            continue
+        pos += 1
+        while pos < len(lower) and lower[pos] in _SPACE:
+            pos += 1
+        if pos >= len(lower):
+            return None
+        quote = lower[pos]
+        if quote in b"\"'":
+            end = lower.find(bytes([quote]), pos + 1)
+            if end < 0:
+                return None
+            value = content[pos + 1:end]
+        else:
+            end = pos
+            while end < len(lower) and lower[end] not in _SPACE and lower[end] != 0x3B:
+                end += 1
+            value = content[pos:end]
+        return _known(value.decode("latin-1"))
+
+
+def _get_attribute(data: bytes, pos: int) -> tuple[bytes, bytes, int] | None:
+    """WHATWG "get an attribute": returns (name, value, new position) or None at '>'."""
+    n = len(data)
+    while pos < n and (data[pos] in _SPACE or data[pos] == 0x2F):
+        pos += 1
+    if pos >= n or data[pos] == 0x3E:
+        return None
+    name = bytearray()
+    value = bytearray()
+    while pos < n:
+        c = data[pos]
+        if c == 0x3D and name:
+            pos += 1
+            break
+        if c in _SPACE:
+            while pos < n and data[pos] in _SPACE:
+                pos += 1
+            if pos < n and data[pos] == 0x3D:
+                pos += 1
+                break
+            return bytes(name), b"", pos
+        if c in (0x2F, 0x3E):
+            return bytes(name), b"", pos
+        name.append(c | 0x20 if 0x41 <= c <= 0x5A else c)
+        pos += 1
+    while pos < n and data[pos] in _SPACE:
+        pos += 1
+    if pos >= n:
+        return bytes(name), b"", pos
+    c = data[pos]
+    if c in b"\"'":
+        end = data.find(bytes([c]), pos + 1)
+        if end < 0:
+            return bytes(name), bytes(data[pos + 1:]).lower(), n
+        return bytes(name), bytes(data[pos + 1:end]).lower(), end + 1
+    if c == 0x3E:
+        return bytes(name), b"", pos
+    while pos < n and data[pos] not in _SPACE and data[pos] != 0x3E:
+        value.append(data[pos] | 0x20 if 0x41 <= data[pos] <= 0x5A else data[pos])
+        pos += 1
+    return bytes(name), bytes(value), pos
+
+
+def prescan_meta_charset(data: bytes, limit: int = _PRESCAN_BYTES) -> str | None:
+    """WHATWG "prescan a byte stream to determine its encoding" over ``data[:limit]``."""
+    buf = data[:limit]
+    n = len(buf)
+    pos = 0
+    lower = buf.lower()
+    while pos < n:
+        lt = buf.find(b"<", pos)
+        if lt < 0:
+            return None
+        pos = lt
+        if buf.startswith(b"<!--", pos):
+            end = buf.find(b"-->", pos + 2)
+            if end < 0:
+                return None
+            pos = end + 3
+            continue
+        if lower.startswith(b"<meta", pos) and pos + 5 < n and (
+                buf[pos + 5] in _SPACE or buf[pos + 5] == 0x2F):
+            pos += 6
+            seen: set[bytes] = set()
+            got_pragma = False
+            need_pragma: bool | None = None
+            charset: str | None = None
+            while True:
+                attr = _get_attribute(buf, pos)
+                if attr is None:
+                    break
+                name, value, pos = attr
+                if name in seen:
+                    continue
+                seen.add(name)
+                if name == b"http-equiv" and value == b"content-type":
+                    got_pragma = True
+                elif name == b"content" and charset is None:
+                    found = charset_from_meta_content(value)
+                    if found is not None:
+                        charset = found
+                        need_pragma = True
+                elif name == b"charset":
+                    charset = _known(value.decode("latin-1"))
+                    need_pragma = False
+                if pos >= n:
+                    break
+            if need_pragma is None or (need_pragma and not got_pragma) or charset is None:
+                continue
+            if charset in ("utf-16", "utf-16be", "utf-16le", "utf_16", "utf_16_be", "utf_16_le"):
+                charset = "utf-8"
+            return charset
+        if pos + 1 < n and (buf[pos + 1:pos + 2].isalpha() or (
+                buf[pos + 1] == 0x2F and buf[pos + 2:pos + 3].isalpha())):
+            # A start or end tag: skip its name, then its attributes.
+            pos += 2
+            while pos < n and buf[pos] not in _SPACE and buf[pos] != 0x3E:
+                pos += 1
+            while True:
+                attr = _get_attribute(buf, pos)
+                if attr is None:
+                    break
+                pos = attr[2]
+                if pos >= n:
+                    break
+            pos += 1
+            continue
+        if buf.startswith((b"<!", b"</", b"<?"), pos):
+            end = buf.find(b">", pos)
+            if end < 0:
+                return None
+            pos = end + 1
+            continue
+        pos += 1
+    return None
+
+
+def sniff_charset(data: bytes, content_type: str | None, *, is_html: bool,
+                  ) -> tuple[str | None, CharsetSource]:
+    """(declared charset, where it came from) for the snapshot record."""
+    bom = bom_charset(data)
+    if bom is not None:
+        return bom, "bom"
+    declared = header_charset(content_type)
+    if declared is not None:
+        return declared, "header"
+    if is_html:
+        meta = prescan_meta_charset(data)
+        if meta is not None:
+            return meta, "meta"
+    return None, "default"

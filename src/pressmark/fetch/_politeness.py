@@ -1,0 +1,87 @@
+"""Crawl-wide pacing: per-host spacing, per-host and global concurrency, back-off.
+
+One :class:`Politeness` is shared by every fetch of a crawl. A request to a host
+starts no sooner than ``delay`` after the previous request to that host started
+(the larger of the caller's minimum delay and the site's capped ``Crawl-delay``);
+``Retry-After`` pushes the host's next start further out for everyone. Start
+times are reserved synchronously, so concurrent callers queue fairly without a
+lock, and a zero delay costs no sleep at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from pressmark.fetch._config import Clock, SystemClock
+
+
+@dataclass(slots=True)
+class _Host:
+    semaphore: asyncio.Semaphore
+    next_start: float = 0.0
+
+
+@dataclass(slots=True)
+class PolitenessStats:
+    """Totals for a crawl report: slots handed out and seconds spent waiting for them."""
+
+    waited_s: float = 0.0
+    slots: int = 0
+
+
+class Politeness:
+    """Per-host and global limits. Create one per crawl; safe within one event loop."""
+
+    def __init__(self, *, min_delay_ms: int = 0, max_concurrency: int = 64,
+                 max_per_host: int = 8, clock: Clock | None = None) -> None:
+        if max_concurrency < 1 or max_per_host < 1 or min_delay_ms < 0:
+            raise ValueError("concurrency limits must be >= 1 and min_delay_ms >= 0")
+        self.min_delay_s = min_delay_ms / 1000.0
+        self.max_concurrency = max_concurrency
+        self.max_per_host = max_per_host
+        self.clock: Clock = clock or SystemClock()
+        self._global: asyncio.Semaphore | None = None
+        self._hosts: dict[str, _Host] = {}
+        self.stats = PolitenessStats()
+
+    def _host(self, host: str) -> _Host:
+        state = self._hosts.get(host)
+        if state is None:
+            state = _Host(asyncio.Semaphore(self.max_per_host))
+            self._hosts[host] = state
+        return state
+
+    def defer(self, host: str, seconds: float) -> None:
+        """Hold every request to ``host`` for ``seconds`` from now (Retry-After)."""
+        state = self._host(host)
+        state.next_start = max(state.next_start, self.clock.now() + max(0.0, seconds))
+
+    def next_start_in(self, host: str) -> float:
+        """Seconds until ``host`` may be contacted again (0 when it may be now)."""
+        state = self._hosts.get(host)
+        if state is None:
+            return 0.0
+        return max(0.0, state.next_start - self.clock.now())
+
+    @asynccontextmanager
+    async def slot(self, host: str, *, delay_s: float | None = None) -> AsyncIterator[float]:
+        """Hold a request slot for ``host``; yields the seconds spent waiting for it."""
+        if self._global is None:
+            self._global = asyncio.Semaphore(self.max_concurrency)
+        gap = self.min_delay_s if delay_s is None else max(delay_s, self.min_delay_s)
+        state = self._host(host)
+        started = self.clock.now()
+        async with state.semaphore:
+            now = self.clock.now()
+            start_at = max(now, state.next_start)
+            state.next_start = start_at + gap
+            if start_at > now:
+                await self.clock.sleep(start_at - now)
+            async with self._global:
+                waited = self.clock.now() - started
+                self.stats.waited_s += waited
+                self.stats.slots += 1
+                yield waited

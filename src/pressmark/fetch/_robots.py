@@ -1,0 +1,304 @@
+"""robots.txt (RFC 9309): fetched through the egress guard, parsed by protego, cached.
+
+Parsing is pure (:func:`parse_robots`); :class:`RobotsCache` does the I/O and
+keeps one entry per origin:
+
+* 2xx: the rules, the first 500 KiB only (the rest is ignored, as RFC 9309 allows);
+* 4xx, or more than 5 redirects: "unavailable", everything allowed;
+* 5xx, timeout, network error or a denied hop: "unreachable", everything
+  disallowed until the short error TTL passes and the next lookup retries;
+* kept for 24 hours, or less when ``Cache-Control: max-age`` says so.
+
+Concurrent lookups of one origin share one download. Rules are matched with the
+product token of the user agent (``pressmark`` for ``pressmark/0.1 (+...)``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+from urllib.parse import urlsplit
+
+from protego import Protego
+
+from pressmark.egress import (
+    EgressDenied,
+    EgressTimeout,
+    GuardedClient,
+    NetworkError,
+    ResponseTooLarge,
+    Timeout,
+)
+from pressmark.fetch._config import Clock, SystemClock
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from pressmark.egress import EgressPolicy, Resolver
+
+ROBOTS_MAX_BYTES = 500 * 1024
+ROBOTS_MAX_REDIRECTS = 5
+DEFAULT_TTL_S = 24 * 3600.0
+DEFAULT_ERROR_TTL_S = 60.0
+DEFAULT_CRAWL_DELAY_CAP_S = 10.0
+
+RobotsState = Literal["rules", "allow-all", "disallow-all"]
+_MAX_AGE = re.compile(r"(?:^|,)\s*(s-maxage|max-age)\s*=\s*\"?(\d+)", re.IGNORECASE)
+_TOKEN = re.compile(r"[A-Za-z_-]+")
+
+
+def product_token(user_agent: str) -> str:
+    """The RFC 9309 product token of a User-Agent: ``pressmark/0.1 (...)`` -> ``pressmark``."""
+    match = _TOKEN.match(user_agent.strip())
+    return match.group(0).lower() if match else "*"
+
+
+def origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    port = parts.port
+    default = {"http": 80, "https": 443}.get(scheme)
+    netloc = host if port is None or port == default else f"{host}:{port}"
+    return f"{scheme}://{netloc}"
+
+
+def parse_robots(text: str) -> Protego:
+    return Protego.parse(text)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RobotsEntry:
+    """What one origin's robots.txt said, and until when we believe it."""
+
+    origin: str
+    state: RobotsState
+    status: int | None
+    expires_at: float
+    rules: Protego | None = None
+    reason: str = ""
+    truncated: bool = False
+
+    def allowed(self, url: str, token: str) -> bool:
+        if self.state == "allow-all":
+            return True
+        if self.state == "disallow-all" or self.rules is None:
+            return False
+        return bool(self.rules.can_fetch(url, token))
+
+    def crawl_delay(self, token: str) -> float | None:
+        if self.rules is None:
+            return None
+        delay = self.rules.crawl_delay(token)
+        return None if delay is None else float(delay)
+
+    def sitemaps(self) -> list[str]:
+        return [] if self.rules is None else list(self.rules.sitemaps)
+
+
+def _ttl_from_headers(cache_control: str | None, default: float) -> float:
+    if not cache_control:
+        return default
+    lowered = cache_control.lower()
+    if "no-store" in lowered or "no-cache" in lowered:
+        return 0.0
+    match = _MAX_AGE.search(lowered)
+    if match is None:
+        return default
+    return min(default, float(match.group(2)))
+
+
+def _decode_robots(data: bytes) -> str:
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return data.decode("utf-8", "replace")
+
+
+class RobotsCache:
+    """Per-origin robots.txt cache, shared by every fetch of a crawl.
+
+    ``client`` is used to download robots.txt; when it is omitted, the client a
+    caller passes to a lookup is used, else a temporary :class:`GuardedClient`
+    is built from ``policy`` and ``resolver`` for that one download.
+    """
+
+    def __init__(self, client: GuardedClient | None = None, *, policy: EgressPolicy | None = None,
+                 resolver: Resolver | None = None, user_agent: str | None = None,
+                 ttl_s: float = DEFAULT_TTL_S, error_ttl_s: float = DEFAULT_ERROR_TTL_S,
+                 crawl_delay_cap_s: float = DEFAULT_CRAWL_DELAY_CAP_S,
+                 timeout_s: float = 10.0, max_bytes: int = ROBOTS_MAX_BYTES,
+                 clock: Clock | None = None) -> None:
+        self.client = client
+        self.policy = policy
+        self.resolver = resolver
+        self.user_agent = user_agent
+        self.ttl_s = ttl_s
+        self.error_ttl_s = error_ttl_s
+        self.crawl_delay_cap_s = crawl_delay_cap_s
+        self.timeout_s = timeout_s
+        self.max_bytes = max_bytes
+        self.clock: Clock = clock or SystemClock()
+        self._entries: dict[str, RobotsEntry] = {}
+        self._pending: dict[str, asyncio.Future[RobotsEntry]] = {}
+        self.downloads = 0
+
+    def adopt(self, policy: EgressPolicy | None, resolver: Resolver | None) -> None:
+        """Take the egress settings of the fetches that use this cache, if it has none.
+
+        So ``RobotsCache()`` shared through ``FetchOptions`` can also answer a direct
+        ``sitemaps(origin)`` call with the crawl's policy.
+        """
+        if self.policy is None:
+            self.policy = policy
+        if self.resolver is None:
+            self.resolver = resolver
+
+    def __iter__(self) -> Iterator[RobotsEntry]:
+        return iter(list(self._entries.values()))
+
+    def cached(self, origin: str) -> RobotsEntry | None:
+        entry = self._entries.get(origin)
+        if entry is not None and entry.expires_at > self.clock.now():
+            return entry
+        return None
+
+    def forget(self, origin: str | None = None) -> None:
+        if origin is None:
+            self._entries.clear()
+        else:
+            self._entries.pop(origin, None)
+
+    async def entry(self, origin: str, *, client: GuardedClient | None = None,
+                    user_agent: str | None = None) -> RobotsEntry:
+        """The cached entry for ``origin`` (``scheme://host[:port]``), downloading it if needed."""
+        entry = self._entries.get(origin)
+        if entry is not None and entry.expires_at > self.clock.now():
+            return entry
+        pending = self._pending.get(origin)
+        if pending is not None:
+            await asyncio.wait([pending])
+            if pending.cancelled():
+                return await self.entry(origin, client=client, user_agent=user_agent)
+            return pending.result()
+        future: asyncio.Future[RobotsEntry] = asyncio.get_running_loop().create_future()
+        self._pending[origin] = future
+        try:
+            entry = await self._download(origin, client, user_agent or self.user_agent)
+        except asyncio.CancelledError:
+            future.cancel()
+            raise
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved: waiters re-raise it themselves
+            raise
+        finally:
+            self._pending.pop(origin, None)
+        if not entry.reason.startswith("denied:"):
+            # A denial says more about the policy used than about the site (and is cheap
+            # to find again): not cached, so a cache shared by differently-configured
+            # callers never pins one caller's denial on another.
+            self._entries[origin] = entry
+        future.set_result(entry)
+        return entry
+
+    async def allowed(self, url: str, user_agent: str, *,
+                      client: GuardedClient | None = None) -> bool:
+        """May ``user_agent`` fetch ``url``? (robots.txt itself is always allowed.)"""
+        origin = origin_of(url)
+        entry = self._entries.get(origin)
+        if entry is None or entry.expires_at <= self.clock.now():
+            entry = await self.entry(origin, client=client, user_agent=user_agent)
+        return entry.allowed(url, product_token(user_agent))
+
+    async def crawl_delay(self, origin: str, user_agent: str, *,
+                          client: GuardedClient | None = None) -> float | None:
+        """The site's Crawl-delay for our product token, capped, in seconds."""
+        entry = await self.entry(origin_of(origin), client=client, user_agent=user_agent)
+        delay = entry.crawl_delay(product_token(user_agent))
+        if delay is None:
+            return None
+        return max(0.0, min(delay, self.crawl_delay_cap_s))
+
+    async def sitemaps(self, origin: str, *, client: GuardedClient | None = None) -> list[str]:
+        entry = await self.entry(origin_of(origin), client=client)
+        return entry.sitemaps()
+
+    @asynccontextmanager
+    async def _client(self, client: GuardedClient | None) -> AsyncIterator[GuardedClient]:
+        chosen = self.client or client
+        if chosen is not None:
+            yield chosen
+            return
+        async with GuardedClient(self.policy, self.resolver,
+                                 user_agent=self.user_agent) as temporary:
+            yield temporary
+
+    async def _download(self, origin: str, client: GuardedClient | None,
+                        user_agent: str | None) -> RobotsEntry:
+        url = f"{origin}/robots.txt"
+        now = self.clock.now()
+        headers = {"accept": "text/plain,*/*;q=0.5"}
+        if user_agent:
+            headers["user-agent"] = user_agent
+        self.downloads += 1
+        try:
+            async with self._client(client) as http, http.stream(
+                url, headers=headers,
+                timeout=Timeout(connect=self.timeout_s, read=self.timeout_s,
+                                total=self.timeout_s),
+            ) as response:
+                status = response.status
+                if len(response.redirects) > ROBOTS_MAX_REDIRECTS:
+                    return self._unavailable(origin, status, now, "too-many-redirects")
+                if 400 <= status < 500:
+                    return RobotsEntry(origin=origin, state="allow-all", status=status,
+                                       expires_at=now + self.ttl_s, reason=f"status-{status}")
+                if 300 <= status < 400:
+                    return self._unavailable(origin, status, now, f"status-{status}")
+                if status >= 500 or status < 200:
+                    return RobotsEntry(origin=origin, state="disallow-all", status=status,
+                                       expires_at=now + self.error_ttl_s,
+                                       reason=f"status-{status}")
+                ttl = _ttl_from_headers(response.header("cache-control"), self.ttl_s)
+                chunks: list[bytes] = []
+                size = 0
+                truncated = False
+                try:
+                    async for chunk in response.aiter_bytes():
+                        chunks.append(chunk)
+                        size += len(chunk)
+                        if size >= self.max_bytes:
+                            truncated = True
+                            break
+                except ResponseTooLarge:
+                    truncated = True
+                data = b"".join(chunks)
+        except EgressDenied as exc:
+            if exc.code == "TOO_MANY_REDIRECTS":
+                return self._unavailable(origin, None, now, "too-many-redirects")
+            return RobotsEntry(origin=origin, state="disallow-all", status=None,
+                               expires_at=now + self.error_ttl_s, reason=f"denied:{exc.code}")
+        except EgressTimeout:
+            return RobotsEntry(origin=origin, state="disallow-all", status=None,
+                               expires_at=now + self.error_ttl_s, reason="timeout")
+        except (NetworkError, ResponseTooLarge) as exc:
+            return RobotsEntry(origin=origin, state="disallow-all", status=None,
+                               expires_at=now + self.error_ttl_s, reason=exc.code)
+        if truncated:
+            data = data[: self.max_bytes]
+            cut = data.rfind(b"\n")
+            data = data[: cut + 1] if cut >= 0 else b""
+        rules = parse_robots(_decode_robots(data))
+        return RobotsEntry(origin=origin, state="rules", status=status, expires_at=now + ttl,
+                           rules=rules, truncated=truncated, reason="ok")
+
+    def _unavailable(self, origin: str, status: int | None, now: float,
+                     reason: str) -> RobotsEntry:
+        return RobotsEntry(origin=origin, state="allow-all", status=status,
+                           expires_at=now + self.ttl_s, reason=reason)

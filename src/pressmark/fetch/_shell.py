@@ -1,0 +1,168 @@
+"""Is this HTML a JavaScript shell whose content only appears after rendering?
+
+One Lexbor parse per page (~1 ms). The verdict combines a content-presence
+measure (visible text, and text inside ``main`` / ``article`` / ``[role=main]``)
+with shell signals: an empty framework mount point, a ``noscript`` notice asking
+for JavaScript, and script bytes that dwarf the text. Real content always wins:
+a page with enough main text is never a shell, whatever its scripts look like.
+
+Warnings follow the render-policy contract: ``js-shell-suspected:<reason>``
+asks for a render; ``js-shell-suspected-embedded-state-available:<kind>`` notes
+that the content already sits in JSON-LD or framework state, and does not.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+SHELL_WARNING_PREFIX = "js-shell-suspected:"
+EMBEDDED_STATE_WARNING_PREFIX = "js-shell-suspected-embedded-state-available:"
+
+_MAIN_SELECTOR = "main, article, [role=main]"
+_MOUNT_SELECTOR = ("#root, #app, #__next, #___gatsby, #__nuxt, [data-reactroot], [ng-app], "
+                   "app-root")
+_MOUNT_IDS = {"root": "root", "app": "app", "__next": "next", "___gatsby": "gatsby",
+              "__nuxt": "nuxt"}
+_STATE_MARKERS: tuple[tuple[str, str], ...] = (
+    ("__INITIAL_STATE__", "initial-state"),
+    ("__NUXT__", "nuxt"),
+    ("__APOLLO_STATE__", "apollo-state"),
+    ("__PRELOADED_STATE__", "preloaded-state"),
+)
+_NOSCRIPT_RE = re.compile(
+    r"(enable|turn on|requires?|need|needs|activate|allow)\b[^.]{0,40}javascript"
+    r"|javascript\b[^.]{0,40}(enabled|required|disabled|to run|to use|is off)",
+    re.IGNORECASE,
+)
+
+MAIN_CONTENT_CHARS = 200      # this much text in main/article: real content
+BODY_CONTENT_CHARS = 500      # this much visible text with no main element: real content
+EMPTY_MOUNT_CHARS = 40        # a mount point with less text than this is empty
+STATE_CONTENT_CHARS = 200     # embedded state smaller than this does not carry the page
+SCRIPT_TEXT_RATIO = 3.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShellVerdict:
+    """What :func:`classify_shell` saw. ``escalate`` is what the render policy uses."""
+
+    is_shell: bool
+    reason: str
+    score: float
+    warnings: tuple[str, ...] = ()
+    embedded_state: str | None = None
+    text_chars: int = 0
+    main_chars: int = 0
+    script_chars: int = 0
+
+    @property
+    def escalate(self) -> bool:
+        return any(w.startswith(SHELL_WARNING_PREFIX) for w in self.warnings)
+
+
+def _chars(text: str | None) -> int:
+    if not text:
+        return 0
+    return len(" ".join(text.split()))
+
+
+def _mount_name(node: LexborNode) -> str | None:
+    attrs = node.attributes
+    ident = attrs.get("id")
+    if ident in _MOUNT_IDS:
+        return _MOUNT_IDS[ident]
+    if "data-reactroot" in attrs:
+        return "reactroot"
+    if "ng-app" in attrs:
+        return "ng-app"
+    if node.tag == "app-root":
+        return "app-root"
+    return None
+
+
+def classify_shell(html: str, url: str | None = None) -> ShellVerdict:
+    """Classify one HTML document (``url`` is accepted for symmetry and future rules)."""
+    del url
+    tree = LexborHTMLParser(html)
+    script_chars = 0
+    external_scripts = 0
+    state_kind: str | None = None
+    notice = False
+    for node in tree.css("script, noscript"):
+        if node.tag == "noscript":
+            notice = notice or bool(_NOSCRIPT_RE.search(node.text() or ""))
+            continue
+        attrs = node.attributes
+        stype = (attrs.get("type") or "").strip().lower()
+        body = node.text(deep=False) or ""
+        if stype == "application/ld+json":
+            if state_kind is None and _chars(body) >= STATE_CONTENT_CHARS:
+                state_kind = "json-ld"
+            continue
+        if attrs.get("id") == "__NEXT_DATA__":
+            if _chars(body) >= STATE_CONTENT_CHARS:
+                state_kind = state_kind or "next-data"
+            continue
+        if "src" in attrs:
+            external_scripts += 1
+        if stype and "javascript" not in stype and stype != "module":
+            continue
+        script_chars += len(body)
+        if state_kind is None and len(body) >= STATE_CONTENT_CHARS:
+            for marker, kind in _STATE_MARKERS:
+                if marker in body:
+                    state_kind = kind
+                    break
+
+    tree.strip_tags(["script", "style", "noscript", "template"])
+    root = tree.body or tree.root
+    text_chars = _chars(root.text(separator=" ")) if root is not None else 0
+    mains = tree.css(_MAIN_SELECTOR)
+    main_chars = max((_chars(n.text(separator=" ")) for n in mains), default=0)
+    thin = 1.0 - min(1.0, max(main_chars, text_chars if not mains else 0) / BODY_CONTENT_CHARS)
+    if main_chars >= MAIN_CONTENT_CHARS or (not mains and text_chars >= BODY_CONTENT_CHARS):
+        return ShellVerdict(is_shell=False, reason="content-present",
+                            score=round(min(0.2, 0.3 * thin), 3), text_chars=text_chars,
+                            main_chars=main_chars, script_chars=script_chars)
+
+    empty_mount: str | None = None
+    for mount in tree.css(_MOUNT_SELECTOR):
+        name = _mount_name(mount)
+        if name is not None and _chars(mount.text(separator=" ")) < EMPTY_MOUNT_CHARS:
+            empty_mount = name
+            break
+
+    has_scripts = external_scripts > 0 or script_chars > 0
+    script_heavy = has_scripts and text_chars < MAIN_CONTENT_CHARS and (
+        external_scripts > 0 or script_chars > SCRIPT_TEXT_RATIO * max(text_chars, 1))
+
+    score = 0.0
+    if empty_mount is not None:
+        score += 0.5
+    if notice:
+        score += 0.3
+    if script_heavy:
+        score += 0.3
+    score += 0.3 * thin
+    score = round(min(1.0, score), 3)
+    reason: str | None = None
+    if empty_mount is not None and has_scripts:
+        reason = f"empty-mount:{empty_mount}"
+    elif notice:
+        reason = "noscript-notice"
+    elif script_heavy:
+        reason = "script-heavy"
+    if reason is None:
+        return ShellVerdict(is_shell=False, reason="no-shell-signal", score=min(score, 0.4),
+                            text_chars=text_chars, main_chars=main_chars,
+                            script_chars=script_chars)
+    if state_kind is not None:
+        warning = f"{EMBEDDED_STATE_WARNING_PREFIX}{state_kind}"
+    else:
+        warning = f"{SHELL_WARNING_PREFIX}{reason}"
+    return ShellVerdict(is_shell=True, reason=reason, score=max(score, 0.5), warnings=(warning,),
+                        embedded_state=state_kind, text_chars=text_chars,
+                        main_chars=main_chars, script_chars=script_chars)

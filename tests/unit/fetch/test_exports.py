@@ -1,0 +1,34 @@
+"""The public names of pressmark.fetch do not drift silently."""
+
+from __future__ import annotations
+
+from pressmark import fetch
+
+EXPECTED = {
+    "DEFAULT_USER_AGENT", "EMBEDDED_STATE_WARNING_PREFIX", "FETCH_ERROR_KINDS",
+    "RENDER_POLICIES", "SHELL_WARNING_PREFIX", "Clock", "FetchError", "FetchErrorKind",
+    "FetchFailure", "FetchOptions", "FetchResult", "FetchTimings", "Politeness",
+    "RenderEscalation", "RenderPolicy", "RobotsCache", "RobotsEntry", "ShellVerdict",
+    "SourceConfig", "SystemClock", "classify_shell", "fetch_source", "header_charset",
+    "parse_robots", "prescan_meta_charset", "product_token", "resolve_render_policy",
+    "sniff_charset",
+}
+
+
+def test_exported_names() -> None:
+    assert set(fetch.__all__) == EXPECTED
+    for name in fetch.__all__:
+        assert getattr(fetch, name) is not None
+
+
+def test_error_kinds_are_the_contract() -> None:
+    assert set(fetch.FETCH_ERROR_KINDS) == {
+        "invalid-config", "egress-denied", "robots-denied", "http-error", "timeout",
+        "network-error", "response-too-large", "adapter-error"}
+
+
+def test_fake_renderer_is_a_renderer() -> None:
+    from pressmark.render import Renderer
+    from pressmark.testing import FakeRenderer
+
+    assert isinstance(FakeRenderer(), Renderer)

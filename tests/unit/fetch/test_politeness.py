@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from pressmark.fetch import Politeness
+
+
+class FakeClock:
+    """Virtual time: sleeping advances the clock instantly."""
+
+    def __init__(self) -> None:
+        self.t = 1000.0
+        self.sleeps: list[float] = []
+
+    def now(self) -> float:
+        return self.t
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.t += max(0.0, seconds)
+        await asyncio.sleep(0)
+
+
+async def test_min_delay_spaces_requests_to_one_host() -> None:
+    clock = FakeClock()
+    polite = Politeness(min_delay_ms=500, clock=clock)
+    starts: list[float] = []
+    for _ in range(3):
+        async with polite.slot("a.test"):
+            starts.append(clock.now())
+    assert starts == [1000.0, 1000.5, 1001.0]
+
+
+async def test_hosts_are_independent_and_zero_delay_never_sleeps() -> None:
+    clock = FakeClock()
+    polite = Politeness(min_delay_ms=0, clock=clock)
+    for host in ("a.test", "b.test", "a.test"):
+        async with polite.slot(host) as waited:
+            assert waited == 0.0
+    assert clock.sleeps == []
+
+
+async def test_crawl_delay_raises_the_gap() -> None:
+    clock = FakeClock()
+    polite = Politeness(min_delay_ms=100, clock=clock)
+    async with polite.slot("a.test", delay_s=2.0):
+        pass
+    async with polite.slot("a.test", delay_s=2.0) as waited:
+        assert waited == pytest.approx(2.0)
+
+
+async def test_defer_holds_a_host() -> None:
+    clock = FakeClock()
+    polite = Politeness(clock=clock)
+    polite.defer("a.test", 3.0)
+    assert polite.next_start_in("a.test") == pytest.approx(3.0)
+    async with polite.slot("a.test") as waited:
+        assert waited == pytest.approx(3.0)
+    async with polite.slot("b.test") as waited:
+        assert waited == 0.0
+
+
+async def test_concurrency_limits() -> None:
+    polite = Politeness(max_concurrency=3, max_per_host=2)
+    active: dict[str, int] = {}
+    peak: dict[str, int] = {}
+    total = [0, 0]
+
+    async def one(host: str) -> None:
+        async with polite.slot(host):
+            active[host] = active.get(host, 0) + 1
+            total[0] += 1
+            peak[host] = max(peak.get(host, 0), active[host])
+            total[1] = max(total[1], total[0])
+            await asyncio.sleep(0.01)
+            active[host] -= 1
+            total[0] -= 1
+
+    await asyncio.gather(*(one(h) for h in ["a"] * 6 + ["b"] * 6 + ["c"] * 6))
+    assert max(peak.values()) == 2
+    assert total[1] == 3
+
+
+def test_rejects_bad_limits() -> None:
+    with pytest.raises(ValueError, match="concurrency"):
+        Politeness(max_concurrency=0)
