@@ -1,3 +1,79 @@
-"""pressmark.egress (being built)."""
+"""Guarded egress: every connection pressmark opens goes through here.
 
-__all__: list[str] = []
+Resolve once, validate every answer, pin one: a URL is parsed the way a browser
+parses it, refused if it names an internal host or address, and connected to
+only at an address that was checked, while TLS verifies the host name. See
+``docs/contracts.md`` (egress) for the public surface.
+
+The client and the proxy load on first use, so
+``import pressmark.egress`` stays light.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from pressmark.egress._address import classify_address
+from pressmark.egress._errors import (
+    DENIAL_CODES,
+    EgressConfigError,
+    EgressDenied,
+    EgressTimeout,
+    NetworkError,
+    ResponseTooLarge,
+)
+from pressmark.egress._policy import EgressPolicy, EgressTarget, Timeout, evaluate_url
+from pressmark.egress._resolver import Resolver, StaticResolver, SystemResolver
+from pressmark.egress._url import ParsedURL, parse_url
+
+if TYPE_CHECKING:
+    from pressmark.egress._client import GuardedClient
+    from pressmark.egress._connector import AsyncioConnector, Connector
+    from pressmark.egress._proxy import EgressProxy, ProxyDenial
+    from pressmark.egress._response import GuardedResponse, RedirectHop
+
+_LAZY: dict[str, str] = {
+    "GuardedClient": "pressmark.egress._client",
+    "GuardedResponse": "pressmark.egress._response",
+    "RedirectHop": "pressmark.egress._response",
+    "Connector": "pressmark.egress._connector",
+    "AsyncioConnector": "pressmark.egress._connector",
+    "EgressProxy": "pressmark.egress._proxy",
+    "ProxyDenial": "pressmark.egress._proxy",
+}
+
+__all__ = [
+    "DENIAL_CODES",
+    "AsyncioConnector",
+    "Connector",
+    "EgressConfigError",
+    "EgressDenied",
+    "EgressPolicy",
+    "EgressProxy",
+    "EgressTarget",
+    "EgressTimeout",
+    "GuardedClient",
+    "GuardedResponse",
+    "NetworkError",
+    "ParsedURL",
+    "ProxyDenial",
+    "RedirectHop",
+    "Resolver",
+    "ResponseTooLarge",
+    "StaticResolver",
+    "SystemResolver",
+    "Timeout",
+    "classify_address",
+    "evaluate_url",
+    "parse_url",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pressmark.egress' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

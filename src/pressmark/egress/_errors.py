@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Final
 from pressmark._errors import PressmarkError
 
 if TYPE_CHECKING:
-    from pressmark.egress._client import RedirectHop
+    from pressmark.egress._response import RedirectHop
 
 DENIED_ADDRESS: Final = "DENIED_ADDRESS"
 DENIED_HOST: Final = "DENIED_HOST"

@@ -1,0 +1,79 @@
+"""``pressmark egress check URL``: would pressmark connect to this URL, and where?
+
+Prints one JSON object ``{"allowed": bool, "code": str | null, "addresses": [...]}``
+and exits 0 when allowed, 3 when denied (2 for invalid options). With
+``--resolve`` the given answers are the *only* DNS answers (a name not listed
+fails with ``DNS_FAILURE``), so a check never touches the network; without it
+the system resolver is asked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import click
+
+from pressmark.egress import (
+    EgressConfigError,
+    EgressDenied,
+    EgressPolicy,
+    Resolver,
+    StaticResolver,
+    SystemResolver,
+    evaluate_url,
+)
+
+EXIT_DENIED = 3
+
+
+def _parse_resolve(values: tuple[str, ...]) -> dict[str, list[str]]:
+    table: dict[str, list[str]] = {}
+    for item in values:
+        host, sep, ips = item.partition("=")
+        addresses = [ip.strip() for ip in ips.split(",") if ip.strip()]
+        if not sep or not host.strip() or not addresses:
+            raise click.BadParameter(
+                f"expected HOST=IP[,IP...], got {item!r}", param_hint="--resolve"
+            )
+        table.setdefault(host.strip().lower().rstrip("."), []).extend(addresses)
+    return table
+
+
+@click.group()
+def egress() -> None:
+    """Check URLs against the egress policy."""
+
+
+@egress.command()
+@click.argument("url")
+@click.option(
+    "--resolve", "resolve", multiple=True, metavar="HOST=IP[,IP...]",
+    help="Answer DNS for HOST with these addresses (repeatable); disables real DNS.",
+)
+@click.option(
+    "--allow-loopback", "allow_loopback", multiple=True, metavar="ORIGIN",
+    help="Admit a test-only loopback origin such as http://127.0.0.1:4173 (repeatable).",
+)
+@click.option(
+    "--port", "ports", multiple=True, type=click.IntRange(1, 65535),
+    help="Also allow this port (repeatable; 80 and 443 are always allowed).",
+)
+def check(url: str, resolve: tuple[str, ...], allow_loopback: tuple[str, ...],
+          ports: tuple[int, ...]) -> None:
+    """Evaluate URL exactly as pressmark's client would, without connecting."""
+    try:
+        policy = EgressPolicy(
+            allowed_ports=tuple(dict.fromkeys((80, 443, *ports))),
+            test_only_allowed_loopback_origins=allow_loopback,
+        )
+    except EgressConfigError as exc:
+        raise click.BadParameter(exc.message, param_hint="--allow-loopback") from exc
+    resolver: Resolver = StaticResolver(_parse_resolve(resolve)) if resolve else SystemResolver()
+    try:
+        target = asyncio.run(evaluate_url(url, policy=policy, resolver=resolver))
+    except EgressDenied as exc:
+        click.echo(json.dumps({"allowed": False, "code": exc.code, "addresses": []}))
+        click.echo(f"denied: {exc.message}", err=True)
+        raise SystemExit(EXIT_DENIED) from None
+    click.echo(json.dumps({"allowed": True, "code": None, "addresses": list(target.addresses)}))

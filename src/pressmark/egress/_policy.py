@@ -1,0 +1,282 @@
+"""The egress policy and its pure checks: (URL, host, addresses, port, policy) -> ok or why not.
+
+Nothing here does I/O except :func:`evaluate_url`, which asks the resolver seam
+once and then applies the same pure checks the guarded connector applies.
+"""
+
+from __future__ import annotations
+
+import base64
+import ipaddress
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Final, Literal
+from urllib.parse import unquote, urlsplit
+
+from pressmark.egress._address import classify_address
+from pressmark.egress._errors import (
+    DENIED_ADDRESS,
+    DENIED_HOST,
+    DNS_FAILURE,
+    INVALID_PORT,
+    EgressConfigError,
+    EgressDenied,
+)
+from pressmark.egress._resolver import Resolver, SystemResolver
+from pressmark.egress._url import ParsedURL, parse_url
+
+logger = logging.getLogger("pressmark.egress")
+
+MAX_REDIRECTS_CAP: Final = 20
+
+# Names refused before any resolution: metadata services and names that only
+# ever mean "this machine" or "this network".
+_DENIED_NAMES: Final = frozenset(
+    {
+        "localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback",
+        "metadata", "metadata.google.internal", "instance-data",
+    }
+)
+_DENIED_SUFFIXES: Final = (".internal", ".local", ".localhost")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Timeout:
+    """Deadlines in seconds; ``None`` means none. ``total`` covers redirects and the body."""
+
+    connect: float | None = 10.0
+    read: float | None = 30.0
+    total: float | None = 60.0
+
+    @classmethod
+    def coerce(cls, value: Timeout | float | None) -> Timeout:
+        if value is None:
+            return DEFAULT_TIMEOUT
+        if isinstance(value, Timeout):
+            return value
+        return cls(connect=float(value), read=float(value), total=float(value))
+
+
+DEFAULT_TIMEOUT: Final = Timeout()
+
+
+def _loopback_origin_key(origin: str) -> tuple[str, int]:
+    try:
+        parsed = parse_url(origin)
+    except EgressDenied as exc:
+        raise EgressConfigError(f"test-only loopback origin {origin!r} is not a URL") from exc
+    stripped = origin.strip()
+    is_loopback_literal = parsed.host_kind != "domain" and ipaddress.ip_address(
+        parsed.host
+    ).is_loopback and parsed.host != "::ffff:7f00:1"
+    if (
+        parsed.scheme != "http"
+        or not is_loopback_literal
+        or parsed.explicit_port is None
+        or parsed.target != "/"
+        or parsed.fragment is not None
+        or not stripped.lower().startswith("http://")
+        or stripped.rstrip("/") != parsed.origin
+    ):
+        raise EgressConfigError(
+            f"test-only loopback origin {origin!r} must look like http://127.0.0.1:PORT "
+            "(http, a loopback IP literal, an explicit port, nothing else)"
+        )
+    return parsed.host, parsed.port
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UpstreamProxy:
+    """An HTTP proxy named by the policy. Every connection is a ``CONNECT ip:port`` tunnel
+    to an address pressmark resolved and validated itself, so the pin holds through it."""
+
+    host: str
+    port: int
+    authorization: str | None  # a ready Proxy-Authorization value, from userinfo
+
+
+def _parse_proxy(proxy: str) -> UpstreamProxy:
+    parts = urlsplit(proxy.strip())
+    try:
+        port = parts.port
+    except ValueError as exc:
+        raise EgressConfigError("the policy's proxy has an invalid port") from exc
+    if parts.scheme != "http" or not parts.hostname or port is None:
+        raise EgressConfigError("proxy must look like http://[user:password@]host:port")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise EgressConfigError("proxy must look like http://[user:password@]host:port")
+    authorization = None
+    if parts.username is not None:
+        secret = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()
+        authorization = "Basic " + base64.b64encode(secret).decode("ascii")
+    return UpstreamProxy(host=parts.hostname, port=port, authorization=authorization)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EgressPolicy:
+    """What pressmark may connect to. The default refuses every internal target.
+
+    ``test_only_allowed_loopback_origins`` admits exactly the listed loopback
+    origins (for tests and the demo site); ``guarded=False`` turns every check
+    off and logs a warning each time it is used. ``proxy``
+    (``http://[user:password@]host:port``) sends every connection through that
+    proxy as a CONNECT tunnel to the already validated IP; environment proxy
+    variables are never read.
+    """
+
+    guarded: bool = True
+    allowed_ports: tuple[int, ...] = (80, 443)
+    test_only_allowed_loopback_origins: tuple[str, ...] = ()
+    redirects: Literal["follow", "same-host"] = "follow"
+    max_redirects: int = 10
+    proxy: str | None = None
+    _loopback: frozenset[tuple[str, int]] = field(
+        init=False, repr=False, compare=False, default=frozenset()
+    )
+    _upstream: UpstreamProxy | None = field(init=False, repr=False, compare=False, default=None)
+
+    def __post_init__(self) -> None:
+        origins: object = self.test_only_allowed_loopback_origins
+        if isinstance(origins, str):  # a lone string would iterate as characters
+            raise EgressConfigError("test_only_allowed_loopback_origins must be a tuple of origins")
+        if not 0 <= self.max_redirects <= MAX_REDIRECTS_CAP:
+            raise EgressConfigError(f"max_redirects must be between 0 and {MAX_REDIRECTS_CAP}")
+        if self.redirects not in ("follow", "same-host"):
+            raise EgressConfigError("redirects must be 'follow' or 'same-host'")
+        if any(not isinstance(p, int) or not 0 < p < 65536 for p in self.allowed_ports):
+            raise EgressConfigError("allowed_ports must be TCP ports (1-65535)")
+        if self.proxy is not None:
+            object.__setattr__(self, "_upstream", _parse_proxy(self.proxy))
+        keys = frozenset(_loopback_origin_key(o) for o in self.test_only_allowed_loopback_origins)
+        object.__setattr__(self, "_loopback", keys)
+
+    def allow_loopback(self, *origins: str) -> EgressPolicy:
+        """A copy that also admits ``origins`` (each ``http://127.0.0.1:PORT``)."""
+        return replace(
+            self,
+            test_only_allowed_loopback_origins=self.test_only_allowed_loopback_origins
+            + tuple(origins),
+        )
+
+    @property
+    def upstream_proxy(self) -> UpstreamProxy | None:
+        return self._upstream
+
+    def is_test_origin(self, host: str, port: int) -> bool:
+        return (host, port) in self._loopback
+
+    def warn_unguarded(self, host: str | None) -> None:
+        logger.warning("egress UNGUARDED (EgressPolicy(guarded=False)): connecting to %s", host)
+
+
+def host_name_denial(host: str) -> str | None:
+    """Why a host name is refused before resolution, or ``None``."""
+    name = host.lower().rstrip(".")
+    if name in _DENIED_NAMES:
+        return f"reserved name {name!r}"
+    for suffix in _DENIED_SUFFIXES:
+        if name.endswith(suffix):
+            return f"reserved suffix {suffix!r}"
+    return None
+
+
+def check_url(parsed: ParsedURL, policy: EgressPolicy) -> None:
+    """The checks that need no resolution: port, name, and an IP-literal host's address."""
+    if not policy.guarded:
+        policy.warn_unguarded(parsed.host)
+        return
+    if parsed.scheme == "http" and policy.is_test_origin(parsed.host, parsed.port):
+        return
+    if parsed.port not in policy.allowed_ports:
+        raise EgressDenied(
+            INVALID_PORT, parsed.host, f"port {parsed.port} is not allowed for {parsed.host}",
+            url=parsed.url,
+        )
+    if parsed.host_kind == "domain":
+        reason = host_name_denial(parsed.host)
+        if reason is not None:
+            raise EgressDenied(
+                DENIED_HOST, parsed.host, f"host {parsed.host} is denied: {reason}",
+                reason=reason, url=parsed.url,
+            )
+    else:
+        check_addresses(parsed.host, (parsed.host,), parsed.port, policy)
+
+
+def check_addresses(host: str, addresses: Sequence[str], port: int, policy: EgressPolicy) -> None:
+    """Every answer must be allowed: one denied answer denies the host."""
+    if not addresses:
+        raise EgressDenied(DNS_FAILURE, host, f"no addresses for {host}")
+    for address in addresses:
+        if policy.is_test_origin(address, port) and address == host:
+            continue
+        reason = classify_address(address)
+        if reason is not None:
+            raise EgressDenied(
+                DENIED_ADDRESS, host, f"host {host} is denied: address in {reason}", reason=reason
+            )
+
+
+class Addresses(tuple[str, ...]):
+    """The vetted addresses, in resolver order: a tuple that also compares equal to a list."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, list):
+            return list(self) == other
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = tuple.__hash__
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EgressTarget:
+    """An allowed URL: canonical ``url``, ``host``, ``port`` and the vetted ``addresses``."""
+
+    url: str
+    scheme: str
+    host: str
+    port: int
+    addresses: Addresses
+
+
+async def resolve_checked(
+    host: str, port: int, policy: EgressPolicy, resolver: Resolver
+) -> list[str]:
+    """Resolve once through the seam and validate every answer."""
+    try:
+        answers = await resolver.resolve(host)
+    except EgressDenied:
+        raise
+    except (OSError, UnicodeError, ValueError) as exc:
+        raise EgressDenied(DNS_FAILURE, host, f"could not resolve {host}") from exc
+    answers = [str(a) for a in answers]
+    if policy.guarded:
+        check_addresses(host, answers, port, policy)
+    elif not answers:
+        raise EgressDenied(DNS_FAILURE, host, f"no addresses for {host}")
+    return answers
+
+
+async def evaluate_url(
+    url: str, *, policy: EgressPolicy | None = None, resolver: Resolver | None = None
+) -> EgressTarget:
+    """Parse, check and resolve ``url`` exactly as :class:`GuardedClient` would; raise if denied."""
+    policy = policy or EgressPolicy()
+    parsed = parse_url(url)
+    check_url(parsed, policy)
+    if parsed.host_kind != "domain":
+        addresses = [parsed.host]
+    else:
+        addresses = await resolve_checked(
+            parsed.host, parsed.port, policy, resolver or SystemResolver()
+        )
+    return EgressTarget(
+        url=parsed.url, scheme=parsed.scheme, host=parsed.host, port=parsed.port,
+        addresses=Addresses(addresses),
+    )

@@ -1,0 +1,484 @@
+"""EgressProxy: the browser's only way out, with the same policy, resolver and pin as the client.
+
+An asyncio forward proxy on 127.0.0.1 (ephemeral port) that understands:
+
+* absolute-form HTTP requests (``GET http://host/path HTTP/1.1``): the URL is
+  parsed and checked, the request is forwarded over a pooled connection that
+  was resolved, validated and pinned exactly like :class:`GuardedClient`'s, and
+  the response is streamed back (redirects are the browser's to follow; each
+  hop comes back through here and is checked again);
+* ``CONNECT host:port`` tunnels (https, wss): the port must be allowed, the
+  host is checked, resolved once, every answer validated, and the tunnel is
+  opened to the first answer; TLS stays end to end, so the browser verifies
+  the certificate against the host name.
+
+Every request must carry ``Proxy-Authorization: Basic`` with this instance's
+random credentials (407 otherwise), so other local processes cannot use it as
+an open proxy. Everything refused is appended to :attr:`EgressProxy.denied`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import hmac
+import logging
+import secrets
+from dataclasses import dataclass
+from typing import Final
+
+from pressmark.egress._connector import AsyncioConnector, Connector, GuardedOpener, pin
+from pressmark.egress._errors import (
+    INVALID_PORT,
+    INVALID_URL,
+    EgressDenied,
+    EgressTimeout,
+    NetworkError,
+)
+from pressmark.egress._http1 import (
+    MAX_HEAD_BYTES,
+    Connection,
+    OriginKey,
+    Pool,
+    ProtocolError,
+    StaleConnection,
+    framing_for,
+)
+from pressmark.egress._policy import EgressPolicy, check_url
+from pressmark.egress._resolver import Resolver, SystemResolver
+from pressmark.egress._url import ParsedURL, parse_url
+
+logger = logging.getLogger("pressmark.egress.proxy")
+
+MAX_REQUEST_BODY: Final = 16 * 1024 * 1024
+IDLE_TIMEOUT: Final = 60.0
+CONNECT_TIMEOUT: Final = 10.0
+READ_TIMEOUT: Final = 30.0
+_HOP_BY_HOP: Final = frozenset(
+    {
+        "connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
+        "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+    }
+)
+PROXY_AUTH: Final = "PROXY_AUTH"  # a denial code of the proxy only: missing or wrong secret
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProxyDenial:
+    """One request the proxy refused. ``code`` is an EgressDenied code or ``PROXY_AUTH``."""
+
+    code: str
+    method: str
+    host: str | None
+    port: int | None
+    reason: str | None = None
+
+
+class _ClientGone(Exception):
+    pass
+
+
+def _status_line(status: int, reason: str) -> bytes:
+    return f"HTTP/1.1 {status} {reason}\r\n".encode("latin-1")
+
+
+class EgressProxy:
+    """A forward proxy for Chromium that enforces the egress policy on every request.
+
+    ``async with EgressProxy(policy, resolver) as proxy``: pass ``proxy.server``,
+    ``proxy.username`` and ``proxy.password`` to the browser.
+    """
+
+    def __init__(
+        self,
+        policy: EgressPolicy | None = None,
+        resolver: Resolver | None = None,
+        connector: Connector | None = None,
+    ) -> None:
+        self.policy = policy or EgressPolicy()
+        self.resolver = resolver or SystemResolver()
+        self.connector = connector or AsyncioConnector()
+        self._opener = GuardedOpener(self.policy, self.resolver, self.connector, None)
+        self._pool = Pool(max_idle_per_origin=8)
+        self.username = "pressmark-" + secrets.token_hex(4)
+        self.password = secrets.token_urlsafe(24)
+        self._expected = "Basic " + base64.b64encode(
+            f"{self.username}:{self.password}".encode()
+        ).decode("ascii")
+        self.denied: list[ProxyDenial] = []
+        self.forwarded = 0
+        self.tunnels = 0
+        self._server: asyncio.AbstractServer | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.port = 0
+
+    @property
+    def server(self) -> str:
+        if self._server is None:
+            raise RuntimeError("the proxy is not started")
+        return f"http://127.0.0.1:{self.port}"
+
+    async def start(self) -> None:
+        if self._server is not None:
+            return
+        self._server = await asyncio.start_server(
+            self._handle, "127.0.0.1", 0, limit=MAX_HEAD_BYTES + 1024
+        )
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def close(self) -> None:
+        server, self._server = self._server, None
+        if server is not None:
+            server.close()
+        for task in list(self._tasks):
+            task.cancel()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        if server is not None:
+            await server.wait_closed()
+        self._pool.close()
+
+    async def __aenter__(self) -> EgressProxy:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    def _deny(
+        self, code: str, method: str, host: str | None, port: int | None, reason: str | None
+    ) -> None:
+        self.denied.append(
+            ProxyDenial(code=code, method=method, host=host, port=port, reason=reason)
+        )
+
+    # -- connection handling -------------------------------------------------------------
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+        try:
+            while True:
+                try:
+                    async with asyncio.timeout(IDLE_TIMEOUT):
+                        head = await reader.readuntil(b"\r\n\r\n")
+                except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError):
+                    return
+                keep = await self._request(head, reader, writer)
+                if not keep:
+                    return
+        except (ConnectionError, _ClientGone, asyncio.CancelledError):
+            return
+        except Exception:  # a malformed request from the browser ends its connection, nothing else
+            logger.debug("proxy connection ended by an error", exc_info=True)
+            return
+        finally:
+            if task is not None:
+                self._tasks.discard(task)
+            writer.close()
+
+    async def _reply(
+        self,
+        writer: asyncio.StreamWriter,
+        status: int,
+        reason: str,
+        extra: tuple[tuple[str, str], ...] = (),
+        *,
+        close: bool = False,
+    ) -> bool:
+        body = f"{status} {reason}\n".encode()
+        lines = [_status_line(status, reason)]
+        lines += [f"{k}: {v}\r\n".encode("latin-1") for k, v in extra]
+        lines.append(b"Content-Type: text/plain\r\n")
+        lines.append(f"Content-Length: {len(body)}\r\n".encode())
+        if close:
+            lines.append(b"Connection: close\r\n")
+        writer.write(b"".join(lines) + b"\r\n" + body)
+        await writer.drain()
+        return not close
+
+    async def _request(
+        self, head: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> bool:
+        lines = head[:-4].decode("latin-1").split("\r\n")
+        parts = lines[0].split(" ")
+        if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
+            return await self._reply(writer, 400, "Bad Request", close=True)
+        method, target, version = parts
+        headers: list[tuple[str, str]] = []
+        for line in lines[1:]:
+            name, sep, value = line.partition(":")
+            if not sep or not name.strip() or name != name.strip():
+                return await self._reply(writer, 400, "Bad Request", close=True)
+            headers.append((name, value.strip()))
+        auth = next((v for k, v in headers if k.lower() == "proxy-authorization"), "")
+        if not hmac.compare_digest(auth.encode("latin-1"), self._expected.encode("latin-1")):
+            self._deny(PROXY_AUTH, method, None, None, "missing or wrong proxy credentials")
+            keep = await self._discard_body(headers, reader)
+            return await self._reply(
+                writer, 407, "Proxy Authentication Required",
+                (("Proxy-Authenticate", 'Basic realm="pressmark"'),), close=not keep,
+            )
+        if method == "CONNECT":
+            await self._tunnel(target, reader, writer)
+            return False
+        return await self._forward(method, target, version, headers, reader, writer)
+
+    async def _discard_body(
+        self, headers: list[tuple[str, str]], reader: asyncio.StreamReader
+    ) -> bool:
+        """Skip a refused request's body; False when the connection cannot be kept."""
+        if any(k.lower() == "transfer-encoding" for k, _ in headers):
+            return False
+        length = next((v for k, v in headers if k.lower() == "content-length"), None)
+        if length is None:
+            return True
+        if not length.isdigit() or int(length) > MAX_REQUEST_BODY:
+            return False
+        try:
+            await reader.readexactly(int(length))
+        except asyncio.IncompleteReadError:
+            return False
+        return True
+
+    # -- CONNECT ---------------------------------------------------------------------------
+
+    async def _tunnel(
+        self, authority: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        host_hint, _, port_text = authority.rpartition(":")
+        if not port_text.isdigit() or not host_hint or any(c in authority for c in "/?#\\@"):
+            self._deny(INVALID_URL, "CONNECT", None, None, "CONNECT needs host:port")
+            await self._reply(writer, 400, "Bad Request", close=True)
+            return
+        try:
+            parsed = parse_url(f"https://{authority}/")
+            if self.policy.guarded and parsed.port not in self.policy.allowed_ports:
+                raise EgressDenied(
+                    INVALID_PORT, parsed.host, f"CONNECT to port {parsed.port} is not allowed"
+                )
+            check_url(parsed, self.policy)
+            ip = await pin(parsed.host, parsed.port, self.policy, self.resolver, CONNECT_TIMEOUT)
+            async with asyncio.timeout(CONNECT_TIMEOUT):
+                up_reader, up_writer = await self.connector.open_connection(ip, parsed.port)
+        except EgressDenied as exc:
+            self._deny(exc.code, "CONNECT", exc.host, None, exc.reason)
+            await self._reply(
+                writer, 403, "Forbidden", (("X-Pressmark-Denied", exc.code),), close=True
+            )
+            return
+        except (TimeoutError, EgressTimeout):
+            await self._reply(writer, 504, "Gateway Timeout", close=True)
+            return
+        except (OSError, NetworkError):
+            await self._reply(writer, 502, "Bad Gateway", close=True)
+            return
+        self.tunnels += 1
+        writer.write(b"HTTP/1.1 200 Connection Established\r\n\r\n")
+        try:
+            await writer.drain()
+            await _splice(reader, writer, up_reader, up_writer)
+        finally:
+            up_writer.close()
+
+    # -- absolute-form HTTP ------------------------------------------------------------------
+
+    async def _forward(  # noqa: PLR0917  # private; one call site
+        self,
+        method: str,
+        target: str,
+        version: str,
+        headers: list[tuple[str, str]],
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+    ) -> bool:
+        if not target.lower().startswith("http://"):
+            self._deny(INVALID_URL, method, None, None, "proxy requests must be absolute http URLs")
+            return await self._reply(writer, 400, "Bad Request", close=True)
+        try:
+            parsed = parse_url(target)
+            check_url(parsed, self.policy)
+        except EgressDenied as exc:
+            self._deny(exc.code, method, exc.host, None, exc.reason)
+            keep = await self._discard_body(headers, reader)
+            return await self._reply(
+                writer, 403, "Forbidden", (("X-Pressmark-Denied", exc.code),), close=not keep
+            )
+        body = await self._read_body(headers, reader)
+        if body is None:
+            return await self._reply(writer, 413, "Request Entity Too Large", close=True)
+        request_head = _upstream_head(method, parsed, headers, len(body))
+        client_keep = "close" not in ",".join(
+            v.lower() for k, v in headers if k.lower() in ("connection", "proxy-connection")
+        ) and version == "HTTP/1.1"
+        key = (parsed.scheme, parsed.host, parsed.port)
+        try:
+            conn, status, reason, resp_headers = await self._upstream(key, request_head, body)
+            try:
+                framing, length, upstream_keep = framing_for(
+                    status, "HTTP/1.1", resp_headers, head_request=method == "HEAD"
+                )
+            except ProtocolError:
+                conn.close()
+                raise
+        except EgressDenied as exc:
+            self._deny(exc.code, method, exc.host, parsed.port, exc.reason)
+            return await self._reply(writer, 403, "Forbidden", (("X-Pressmark-Denied", exc.code),))
+        except (TimeoutError, EgressTimeout):
+            return await self._reply(writer, 504, "Gateway Timeout")
+        except (OSError, NetworkError, ProtocolError, asyncio.IncompleteReadError):
+            return await self._reply(writer, 502, "Bad Gateway")
+        if not upstream_keep:
+            conn.reusable = False
+        self.forwarded += 1
+        return await self._relay(conn, status, reason, resp_headers, framing, length, writer,
+                                 client_keep=client_keep)
+
+    async def _upstream(
+        self, key: OriginKey, head: bytes, body: bytes
+    ) -> tuple[Connection, int, str, list[tuple[str, str]]]:
+        """Send over a pooled (or new, pinned) connection; retry once if an idle one went stale."""
+        conn = self._pool.take(key)
+        reused = conn is not None
+        if conn is None:
+            conn = await self._opener.open(key, CONNECT_TIMEOUT)
+        try:
+            await conn.send(head, body)
+            status, reason, _, headers = await conn.read_head(READ_TIMEOUT, reused=reused)
+        except StaleConnection:
+            conn = await self._opener.open(key, CONNECT_TIMEOUT)
+            try:
+                await conn.send(head, body)
+                status, reason, _, headers = await conn.read_head(READ_TIMEOUT, reused=False)
+            except BaseException:
+                conn.close()
+                raise
+        except BaseException:
+            conn.close()
+            raise
+        return conn, status, reason, headers
+
+    async def _read_body(
+        self, headers: list[tuple[str, str]], reader: asyncio.StreamReader
+    ) -> bytes | None:
+        length = None
+        chunked = False
+        for k, v in headers:
+            low = k.lower()
+            if low == "content-length":
+                length = v
+            elif low == "transfer-encoding" and "chunked" in v.lower():
+                chunked = True
+        if chunked:
+            out = bytearray()
+            while True:
+                line = await reader.readuntil(b"\r\n")
+                size = int(line.split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while (await reader.readuntil(b"\r\n")) != b"\r\n":
+                        pass
+                    return bytes(out)
+                if len(out) + size > MAX_REQUEST_BODY:
+                    return None
+                out += await reader.readexactly(size)
+                await reader.readexactly(2)
+        if length is None:
+            return b""
+        if not length.isdigit() or int(length) > MAX_REQUEST_BODY:
+            return None
+        return await reader.readexactly(int(length))
+
+    async def _relay(  # noqa: PLR0917  # private; one call site
+        self,
+        conn: Connection,
+        status: int,
+        reason: str,
+        resp_headers: list[tuple[str, str]],
+        framing: str,
+        length: int,
+        writer: asyncio.StreamWriter,
+        *,
+        client_keep: bool,
+    ) -> bool:
+        done = asyncio.get_running_loop().create_future()
+
+        def on_done(c: Connection) -> None:
+            self._pool.put(c)
+            if not done.done():
+                done.set_result(None)
+
+        lines = [_status_line(status, reason or "-")]
+        for k, v in resp_headers:
+            if k not in _HOP_BY_HOP and k != "content-length":
+                lines.append(f"{k}: {v}\r\n".encode("latin-1"))
+        keep = client_keep
+        if framing == "length":
+            lines.append(f"content-length: {length}\r\n".encode())
+        elif framing == "chunked":
+            lines.append(b"transfer-encoding: chunked\r\n")
+        elif framing == "close":
+            keep = False
+        if not keep:
+            lines.append(b"connection: close\r\n")
+        writer.write(b"".join(lines) + b"\r\n")
+        body = conn.body(framing, length, timeout=READ_TIMEOUT, deadline=None, on_done=on_done)
+        try:
+            async for chunk in body:
+                if framing == "chunked":
+                    writer.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                else:
+                    writer.write(chunk)
+                if writer.transport.get_write_buffer_size() > 256 * 1024:
+                    await writer.drain()
+            if framing == "chunked":
+                writer.write(b"0\r\n\r\n")
+            await writer.drain()
+        except (ProtocolError, OSError, TimeoutError, asyncio.IncompleteReadError):
+            await body.aclose()
+            return False  # the response is cut short: the browser sees a broken connection
+        finally:
+            await body.aclose()
+        return keep
+
+
+def _upstream_head(
+    method: str, parsed: ParsedURL, headers: list[tuple[str, str]], body_length: int
+) -> bytes:
+    lines = [f"{method} {parsed.target} HTTP/1.1", f"Host: {parsed.authority}"]
+    for name, value in headers:
+        low = name.lower()
+        if low in _HOP_BY_HOP or low in ("host", "content-length"):
+            continue
+        lines.append(f"{name}: {value}")
+    if body_length or method in ("POST", "PUT", "PATCH"):
+        lines.append(f"Content-Length: {body_length}")
+    lines.append("\r\n")
+    return "\r\n".join(lines).encode("latin-1")
+
+
+async def _pump(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+    try:
+        while True:
+            data = await source.read(65536)
+            if not data:
+                break
+            sink.write(data)
+            await sink.drain()
+    except (ConnectionError, OSError):
+        pass
+    finally:
+        if sink.can_write_eof():
+            with contextlib.suppress(OSError, RuntimeError):
+                sink.write_eof()
+
+
+async def _splice(
+    a_reader: asyncio.StreamReader,
+    a_writer: asyncio.StreamWriter,
+    b_reader: asyncio.StreamReader,
+    b_writer: asyncio.StreamWriter,
+) -> None:
+    """Copy both ways until both directions are finished (or one side breaks)."""
+    await asyncio.gather(_pump(a_reader, b_writer), _pump(b_reader, a_writer))
