@@ -1,3 +1,62 @@
-"""pressmark.snapshot (being built)."""
+"""Immutable snapshots, their canonical digests, and citable sourceRefs.
 
-__all__: list[str] = []
+``Snapshot`` keeps the exact fetched bytes and how to read them; ``new_snapshot``
+builds one with every derived field filled in; ``build_source_ref`` /
+``parse_source_ref`` are exact inverses; ``resolve_source_ref`` replays a
+reference from any store, exactly or with a typed error. The stores themselves
+live in :mod:`pressmark.store`.
+"""
+
+from pressmark.snapshot._charset import (
+    DecodedText,
+    charset_from_content_type,
+    decode_text_body,
+    lookup_encoding,
+    sniff_meta_charset,
+)
+from pressmark.snapshot._errors import InvalidSnapshot, InvalidSourceRef, SnapshotError
+from pressmark.snapshot._kind import ContentKind, classify_content_type
+from pressmark.snapshot._model import (
+    CharsetSource,
+    HashBasis,
+    RedirectRecord,
+    Snapshot,
+    canonical_json,
+    new_snapshot,
+    snapshot_envelope,
+    snapshot_from_envelope,
+    source_id_for_url,
+)
+from pressmark.snapshot._replay import ReplayError, ReplayResult, resolve_source_ref
+from pressmark.snapshot._source_ref import SourceRef, build_source_ref, parse_source_ref
+from pressmark.snapshot._time import is_canonical_timestamp, utc_now_iso
+
+__all__ = [
+    "CharsetSource",
+    "ContentKind",
+    "DecodedText",
+    "HashBasis",
+    "InvalidSnapshot",
+    "InvalidSourceRef",
+    "RedirectRecord",
+    "ReplayError",
+    "ReplayResult",
+    "Snapshot",
+    "SnapshotError",
+    "SourceRef",
+    "build_source_ref",
+    "canonical_json",
+    "charset_from_content_type",
+    "classify_content_type",
+    "decode_text_body",
+    "is_canonical_timestamp",
+    "lookup_encoding",
+    "new_snapshot",
+    "parse_source_ref",
+    "resolve_source_ref",
+    "snapshot_envelope",
+    "snapshot_from_envelope",
+    "sniff_meta_charset",
+    "source_id_for_url",
+    "utc_now_iso",
+]

@@ -1,0 +1,51 @@
+"""``pressmark replay REF --store DIR [--out FILE]``: the exact bytes a sourceRef names.
+
+Exit 0 with the bytes written; exit 4 with ``error: <code>: <message>`` on stderr
+when the reference does not resolve (invalid-ref, not-found, snapshot-corrupt,
+snapshot-store-error). Nothing is written to ``--out`` unless it resolves.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+import click
+
+from pressmark.snapshot import resolve_source_ref
+from pressmark.store import FilesystemSnapshotStore, StoreError
+
+EXIT_UNRESOLVED = 4
+
+
+@click.command("replay")
+@click.argument("ref")
+@click.option("--store", "store_dir", required=True, type=click.Path(file_okay=False),
+              help="FilesystemSnapshotStore root (a crawl's DIR/store).")
+@click.option("--out", type=click.Path(dir_okay=False, allow_dash=True), default="-",
+              show_default=True, help="Where to write the bytes ('-' is stdout).")
+@click.option("--text", is_flag=True,
+              help="Write the decoded text (UTF-8) instead of the exact bytes.")
+def replay(ref: str, store_dir: str, out: str, text: bool) -> None:
+    """Write the exact bytes the sourceRef REF names."""
+    try:
+        store = FilesystemSnapshotStore(store_dir, create=False)
+    except StoreError as exc:
+        _fail("snapshot-store-error", exc.message)
+    result = resolve_source_ref(store, ref)
+    if result.snapshot is None:
+        assert result.error is not None
+        _fail(result.error.code, result.error.message)
+    data = result.snapshot.body.encode("utf-8") if text else result.snapshot.bytes
+    if out == "-":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        Path(out).write_bytes(data)
+
+
+def _fail(code: str, message: str) -> NoReturn:
+    click.echo(f"error: {code}: {message}", err=True)
+    sys.exit(EXIT_UNRESOLVED)

@@ -1,0 +1,139 @@
+"""``pressmark store``: inspect, verify, prune, export and import snapshot stores.
+
+Exit codes: 0 success; 1 when ``verify`` finds problems, an import has errors,
+or the store cannot be read (``error: <code>: <message>`` on stderr); 2 for
+usage errors. No sub-command creates a store except ``import-warc``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import NoReturn
+
+import click
+
+from pressmark._errors import PressmarkError
+from pressmark.store import FilesystemSnapshotStore, export_warc, import_warc
+
+_DIR = click.Path(file_okay=False)
+
+
+def _fail(code: str, message: str) -> NoReturn:
+    click.echo(f"error: {code}: {message}", err=True)
+    sys.exit(1)
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    try:
+        yield
+    except PressmarkError as exc:
+        _fail(exc.code, exc.message)
+    except OSError as exc:
+        _fail("snapshot-store-error", f"I/O error ({type(exc).__name__})")
+
+
+def _open(root: str) -> FilesystemSnapshotStore:
+    with _errors():
+        return FilesystemSnapshotStore(root, create=False)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+@click.group("store")
+def store() -> None:
+    """Inspect, verify, prune and export snapshot stores."""
+
+
+@store.command("ls")
+@click.argument("root", type=_DIR)
+@click.argument("source_id", required=False)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
+def ls(root: str, source_id: str | None, as_json: bool) -> None:
+    """List sources, or the history of SOURCE_ID (newest first)."""
+    target = _open(root)
+    with _errors():
+        if source_id is None:
+            for sid in target.sources():
+                history = target.list(sid)
+                row = {"source_id": sid, "snapshots": len(history),
+                       "latest": history[0].fetched_at if history else None,
+                       "url": history[0].url if history else None}
+                click.echo(json.dumps(row) if as_json else
+                           f"{sid}\t{row['snapshots']}\t{row['latest']}\t{row['url']}")
+            return
+        for ref in target.list(source_id):
+            row = {"fetched_at": ref.fetched_at, "snapshot_sha256": ref.snapshot_sha256,
+                   "body_hash": ref.body_hash, "url": ref.url, "source_ref": ref.source_ref}
+            click.echo(json.dumps(row) if as_json else
+                       f"{ref.fetched_at}\t{ref.snapshot_sha256[:16]}\t{ref.url}\t{ref.source_ref}")
+
+
+@store.command("verify")
+@click.argument("root", type=_DIR)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def verify(root: str, as_json: bool) -> None:
+    """Read every record and index; exit 1 when anything is wrong."""
+    with _errors():
+        report = _open(root).verify()
+    if as_json:
+        click.echo(json.dumps({
+            "ok": report.ok, "sources": report.sources, "records": report.records,
+            "problems": [{"code": p.code, "source_id": p.source_id, "detail": p.detail}
+                         for p in report.problems],
+        }, indent=2))
+    else:
+        for problem in report.problems:
+            click.echo(f"{problem.code}\t{problem.source_id}\t{problem.detail}")
+        status = "ok" if report.ok else f"{len(report.problems)} problem(s)"
+        click.echo(f"{report.sources} source(s), {report.records} record(s): {status}")
+    if not report.ok:
+        sys.exit(1)
+
+
+@store.command("prune")
+@click.argument("root", type=_DIR)
+@click.option("--keep-last", type=click.IntRange(min=0), required=True,
+              help="Keep this many newest snapshots per source (the head is always kept).")
+@click.option("--keep", "keep", multiple=True, help="A sourceRef or digest to keep (repeatable).")
+@click.option("--source", "sources", multiple=True,
+              help="Prune only this source id (repeatable; default: every source).")
+def prune(root: str, keep_last: int, keep: tuple[str, ...], sources: tuple[str, ...]) -> None:
+    """Apply a retention rule and clean up after interrupted writes."""
+    target = _open(root)
+    with _errors():
+        for sid in sources or tuple(target.sources()):
+            report = target.prune(sid, keep_last, keep)
+            click.echo(f"{sid}\tkept {len(report.kept)}\tremoved {len(report.removed)}"
+                       f"\tcleaned {report.cleaned}")
+
+
+@store.command("export-warc")
+@click.argument("root", type=_DIR)
+@click.argument("out", type=click.Path(dir_okay=False, writable=True))
+@click.option("--source", "sources", multiple=True, help="Export only this source id.")
+def export(root: str, out: str, sources: tuple[str, ...]) -> None:
+    """Write the store (or some sources) as a WARC/1.1 file (.warc.gz is gzipped)."""
+    target = _open(root)
+    with _errors():
+        count = export_warc(target, out, sources=sources or None,
+                            gzip=not out.endswith(".warc"))
+    click.echo(f"exported {count} snapshot(s)")
+
+
+@store.command("import-warc")
+@click.argument("warc", type=click.Path(exists=True, dir_okay=False))
+@click.argument("root", type=_DIR)
+@click.option("--pressmark-only", is_flag=True,
+              help="Skip records that were not exported by pressmark.")
+def import_(warc: str, root: str, pressmark_only: bool) -> None:
+    """Put every snapshot of a WARC file into the store (created if missing)."""
+    with _errors():
+        report = import_warc(FilesystemSnapshotStore(root), warc, foreign=not pressmark_only)
+    for error in report.errors:
+        click.echo(f"error: {error}", err=True)
+    click.echo(f"imported {report.imported} snapshot(s), skipped {report.skipped} record(s)")
+    if not report.ok:
+        sys.exit(1)

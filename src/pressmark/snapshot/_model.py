@@ -1,0 +1,378 @@
+"""The immutable snapshot record and its canonical replay envelope.
+
+A snapshot keeps the exact bytes a fetch produced (after content-decoding) and
+everything needed to read them again the same way. Text is never stored: it is
+re-derived from ``bytes`` and ``declared_charset`` on every read, so replay
+returns what was fetched, not what some decoder once made of it.
+
+Two digests identify a snapshot:
+
+* ``body_hash``: SHA-256 of ``bytes``. For wire snapshots the ``hash_basis`` is
+  ``"bytes"``; rendered snapshots have no wire bytes (their ``bytes`` are the
+  UTF-8 of the serialised DOM) and say ``"decoded-utf8"``.
+* ``snapshot_sha256``: SHA-256 of the *envelope*, sorted-key compact ASCII JSON
+  of every field except the bytes themselves (status, headers, redirects, render
+  state, body representation, hash basis, ``body_hash``, URLs, ``source_id``,
+  ``fetched_at``, validators, warnings). It depends on nothing else (no hash
+  seeds, no locale), so it is the same in every process.
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, Protocol
+
+from pressmark.snapshot._charset import (
+    bom_encoding,
+    charset_from_content_type,
+    decode_text_body,
+    sniff_meta_charset,
+)
+from pressmark.snapshot._errors import InvalidSnapshot
+from pressmark.snapshot._kind import ContentKind, classify_content_type
+from pressmark.snapshot._time import format_timestamp, is_canonical_timestamp, utc_now_iso
+
+CharsetSource = Literal["header", "meta", "bom", "default"]
+HashBasis = Literal["bytes", "decoded-utf8"]
+
+ENVELOPE_FORMAT = "pressmark-snapshot/1"
+MAX_SOURCE_ID_CHARS = 2048
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_KINDS: frozenset[str] = frozenset({"html", "xml", "json", "text", "binary"})
+_CHARSET_SOURCES: frozenset[str] = frozenset({"header", "meta", "bom", "default"})
+_BASES: frozenset[str] = frozenset({"bytes", "decoded-utf8"})
+_TEXT_KINDS: frozenset[str] = frozenset({"html", "xml", "json", "text"})
+_BOM_LABELS = {"UTF-8": "utf-8", "UTF-16BE": "utf-16be", "UTF-16LE": "utf-16le"}
+
+
+@dataclass(frozen=True, slots=True)
+class RedirectRecord:
+    """One redirect hop: the status, the Location it named, and the IP that answered."""
+
+    status: int
+    location: str
+    ip: str | None
+
+
+class _HopLike(Protocol):
+    @property
+    def status(self) -> int: ...
+    @property
+    def location(self) -> str: ...
+    @property
+    def ip(self) -> str | None: ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Snapshot:
+    """One captured response, immutable. Build it with :func:`new_snapshot`."""
+
+    source_id: str
+    requested_url: str
+    url: str
+    status: int
+    headers: tuple[tuple[str, str], ...]
+    redirects: tuple[RedirectRecord, ...]
+    fetched_at: str
+    content_type: ContentKind
+    bytes: builtins.bytes
+    declared_charset: str | None
+    charset_source: CharsetSource
+    body_hash: str
+    hash_basis: HashBasis
+    rendered: bool = False
+    not_modified: bool = False
+    etag: str | None = None
+    last_modified: str | None = None
+    warnings: tuple[str, ...] = ()
+    _digest: str = field(default="", init=False, repr=False, compare=False)
+
+    @property
+    def body(self) -> str:
+        """The text of ``bytes``, decoded as a browser would; derived on every access."""
+        if self.hash_basis == "decoded-utf8":
+            return self.bytes.decode("utf-8", "replace")
+        return decode_text_body(self.bytes, self.declared_charset).text
+
+    @property
+    def snapshot_sha256(self) -> str:
+        """SHA-256 hex of the canonical replay envelope (computed once, then cached)."""
+        if not self._digest:
+            object.__setattr__(self, "_digest", envelope_digest(snapshot_envelope(self)))
+        return self._digest
+
+    def header(self, name: str) -> str | None:
+        """The first value of a header (names are stored lower-cased)."""
+        wanted = name.lower()
+        for key, value in self.headers:
+            if key == wanted:
+                return value
+        return None
+
+
+def canonical_json(value: Any) -> builtins.bytes:
+    """Sorted-key, compact, ASCII-only JSON: one byte string per value."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
+    ).encode("ascii")
+
+
+def envelope_digest(envelope: Mapping[str, Any]) -> str:
+    """SHA-256 hex of an envelope's canonical JSON."""
+    return hashlib.sha256(canonical_json(envelope)).hexdigest()
+
+
+def snapshot_envelope(snapshot: Snapshot) -> dict[str, Any]:
+    """Every field of a snapshot except its bytes, as JSON-ready data (the store's header)."""
+    return {
+        "format": ENVELOPE_FORMAT,
+        "source_id": snapshot.source_id,
+        "requested_url": snapshot.requested_url,
+        "url": snapshot.url,
+        "status": snapshot.status,
+        "headers": [[name, value] for name, value in snapshot.headers],
+        "redirects": [
+            {"status": hop.status, "location": hop.location, "ip": hop.ip}
+            for hop in snapshot.redirects
+        ],
+        "fetched_at": snapshot.fetched_at,
+        "content_type": snapshot.content_type,
+        "body_length": len(snapshot.bytes),
+        "declared_charset": snapshot.declared_charset,
+        "charset_source": snapshot.charset_source,
+        "body_hash": snapshot.body_hash,
+        "hash_basis": snapshot.hash_basis,
+        "rendered": snapshot.rendered,
+        "not_modified": snapshot.not_modified,
+        "etag": snapshot.etag,
+        "last_modified": snapshot.last_modified,
+        "warnings": list(snapshot.warnings),
+    }
+
+
+def snapshot_from_envelope(envelope: Mapping[str, Any], data: builtins.bytes) -> Snapshot:
+    """Rebuild a snapshot from its envelope and bytes; raises InvalidSnapshot on any mismatch."""
+    try:
+        if envelope.get("format") != ENVELOPE_FORMAT:
+            raise InvalidSnapshot("unsupported snapshot envelope format")
+        if set(envelope) != _ENVELOPE_KEYS:
+            raise InvalidSnapshot("snapshot envelope has missing or unknown fields")
+        if envelope["body_length"] != len(data) or type(envelope["body_length"]) is not int:
+            raise InvalidSnapshot("snapshot body length does not match its envelope")
+        headers = tuple((_str(n), _str(v)) for n, v in envelope["headers"])
+        redirects = tuple(
+            RedirectRecord(_int(hop["status"]), _str(hop["location"]), _opt_str(hop["ip"]))
+            for hop in envelope["redirects"]
+        )
+        snapshot = Snapshot(
+            source_id=_str(envelope["source_id"]),
+            requested_url=_str(envelope["requested_url"]),
+            url=_str(envelope["url"]),
+            status=_int(envelope["status"]),
+            headers=headers,
+            redirects=redirects,
+            fetched_at=_str(envelope["fetched_at"]),
+            content_type=envelope["content_type"],
+            bytes=data,
+            declared_charset=_opt_str(envelope["declared_charset"]),
+            charset_source=envelope["charset_source"],
+            body_hash=_str(envelope["body_hash"]),
+            hash_basis=envelope["hash_basis"],
+            rendered=_bool(envelope["rendered"]),
+            not_modified=_bool(envelope["not_modified"]),
+            etag=_opt_str(envelope["etag"]),
+            last_modified=_opt_str(envelope["last_modified"]),
+            warnings=tuple(_str(w) for w in envelope["warnings"]),
+        )
+    except InvalidSnapshot:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise InvalidSnapshot("malformed snapshot envelope") from exc
+    check_snapshot(snapshot)
+    return snapshot
+
+
+_ENVELOPE_KEYS = frozenset({
+    "format", "source_id", "requested_url", "url", "status", "headers", "redirects",
+    "fetched_at", "content_type", "body_length", "declared_charset", "charset_source",
+    "body_hash", "hash_basis", "rendered", "not_modified", "etag", "last_modified", "warnings",
+})
+
+
+def _str(value: object) -> str:
+    if not isinstance(value, str):
+        raise InvalidSnapshot("snapshot field has the wrong type")
+    return value
+
+
+def _opt_str(value: object) -> str | None:
+    return None if value is None else _str(value)
+
+
+def _int(value: object) -> int:
+    if type(value) is not int:
+        raise InvalidSnapshot("snapshot field has the wrong type")
+    return value
+
+
+def _bool(value: object) -> bool:
+    if type(value) is not bool:
+        raise InvalidSnapshot("snapshot field has the wrong type")
+    return value
+
+
+def validate_source_id(source_id: object) -> str:
+    """A source id is any non-empty string up to 2048 characters without control characters."""
+    if not isinstance(source_id, str) or not source_id:
+        raise InvalidSnapshot("source id must be a non-empty string")
+    if len(source_id) > MAX_SOURCE_ID_CHARS:
+        raise InvalidSnapshot("source id is too long")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in source_id):
+        raise InvalidSnapshot("source id contains control characters")
+    return source_id
+
+
+def check_snapshot(snapshot: Snapshot, *, verify_body: bool = False) -> None:
+    """Check a snapshot's invariants (cheap ones always; the body hash when asked)."""
+    validate_source_id(snapshot.source_id)
+    if not is_canonical_timestamp(snapshot.fetched_at):
+        raise InvalidSnapshot("fetched_at is not canonical ISO-8601 UTC (YYYY-MM-DDTHH:MM:SS.mmmZ)")
+    if snapshot.content_type not in _KINDS:
+        raise InvalidSnapshot("unknown content type kind")
+    if snapshot.charset_source not in _CHARSET_SOURCES:
+        raise InvalidSnapshot("unknown charset source")
+    if snapshot.hash_basis not in _BASES:
+        raise InvalidSnapshot("unknown hash basis")
+    if not 0 <= snapshot.status <= 999:
+        raise InvalidSnapshot("status out of range")
+    if not is_hex_digest(snapshot.body_hash):
+        raise InvalidSnapshot("body hash is not a SHA-256 hex digest")
+    if verify_body and hashlib.sha256(snapshot.bytes).hexdigest() != snapshot.body_hash:
+        raise InvalidSnapshot("body hash does not match the bytes")
+
+
+def is_hex_digest(value: object) -> bool:
+    """True for exactly 64 lower-case hex characters (no prefixes, no upper case)."""
+    return isinstance(value, str) and _HEX64.fullmatch(value) is not None
+
+
+def source_id_for_url(canonical_url: str) -> str:
+    """The default source id of a page: ``url-`` and 32 hex of SHA-256 of its canonical URL.
+
+    Fixed length, so a long URL never makes a long reference or directory name.
+    """
+    digest = hashlib.sha256(canonical_url.encode("utf-8", "surrogatepass")).hexdigest()
+    return "url-" + digest[:32]
+
+
+def new_snapshot(
+    *,
+    source_id: str,
+    requested_url: str,
+    url: str,
+    status: int,
+    headers: Mapping[str, str] | Iterable[tuple[str, str]],
+    body: builtins.bytes,
+    fetched_at: str | datetime | None = None,
+    redirects: Sequence[RedirectRecord | _HopLike] = (),
+    declared_charset: str | None = None,
+    charset_source: CharsetSource = "default",
+    content_type: ContentKind | None = None,
+    rendered: bool = False,
+    not_modified: bool = False,
+    warnings: Sequence[str] = (),
+) -> Snapshot:
+    """Build a valid snapshot, deriving hashes, validators, kind and charset.
+
+    * ``body_hash`` is SHA-256 of ``body``; rendered snapshots use the
+      ``decoded-utf8`` basis (their bytes are re-encoded as valid UTF-8).
+    * ``etag`` / ``last_modified`` come from the headers (never for rendered ones).
+    * ``content_type`` comes from the Content-Type header, sniffing the body when
+      it says nothing.
+    * with no ``declared_charset``, the charset comes from the Content-Type header,
+      then a byte-order mark, then (HTML) a ``<meta>`` declaration.
+    * decoding problems (unknown label, invalid bytes) are added to ``warnings``.
+    """
+    validate_source_id(source_id)
+    if isinstance(headers, Mapping):
+        pairs = tuple((str(k).lower(), str(v)) for k, v in headers.items())
+    else:
+        pairs = tuple((str(k).lower(), str(v)) for k, v in headers)
+    if fetched_at is None:
+        stamp = utc_now_iso()
+    elif isinstance(fetched_at, datetime):
+        stamp = format_timestamp(fetched_at)
+    else:
+        stamp = fetched_at
+    hops = tuple(
+        hop if isinstance(hop, RedirectRecord) else RedirectRecord(hop.status, hop.location, hop.ip)
+        for hop in redirects
+    )
+    header_type = next((v for k, v in pairs if k == "content-type"), None)
+    notes = list(warnings)
+    data = bytes(body)
+    hash_basis: HashBasis = "bytes"
+    etag = next((v for k, v in pairs if k == "etag"), None)
+    last_modified = next((v for k, v in pairs if k == "last-modified"), None)
+    if rendered:
+        text = data.decode("utf-8", "replace")
+        if text.encode("utf-8") != data:
+            notes.append("rendered-invalid-utf8: rendered HTML was not valid UTF-8; "
+                         "invalid sequences replaced with U+FFFD")
+            data = text.encode("utf-8")
+        hash_basis, etag, last_modified = "decoded-utf8", None, None
+        kind: ContentKind = content_type or "html"
+        declared_charset, charset_source = None, "default"
+    else:
+        kind = content_type or classify_content_type(header_type, data[:1024])
+        if declared_charset is not None:
+            declared_charset = declared_charset.strip().lower() or None
+        elif charset_source == "default":
+            declared_charset, charset_source = _charset_for(header_type, data, kind)
+        if kind in _TEXT_KINDS:
+            notes.extend(decode_text_body(data, declared_charset).warnings)
+    snapshot = Snapshot(
+        source_id=source_id,
+        requested_url=requested_url,
+        url=url,
+        status=status,
+        headers=pairs,
+        redirects=hops,
+        fetched_at=stamp,
+        content_type=kind,
+        bytes=data,
+        declared_charset=declared_charset,
+        charset_source=charset_source,
+        body_hash=hashlib.sha256(data).hexdigest(),
+        hash_basis=hash_basis,
+        rendered=rendered,
+        not_modified=not_modified,
+        etag=etag,
+        last_modified=last_modified,
+        warnings=tuple(dict.fromkeys(notes)),
+    )
+    check_snapshot(snapshot)
+    return snapshot
+
+
+def _charset_for(
+    header_type: str | None, data: builtins.bytes, kind: ContentKind
+) -> tuple[str | None, CharsetSource]:
+    from_header = charset_from_content_type(header_type)
+    if from_header is not None:
+        return from_header, "header"
+    bom = bom_encoding(data)
+    if bom is not None:
+        return _BOM_LABELS[bom], "bom"
+    if kind == "html":
+        from_meta = sniff_meta_charset(data)
+        if from_meta is not None:
+            return from_meta, "meta"
+    return None, "default"

@@ -1,0 +1,40 @@
+"""Canonical timestamps: ``YYYY-MM-DDTHH:MM:SS.mmmZ``, always UTC, always milliseconds.
+
+One spelling per instant keeps record filenames sortable by plain string order,
+which is what lets the filesystem store find the head without reading history.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+_CANONICAL = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\Z")
+
+
+def format_timestamp(moment: datetime) -> str:
+    """The canonical spelling of an aware ``datetime`` (naive ones are taken as UTC)."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    moment = moment.astimezone(UTC)
+    return (
+        f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}T{moment.hour:02d}:"
+        f"{moment.minute:02d}:{moment.second:02d}.{moment.microsecond // 1000:03d}Z"
+    )
+
+
+def utc_now_iso() -> str:
+    """Now, in the canonical spelling."""
+    return format_timestamp(datetime.now(UTC))
+
+
+def is_canonical_timestamp(value: object) -> bool:
+    """True when ``value`` is a real instant spelled exactly as :func:`format_timestamp` would."""
+    if not isinstance(value, str) or _CANONICAL.match(value) is None:
+        return False
+    try:
+        datetime(int(value[0:4]), int(value[5:7]), int(value[8:10]),
+                 int(value[11:13]), int(value[14:16]), int(value[17:19]))
+    except ValueError:
+        return False
+    return True

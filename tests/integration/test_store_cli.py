@@ -1,0 +1,146 @@
+"""`pressmark replay` and `pressmark store ...` against real stores."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pressmark.cli import main
+from pressmark.snapshot import new_snapshot
+from pressmark.store import FilesystemSnapshotStore
+from pressmark.testing import make_snapshot
+
+BODY = b"<p>caf\xe9 \x00\xff exact bytes</p>"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    store = FilesystemSnapshotStore(tmp_path / "store", durability="flush")
+    for n in range(3):
+        store.put(make_snapshot("a", "http://a.test/", BODY + str(n).encode(),
+                                fetched_at=f"2026-11-30T12:00:0{n}.000Z",
+                                headers={"content-type": "text/html; charset=latin1"}))
+    store.put(new_snapshot(source_id="r", requested_url="http://r.test/", url="http://r.test/",
+                           status=200, headers={}, body="<p>✓</p>".encode(), rendered=True,
+                           fetched_at="2026-11-30T12:00:00.000Z"))
+    return tmp_path / "store"
+
+
+def _ref(root: Path, source: str = "a") -> str:
+    return FilesystemSnapshotStore(root).list(source)[0].source_ref
+
+
+def test_replay_writes_the_exact_bytes(root: Path, tmp_path: Path) -> None:
+    out = tmp_path / "body.bin"
+    result = CliRunner().invoke(main, ["replay", _ref(root), "--store", str(root),
+                                       "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes() == BODY + b"2"
+    text = CliRunner().invoke(main, ["replay", _ref(root), "--store", str(root), "--text"])
+    assert text.exit_code == 0
+    assert "café" in text.output
+
+
+def test_replay_to_stdout_in_a_real_process(root: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "pressmark", "replay", _ref(root, "r"), "--store", str(root)],
+        capture_output=True, check=False, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "<p>✓</p>".encode()
+
+
+@pytest.mark.parametrize(
+    ("mangle", "code"),
+    [
+        (lambda ref: ref[:-2], "invalid-ref"),
+        (lambda ref: ref.replace("source_id=a", "source_id=zz"), "not-found"),
+    ],
+)
+def test_replay_failures_exit_4_with_the_typed_error(
+    root: Path, tmp_path: Path, mangle: object, code: str
+) -> None:
+    out = tmp_path / "never.bin"
+    ref = mangle(_ref(root))  # type: ignore[operator]
+    result = CliRunner().invoke(main, ["replay", ref, "--store", str(root), "--out", str(out)])
+    assert result.exit_code == 4
+    assert f"error: {code}:" in result.output
+    assert not out.exists()
+
+
+def test_replay_of_a_corrupt_record_or_missing_store(root: Path, tmp_path: Path) -> None:
+    ref = _ref(root)
+    for record in root.rglob("*.rec"):
+        record.write_bytes(record.read_bytes()[:-1] + b"!")
+    result = CliRunner().invoke(main, ["replay", ref, "--store", str(root)])
+    assert result.exit_code == 4
+    assert "error: snapshot-corrupt:" in result.output
+    assert str(root) not in result.output
+    missing = CliRunner().invoke(main, ["replay", ref, "--store", str(tmp_path / "nowhere")])
+    assert missing.exit_code == 4
+    assert "snapshot-store-error" in missing.output
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_store_ls(root: Path) -> None:
+    result = CliRunner().invoke(main, ["store", "ls", str(root), "--json"])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in result.output.splitlines()]
+    assert [(r["source_id"], r["snapshots"]) for r in rows] == [("a", 3), ("r", 1)]
+    history = CliRunner().invoke(main, ["store", "ls", str(root), "a"])
+    assert history.exit_code == 0
+    assert len(history.output.splitlines()) == 3
+    assert history.output.splitlines()[0].startswith("2026-11-30T12:00:02.000Z")
+
+
+def test_store_verify_and_prune(root: Path) -> None:
+    ok = CliRunner().invoke(main, ["store", "verify", str(root)])
+    assert ok.exit_code == 0 and "2 source(s), 4 record(s): ok" in ok.output
+    source_dir = next(p.parent for p in root.rglob("source.json")
+                      if json.loads(p.read_text())["source_id"] == "a")
+    next(source_dir.glob("id.*")).unlink()
+    bad = CliRunner().invoke(main, ["store", "verify", str(root), "--json"])
+    assert bad.exit_code == 1
+    report = json.loads(bad.output)
+    assert not report["ok"] and report["problems"][0]["code"] == "missing-index"
+    keep = FilesystemSnapshotStore(root).list("a")[2].source_ref
+    pruned = CliRunner().invoke(main, ["store", "prune", str(root), "--keep-last", "1",
+                                       "--keep", keep, "--source", "a"])
+    assert pruned.exit_code == 0, pruned.output
+    assert "kept 2\tremoved 1\tcleaned 1" in pruned.output
+    assert CliRunner().invoke(main, ["store", "verify", str(root)]).exit_code == 0
+    usage = CliRunner().invoke(main, ["store", "prune", str(root), "--keep-last", "-1"])
+    assert usage.exit_code == 2
+
+
+def test_store_export_and_import_warc(root: Path, tmp_path: Path) -> None:
+    warc = tmp_path / "out.warc.gz"
+    exported = CliRunner().invoke(main, ["store", "export-warc", str(root), str(warc)])
+    assert exported.exit_code == 0, exported.output
+    assert "exported 4 snapshot(s)" in exported.output
+    copy = tmp_path / "copy"
+    imported = CliRunner().invoke(main, ["store", "import-warc", str(warc), str(copy)])
+    assert imported.exit_code == 0, imported.output
+    assert "imported 4 snapshot(s)" in imported.output
+    for source in ("a", "r"):
+        ref = _ref(root, source)
+        result = CliRunner().invoke(main, ["replay", ref, "--store", str(copy), "--out",
+                                           str(tmp_path / source)])
+        assert result.exit_code == 0
+    assert (tmp_path / "a").read_bytes() == BODY + b"2"
+    broken = tmp_path / "broken.warc.gz"
+    broken.write_bytes(b"\x1f\x8b garbage")
+    failed = CliRunner().invoke(main, ["store", "import-warc", str(broken), str(copy)])
+    assert failed.exit_code == 1
+
+
+def test_store_commands_on_a_missing_store(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["store", "verify", str(tmp_path / "nothing")])
+    assert result.exit_code == 1
+    assert "error: snapshot-store-error:" in result.output

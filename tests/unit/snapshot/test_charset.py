@@ -1,0 +1,115 @@
+"""decode_text_body reads bytes the way a browser does (WHATWG labels)."""
+
+from __future__ import annotations
+
+import codecs
+
+import pytest
+
+from pressmark.snapshot import (
+    charset_from_content_type,
+    decode_text_body,
+    lookup_encoding,
+    sniff_meta_charset,
+)
+
+
+@pytest.mark.parametrize("label", ["latin1", "ISO-8859-1", " ascii ", "us-ascii", "l1", "cp819"])
+def test_latin1_family_means_windows_1252(label: str) -> None:
+    decoded = decode_text_body(b"\x80 \x93quoted\x94 caf\xe9", label)
+    assert decoded.text == "€ “quoted” café"
+    assert decoded.encoding == "windows-1252"
+    assert decoded.warnings == ()
+
+
+def test_windows_1252_undefined_bytes_are_c1_controls_not_errors() -> None:
+    decoded = decode_text_body(b"a\x81b\x9dc", "windows-1252")
+    assert decoded.text == "a\x81b\x9dc"
+    assert decoded.warnings == ()
+
+
+@pytest.mark.parametrize(
+    ("label", "name"),
+    [("gb2312", "GBK"), ("euc-kr", "EUC-KR"), ("sjis", "Shift_JIS"), ("utf8", "UTF-8"),
+     ("unicode-1-1-utf-8", "UTF-8"), ("iso-8859-9", "windows-1254"), ("tis-620", "windows-874"),
+     ("utf-16", "UTF-16LE"), ("x-mac-roman", "macintosh"), ("ISO-2022-KR", "replacement")],
+)
+def test_whatwg_labels(label: str, name: str) -> None:
+    assert lookup_encoding(label) == name
+
+
+def test_unknown_label_falls_back_to_utf8_with_a_warning() -> None:
+    decoded = decode_text_body("héllo".encode(), "x-klingon")
+    assert decoded.text == "héllo"
+    assert decoded.encoding == "UTF-8"
+    assert len(decoded.warnings) == 1
+    assert decoded.warnings[0].startswith("charset-unknown")
+
+
+def test_invalid_bytes_become_replacement_characters_with_a_warning() -> None:
+    decoded = decode_text_body(b"ok \xff\xfe end", "utf-8")
+    assert decoded.text == "ok \ufffd\ufffd end"
+    assert decoded.warnings[0].startswith("charset-invalid-bytes")
+
+
+def test_no_charset_means_utf8() -> None:
+    assert decode_text_body("naïve".encode(), None).text == "naïve"
+
+
+def test_matching_bom_is_left_out_of_the_text() -> None:
+    decoded = decode_text_body(codecs.BOM_UTF8 + b"hi", "utf-8")
+    assert decoded.text == "hi"
+    assert decoded.bom_removed
+
+
+def test_bom_never_overrides_a_declared_charset() -> None:
+    decoded = decode_text_body(codecs.BOM_UTF8 + b"hi", "windows-1252")
+    assert decoded.text == "ï»¿hi"
+    assert decoded.encoding == "windows-1252"
+    assert not decoded.bom_removed
+
+
+def test_bom_picks_the_encoding_when_none_is_declared() -> None:
+    data = codecs.BOM_UTF16_LE + "hé".encode("utf-16-le")
+    decoded = decode_text_body(data, None)
+    assert decoded.text == "hé"
+    assert decoded.encoding == "UTF-16LE"
+
+
+def test_utf16_declared_with_matching_bom() -> None:
+    data = codecs.BOM_UTF16_BE + "x".encode("utf-16-be")
+    assert decode_text_body(data, "utf-16be").text == "x"
+
+
+def test_replacement_encoding_decodes_to_one_replacement_character() -> None:
+    assert decode_text_body(b"\x1b$)Cabc", "iso-2022-kr").text == "\ufffd"
+
+
+def test_x_user_defined() -> None:
+    assert decode_text_body(b"a\x80\xff", "x-user-defined").text == "a\uf780\uf7ff"
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [("text/html; charset=ISO-8859-1", "iso-8859-1"), ('text/html;charset="UTF-8"', "utf-8"),
+     ("text/html; foo=bar; charset='koi8-r'", "koi8-r"), ("text/html", None), (None, None),
+     ("text/html; charset=", None)],
+)
+def test_charset_from_content_type(header: str | None, expected: str | None) -> None:
+    assert charset_from_content_type(header) == expected
+
+
+@pytest.mark.parametrize(
+    ("html", "expected"),
+    [(b'<html><head><meta charset="Shift_JIS">', "shift_jis"),
+     (b'<meta http-equiv="Content-Type" content="text/html; charset=windows-1251">',
+      "windows-1251"),
+     (b"<meta charset=utf-16le>", "utf-8"),
+     (b"<p>no meta</p>", None)],
+)
+def test_sniff_meta_charset(html: bytes, expected: str | None) -> None:
+    assert sniff_meta_charset(html) == expected
+
+
+def test_meta_beyond_the_prescan_window_is_ignored() -> None:
+    assert sniff_meta_charset(b" " * 2000 + b'<meta charset="koi8-r">') is None

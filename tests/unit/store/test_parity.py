@@ -1,0 +1,58 @@
+"""Random operation sequences give the same answers from both stores."""
+
+from __future__ import annotations
+
+import tempfile
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pressmark.snapshot import build_source_ref, resolve_source_ref
+from pressmark.store import (
+    FilesystemSnapshotStore,
+    MemorySnapshotStore,
+    SnapshotHistoryFull,
+    SnapshotStore,
+)
+
+from ._helpers import snap
+
+POOL = [snap(n % 7, source=f"s{n % 2}", body=f"<p>{n % 5}</p>".encode()) for n in range(14)]
+OPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("put"), st.integers(0, len(POOL) - 1)),
+        st.tuples(st.just("prune"), st.integers(0, 3), st.integers(0, len(POOL) - 1)),
+    ),
+    max_size=14,
+)
+
+
+def _apply(store: SnapshotStore, op: tuple[object, ...]) -> object:
+    if op[0] == "put":
+        shot = POOL[op[1]]  # type: ignore[index]
+        try:
+            return store.put(shot).source_ref
+        except SnapshotHistoryFull:
+            return "history-full"
+    kept = POOL[op[2]]  # type: ignore[index]
+    report = store.prune(kept.source_id, op[1], [build_source_ref(kept)])  # type: ignore[arg-type]
+    return (sorted(report.kept), sorted(report.removed))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(OPS)
+def test_memory_and_filesystem_agree(ops: list[tuple[object, ...]]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        disk = FilesystemSnapshotStore(tmp, 4, durability="flush")
+        memory = MemorySnapshotStore(max_history_files=4)
+        for op in ops:
+            assert _apply(disk, op) == _apply(memory, op)
+        for source in ("s0", "s1"):
+            assert disk.list(source) == memory.list(source)
+            assert disk.latest(source) == memory.latest(source)
+        assert disk.sources() == memory.sources()
+        for shot in POOL:
+            ref = build_source_ref(shot)
+            a, b = resolve_source_ref(disk, ref), resolve_source_ref(memory, ref)
+            assert (a.ok, a.error and a.error.code) == (b.ok, b.error and b.error.code)
+        assert disk.verify().ok

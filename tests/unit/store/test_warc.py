@@ -1,0 +1,147 @@
+"""WARC export/import: standard records that round-trip every sourceRef exactly."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from warcio.archiveiterator import ArchiveIterator
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
+
+from pressmark.snapshot import RedirectRecord, new_snapshot, resolve_source_ref
+from pressmark.store import (
+    FilesystemSnapshotStore,
+    MemorySnapshotStore,
+    export_warc,
+    import_warc,
+)
+from pressmark.testing import make_snapshot
+
+T = "2026-11-30T12:00:00.000Z"
+
+
+@pytest.fixture
+def populated(tmp_path: Path) -> tuple[FilesystemSnapshotStore, list[str]]:
+    store = FilesystemSnapshotStore(tmp_path / "store", durability="flush")
+    shots = [
+        new_snapshot(source_id="a", requested_url="http://a.test/old", url="http://a.test/x?q=1",
+                     status=200, fetched_at=T,
+                     headers=[("Content-Type", "text/html; charset=latin1"),
+                              ("Content-Encoding", "gzip"), ("Set-Cookie", "a=1"),
+                              ("Set-Cookie", "b=2")],
+                     body=b"<p>caf\xe9</p>",
+                     redirects=[RedirectRecord(301, "/x?q=1", "93.184.216.34")]),
+        make_snapshot("a", "http://a.test/x?q=1", b"<p>v2</p>",
+                      fetched_at="2026-11-30T12:00:01.000Z"),
+        make_snapshot("bin", "http://b.test/logo.png", bytes(range(256)), content_type="binary",
+                      fetched_at=T),
+        new_snapshot(source_id="r", requested_url="http://r.test/", url="http://r.test/app",
+                     status=200, headers={}, body="<p>rendered ✓</p>".encode(), rendered=True,
+                     fetched_at=T),
+        make_snapshot("nm", "http://n.test/", b"", status=304, fetched_at=T),
+    ]
+    return store, [store.put(s).source_ref for s in shots]
+
+
+def test_export_is_standard_warc(populated: tuple[FilesystemSnapshotStore, list[str]],
+                                 tmp_path: Path) -> None:
+    store, refs = populated
+    out = tmp_path / "out.warc.gz"
+    assert export_warc(store, out) == len(refs)
+    with out.open("rb") as fh:
+        records = list(_records(fh))
+    types = [r[0] for r in records]
+    assert types[0] == "warcinfo"
+    assert types.count("response") == 4 and types.count("request") == 4
+    assert types.count("resource") == 1
+    assert all(r[1] == "WARC/1.1" for r in records)
+    by_ref = {r[2]: r for r in records if r[2]}
+    assert set(by_ref) == set(refs)
+    for _, _, _, payload_digest, body in by_ref.values():
+        assert payload_digest is not None and payload_digest.startswith("sha1:")
+        assert body is not None
+    rendered = next(r for r in records if r[0] == "resource")
+    assert rendered[4] == "<p>rendered ✓</p>".encode()
+    # warcio's own checker validates every block and payload digest
+    check = subprocess.run([sys.executable, "-m", "warcio.cli", "check", str(out)],
+                           capture_output=True, text=True, check=False)
+    if "No module named" in check.stderr:
+        check = subprocess.run([str(Path(sys.executable).parent / "warcio"), "check", str(out)],
+                               capture_output=True, text=True, check=False)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def _records(fh: object) -> object:
+    for record in ArchiveIterator(fh):
+        body = record.content_stream().read() if record.rec_type != "warcinfo" else None
+        yield (record.rec_type, record.rec_headers.protocol,
+               record.rec_headers.get_header("WARC-Pressmark-Source-Ref"),
+               record.rec_headers.get_header("WARC-Payload-Digest"), body)
+
+
+def test_import_restores_every_reference_exactly(
+    populated: tuple[FilesystemSnapshotStore, list[str]], tmp_path: Path
+) -> None:
+    store, refs = populated
+    out = tmp_path / "out.warc.gz"
+    export_warc(store, out)
+    for target in (FilesystemSnapshotStore(tmp_path / "copy"), MemorySnapshotStore()):
+        report = import_warc(target, out)
+        assert report.ok and report.imported == len(refs)
+        assert set(report.source_refs) == set(refs)
+        for ref in refs:
+            original, restored = resolve_source_ref(store, ref), resolve_source_ref(target, ref)
+            assert restored.ok and original.snapshot == restored.snapshot
+        again = import_warc(target, out)  # idempotent
+        assert again.ok
+        assert len(target.list("a")) == 2
+
+
+def test_uncompressed_export_and_selected_sources(
+    populated: tuple[FilesystemSnapshotStore, list[str]],
+) -> None:
+    store, _ = populated
+    buffer = io.BytesIO()
+    assert export_warc(store, buffer, sources=["bin"], gzip=False) == 1
+    assert buffer.getvalue().startswith(b"WARC/1.1\r\n")
+
+
+def test_tampered_payload_is_refused(populated: tuple[FilesystemSnapshotStore, list[str]],
+                                     tmp_path: Path) -> None:
+    store, _ = populated
+    buffer = io.BytesIO()
+    export_warc(store, buffer, sources=["bin"], gzip=False)
+    tampered = buffer.getvalue().replace(bytes(range(200, 256)), b"x" * 56)
+    target = MemorySnapshotStore()
+    report = import_warc(target, io.BytesIO(tampered))
+    assert not report.ok and report.imported == 0
+    assert target.sources() == []
+
+
+def test_foreign_warc_records_become_snapshots(tmp_path: Path) -> None:
+    buffer = io.BytesIO()
+    writer = WARCWriter(buffer, gzip=True)
+    http = StatusAndHeaders("200 OK", [("Content-Type", "text/html; charset=utf-8")],
+                            protocol="HTTP/1.0")
+    record = writer.create_warc_record(
+        "http://f.test/", "response", payload=io.BytesIO(b"<p>foreign</p>"), length=14,
+        http_headers=http, warc_headers_dict={"WARC-Date": "2026-11-30T12:00:00Z"})
+    writer.write_record(record)
+    target = MemorySnapshotStore()
+    report = import_warc(target, io.BytesIO(buffer.getvalue()))
+    assert report.ok and report.imported == 1
+    snap = resolve_source_ref(target, report.source_refs[0]).snapshot
+    assert snap is not None and snap.body == "<p>foreign</p>"
+    assert snap.fetched_at == "2026-11-30T12:00:00.000Z"
+    skipped = import_warc(MemorySnapshotStore(), io.BytesIO(buffer.getvalue()), foreign=False)
+    assert skipped.imported == 0 and skipped.skipped == 1
+
+
+def test_garbage_is_reported_not_raised() -> None:
+    report = import_warc(MemorySnapshotStore(), io.BytesIO(gzip.compress(b"not a warc")))
+    assert not report.ok
