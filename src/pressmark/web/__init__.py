@@ -1,3 +1,13 @@
-"""pressmark.web (being built)."""
+"""pressmark.web: the review workbench (``pressmark serve DIR``).
 
-__all__: list[str] = []
+A small read-only Starlette app over one crawl output directory: an overview
+with filters, a page view with the archived snapshot beside its Markdown and
+evidence, capture history with diffs, and sourceRef verification. Snapshot HTML
+is treated as hostile; see :mod:`pressmark.web._security`.
+"""
+
+from pressmark.web._app import create_app
+from pressmark.web._data import CrawlDir, PageIndex, PageQuery
+from pressmark.web._security import APP_CSP, SNAPSHOT_CSP
+
+__all__ = ["APP_CSP", "SNAPSHOT_CSP", "CrawlDir", "PageIndex", "PageQuery", "create_app"]

@@ -10,7 +10,10 @@ Snapshot documents
     capture still looks like the page; images only as ``data:`` URLs (the store
     keeps page documents, not their images, so there is nothing else to load).
     The CSP ``sandbox`` directive applies the same sandbox as the iframe even if
-    someone opens the snapshot URL directly in a tab.
+    someone opens the snapshot URL directly in a tab. Nested ``<iframe>`` /
+    ``<frame>`` sources are disabled in the copy shown (see ``_inert``): Chromium
+    opens a connection to a frame's origin before CSP blocks the load. The exact
+    bytes are served only as an ``attachment`` download (``/bytes/...``).
 
 The iframe: ``sandbox="allow-same-origin"`` and nothing else
     No ``allow-scripts``, so nothing in the snapshot ever executes (inline
@@ -68,10 +71,11 @@ DEFAULT_ALLOWED_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
 
 _COMMON_HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"x-content-type-options", b"nosniff"),
+    (b"x-dns-prefetch-control", b"off"),  # no DNS look-ups for hosts a snapshot names
     (b"referrer-policy", b"no-referrer"),
     (b"cross-origin-opener-policy", b"same-origin"),
     (b"cross-origin-resource-policy", b"same-origin"),
-    (b"permissions-policy", b"camera=(), microphone=(), geolocation=(), clipboard-read=()"),
+    (b"permissions-policy", b"camera=(), microphone=(), geolocation=()"),
 )
 
 _DIGEST = re.compile(r"[0-9a-f]{64}")

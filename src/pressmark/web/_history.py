@@ -1,0 +1,100 @@
+"""Compare two captures of one source: a line diff of their Markdown and the stability score.
+
+Older captures have no Markdown file of their own (``DIR/markdown/`` holds the
+latest conversion per source), so both sides are converted afresh from the
+stored snapshots with :func:`pressmark.markdown.to_markdown`. Conversion is
+deterministic, so this is the Markdown the crawl produced for that capture
+(given the same policy version), and the two sides are comparable.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from pressmark._errors import PressmarkError
+from pressmark.web._evidence import public_fields
+
+if TYPE_CHECKING:
+    from pressmark.snapshot import Snapshot
+
+MAX_DIFF_LINES = 5000
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DiffLine:
+    kind: Literal["same", "add", "del", "hunk"]
+    text: str
+    old: int | None = None
+    new: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Comparison:
+    lines: list[DiffLine]
+    added: int
+    removed: int
+    truncated: bool
+    stability: dict[str, Any] | None
+    note: str | None
+
+
+def convert(snapshot: Snapshot) -> tuple[str, Any]:
+    """Markdown of one capture, and the full result (``None`` for non-HTML bodies)."""
+    if snapshot.content_type != "html":
+        return snapshot.body if snapshot.content_type != "binary" else "", None
+    from pressmark.markdown import to_markdown  # noqa: PLC0415 - the parser loads on first diff
+
+    result = to_markdown(snapshot.body, url=snapshot.url)
+    return result.markdown, result
+
+
+def compare(old: Snapshot, new: Snapshot) -> Comparison:
+    try:
+        old_md, old_result = convert(old)
+        new_md, new_result = convert(new)
+    except (ImportError, PressmarkError) as exc:
+        return Comparison(
+            lines=[], added=0, removed=0, truncated=False, stability=None,
+            note=f"Markdown conversion unavailable: {exc}",
+        )
+    stability: dict[str, Any] | None = None
+    if old_result is not None and new_result is not None:
+        from pressmark.markdown import stability as stability_of  # noqa: PLC0415 - as above
+
+        stability = public_fields(stability_of(old_result, new_result))
+    lines, added, removed, truncated = diff_lines(old_md, new_md)
+    return Comparison(
+        lines=lines, added=added, removed=removed, truncated=truncated,
+        stability=stability, note=None if lines else "The Markdown of both captures is identical.",
+    )
+
+
+def diff_lines(old: str, new: str, context: int = 3) -> tuple[list[DiffLine], int, int, bool]:
+    """A unified diff as typed lines with line numbers on both sides."""
+    a = old.splitlines()
+    b = new.splitlines()
+    out: list[DiffLine] = []
+    added = removed = 0
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    for group in matcher.get_grouped_opcodes(context):
+        first, last = group[0], group[-1]
+        old_span = f"-{first[1] + 1},{last[2] - first[1]}"
+        new_span = f"+{first[3] + 1},{last[4] - first[3]}"
+        out.append(DiffLine(kind="hunk", text=f"@@ {old_span} {new_span} @@"))
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out.extend(
+                    DiffLine(kind="same", text=a[i], old=i + 1, new=j1 + (i - i1) + 1)
+                    for i in range(i1, i2)
+                )
+                continue
+            if tag in ("replace", "delete"):
+                out.extend(DiffLine(kind="del", text=a[i], old=i + 1) for i in range(i1, i2))
+                removed += i2 - i1
+            if tag in ("replace", "insert"):
+                out.extend(DiffLine(kind="add", text=b[j], new=j + 1) for j in range(j1, j2))
+                added += j2 - j1
+    truncated = len(out) > MAX_DIFF_LINES
+    return out[:MAX_DIFF_LINES], added, removed, truncated

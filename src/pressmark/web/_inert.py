@@ -1,0 +1,38 @@
+"""The display copy of a snapshot: the captured HTML minus its nested frame sources.
+
+CSP ``frame-src`` (via ``default-src 'none'``) stops a nested ``<iframe>`` or
+``<frame>`` from loading, but Chromium opens a TCP connection to the frame's
+origin before it applies that check (measured: one connection, no request).
+A connection alone tells the page's author that someone opened the capture,
+and when. So the copy shown in the viewer moves ``src`` and ``srcdoc`` of
+nested frames to ``data-pressmark-src`` / ``data-pressmark-srcdoc``; everything
+else, including the tree the provenance CSS paths point into, is unchanged.
+
+Documents without a frame tag are served byte for byte. The exact captured
+bytes are always available from the ``/bytes/`` route (as a download) and
+through the sourceRef.
+"""
+
+from __future__ import annotations
+
+import re
+
+from selectolax.lexbor import LexborHTMLParser
+
+_FRAME_TAG = re.compile(r"<\s*i?frame\b", re.IGNORECASE)
+_NEUTRALISED = ("src", "srcdoc")
+
+
+def display_html(text: str) -> str:
+    """``text`` with every nested frame's source disabled (see the module docstring)."""
+    if not _FRAME_TAG.search(text):
+        return text
+    tree = LexborHTMLParser(text)
+    for node in tree.css("iframe, frame"):
+        attrs = node.attrs
+        for name in _NEUTRALISED:
+            value = attrs.get(name)
+            if value is not None:
+                attrs[f"data-pressmark-{name}"] = value
+                del attrs[name]
+    return tree.html or ""

@@ -1,0 +1,222 @@
+"""Request handlers: overview, page, raw snapshot, history, diff, verify.
+
+Handlers are synchronous (Starlette runs them in its thread pool): they read
+files and SQLite, and a slow disk should not stall the event loop.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+from urllib.parse import urlencode
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.templating import Jinja2Templates
+
+from pressmark.snapshot import Snapshot
+from pressmark.web._archive import Archive
+from pressmark.web._data import CrawlDir, PageQuery
+from pressmark.web._evidence import markdown_markup, provenance, summary
+from pressmark.web._history import compare
+from pressmark.web._inert import display_html
+from pressmark.web._rendered import line_of, render_markdown
+from pressmark.web._security import IFRAME_SANDBOX, SNAPSHOT_CSP, is_digest
+
+_TEXT_TYPES = {"html": "text/html", "xml": "text/plain", "json": "text/plain", "text": "text/plain"}
+
+
+class Views:
+    def __init__(self, crawl: CrawlDir, archive: Archive, templates: Jinja2Templates) -> None:
+        self.crawl = crawl
+        self.archive = archive
+        self.templates = templates
+
+    def _render(self, request: Request, name: str, context: dict[str, Any],
+                status_code: int = 200) -> Response:
+        started = time.perf_counter()
+        response = self.templates.TemplateResponse(
+            request, name, {"sandbox": IFRAME_SANDBOX, **context}, status_code=status_code
+        )
+        elapsed = (time.perf_counter() - started) * 1000
+        response.headers["server-timing"] = f"render;dur={elapsed:.1f}"
+        response.headers["cache-control"] = "no-store"
+        return response
+
+    def _record(self, request: Request) -> tuple[int, dict[str, Any]]:
+        row = int(request.path_params["row"])
+        record = self.crawl.index.record(row)
+        if record is None:
+            raise HTTPException(404, "no such page")
+        return row, record
+
+    def overview(self, request: Request) -> Response:
+        query = PageQuery.from_params(request.query_params)
+        listing = self.crawl.index.search(query)
+        manifest = self.crawl.manifest()
+        facets = self.crawl.index.facets()
+        raw_summary = manifest.get("summary")
+        summary_: dict[str, Any] = raw_summary if isinstance(raw_summary, dict) else {}
+        by_outcome = summary_.get("by_outcome") or dict(facets["outcome"])
+        errors_by_kind = summary_.get("errors_by_kind") or dict(facets["error_kind"])
+
+        def link(**changes: Any) -> str:
+            params = query.params(**changes)
+            return "/?" + urlencode(params) if params else "/"
+
+        return self._render(
+            request,
+            "overview.html",
+            {
+                "manifest": manifest,
+                "summary": summary_,
+                "outcome_bars": _bars(by_outcome),
+                "error_bars": _bars(errors_by_kind),
+                "reason_bars": _bars(summary_.get("failure_reasons") or {}),
+                "listing": listing,
+                "query": query,
+                "facets": facets,
+                "link": link,
+                "indexed": self.crawl.index.count(),
+                "skipped_lines": self.crawl.index.skipped_lines,
+            },
+        )
+
+    def page(self, request: Request) -> Response:
+        row, record = self._record(request)
+        markdown = self.crawl.markdown(record)
+        evidence = self.crawl.evidence(record)
+        spans = provenance(evidence, markdown)
+        snapshot = None
+        source_id = record.get("source_id")
+        digest = record.get("snapshot_sha256")
+        if isinstance(source_id, str) and isinstance(digest, str):
+            snapshot = self.archive.snapshot(source_id, digest)
+        siblings = self.crawl.index.rows_for_source(source_id) if isinstance(source_id, str) else []
+        return self._render(
+            request,
+            "page.html",
+            {
+                "row": row,
+                "record": record,
+                "markdown": markdown,
+                "markdown_html": markdown_markup(markdown, spans) if markdown is not None else None,
+                "span_lines": {
+                    s.index: line_of(markdown, s.start)
+                    for s in spans
+                    if markdown is not None and s.start is not None
+                },
+                "evidence": evidence,
+                "facts": summary(evidence),
+                "spans": spans,
+                "snapshot": snapshot,
+                "raw_url": f"/raw/{row}/{digest}" if snapshot is not None else None,
+                "captures_in_crawl": len(siblings),
+            },
+        )
+
+    def rendered(self, request: Request) -> Response:
+        """The page's Markdown rendered to HTML, a fragment the page view loads on demand."""
+        _, record = self._record(request)
+        markdown = self.crawl.markdown(record)
+        if markdown is None:
+            raise HTTPException(404, "no Markdown for this page")
+        return HTMLResponse(str(render_markdown(markdown)), headers={"cache-control": "no-store"})
+
+    def _snapshot(self, request: Request) -> Snapshot:
+        """The capture ``digest`` of the row's own source, or 404."""
+        _, record = self._record(request)
+        digest = request.path_params["digest"]
+        source_id = record.get("source_id")
+        if not isinstance(source_id, str) or not is_digest(digest):
+            raise HTTPException(404, "no such snapshot")
+        snapshot = self.archive.snapshot(source_id, digest)
+        if snapshot is None or snapshot.source_id != source_id:
+            raise HTTPException(404, "no such snapshot")
+        return snapshot
+
+    def raw(self, request: Request) -> Response:
+        """One capture as an inert document (see ``_security`` and ``_inert``)."""
+        snapshot = self._snapshot(request)
+        headers = {
+            "content-security-policy": SNAPSHOT_CSP,
+            "x-frame-options": "SAMEORIGIN",
+            "cache-control": "no-store",
+        }
+        if snapshot.content_type == "binary":
+            body = f"binary capture, {len(snapshot.bytes)} bytes (not displayed)".encode()
+            return Response(body, media_type="text/plain; charset=utf-8", headers=headers)
+        media = _TEXT_TYPES.get(snapshot.content_type, "text/plain")
+        text = display_html(snapshot.body) if media == "text/html" else snapshot.body
+        return Response(text.encode("utf-8"), media_type=f"{media}; charset=utf-8", headers=headers)
+
+    def raw_bytes(self, request: Request) -> Response:
+        """The exact captured bytes, as a download that the browser never renders."""
+        snapshot = self._snapshot(request)
+        headers = {
+            "content-security-policy": SNAPSHOT_CSP,
+            "content-disposition": f'attachment; filename="{snapshot.body_hash[:16]}.bin"',
+            "cache-control": "no-store",
+        }
+        return Response(snapshot.bytes, media_type="application/octet-stream", headers=headers)
+
+    def history(self, request: Request) -> Response:
+        row, record = self._record(request)
+        source_id = record.get("source_id")
+        if not isinstance(source_id, str):
+            raise HTTPException(404, "page has no source")
+        captures, total = self.archive.history(source_id)
+        return self._render(
+            request,
+            "history.html",
+            {
+                "row": row,
+                "record": record,
+                "captures": captures,
+                "total": total,
+                "rows": self.crawl.index.rows_for_source(source_id),
+            },
+        )
+
+    def diff(self, request: Request) -> Response:
+        row, record = self._record(request)
+        source_id = record.get("source_id")
+        old_digest = request.query_params.get("a", "")
+        new_digest = request.query_params.get("b", "")
+        if not isinstance(source_id, str):
+            raise HTTPException(404, "page has no source")
+        old = self.archive.snapshot(source_id, old_digest)
+        new = self.archive.snapshot(source_id, new_digest)
+        if old is None or new is None:
+            raise HTTPException(404, "no such capture")
+        return self._render(
+            request,
+            "diff.html",
+            {"row": row, "record": record, "old": old, "new": new, "cmp": compare(old, new)},
+        )
+
+    def api_verify(self, request: Request) -> Response:
+        ref = request.query_params.get("ref", "")
+        if not ref:
+            return JSONResponse({"status": "error", "code": "missing-ref",
+                                 "message": "pass ?ref=<sourceRef>"}, status_code=400)
+        result = self.archive.verify(ref)
+        return JSONResponse(result.to_dict(), headers={"cache-control": "no-store"})
+
+    def verify_page(self, request: Request) -> Response:
+        ref = request.query_params.get("ref", "")
+        result = self.archive.verify(ref) if ref else None
+        return self._render(request, "verify.html", {"ref": ref, "result": result})
+
+
+def _bars(counts: Any) -> list[dict[str, Any]]:
+    """Rows of a horizontal bar chart: label, count, width in percent of the largest."""
+    if not isinstance(counts, dict):
+        return []
+    items = [(str(k), v) for k, v in counts.items() if isinstance(v, int | float) and v > 0]
+    if not items:
+        return []
+    top = max(v for _, v in items)
+    items.sort(key=lambda kv: (-kv[1], kv[0]))
+    return [{"label": k, "count": v, "width": round(100 * v / top, 1)} for k, v in items[:12]]
