@@ -8,7 +8,6 @@ for the README).
 from __future__ import annotations
 
 import os
-
 import statistics
 import threading
 import time
