@@ -22,6 +22,7 @@ from pressmark.egress import (
     StaticResolver,
     SystemResolver,
     evaluate_url,
+    parse_url,
 )
 
 EXIT_DENIED = 3
@@ -31,13 +32,27 @@ def _parse_resolve(values: tuple[str, ...]) -> dict[str, list[str]]:
     table: dict[str, list[str]] = {}
     for item in values:
         host, sep, ips = item.partition("=")
-        addresses = [ip.strip() for ip in ips.split(",") if ip.strip()]
+        # "[2001:db8::1]" is accepted as a convenience; the answer itself must be a literal.
+        addresses = [_unbracket(ip.strip()) for ip in ips.split(",") if ip.strip()]
         if not sep or not host.strip() or not addresses:
             raise click.BadParameter(
                 f"expected HOST=IP[,IP...], got {item!r}", param_hint="--resolve"
             )
-        table.setdefault(host.strip().lower().rstrip("."), []).extend(addresses)
+        table.setdefault(_canonical_host(host.strip()), []).extend(addresses)
     return table
+
+
+def _unbracket(ip: str) -> str:
+    return ip[1:-1] if ip.startswith("[") and ip.endswith("]") else ip
+
+
+def _canonical_host(host: str) -> str:
+    """The name as evaluate_url will ask the resolver for it (IDNA A-labels, no trailing dot)."""
+    try:
+        parsed = parse_url(f"http://{host}/")
+    except EgressDenied:
+        return host.lower().rstrip(".")
+    return parsed.host
 
 
 @click.group()

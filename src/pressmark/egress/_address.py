@@ -133,9 +133,13 @@ def classify_address(ip: str) -> str | None:
     Fails closed: anything that does not parse as an IPv4 or IPv6 literal
     (including legacy IPv4 forms such as ``0177.0.0.1``; normalise them with
     :func:`pressmark.egress.parse_url` first) is reported as ``"not an IP address"``.
-    A zone index (``fe80::1%eth0``) is ignored for the classification.
+    Surrounding whitespace is not an IP address either. A zone index
+    (``fe80::1%eth0``) is ignored for the classification (the resolver path
+    refuses zoned answers outright).
     """
-    text = ip.strip()
+    text = ip
+    if not isinstance(text, str) or not text.isascii():
+        return INVALID_ADDRESS
     if text.startswith("[") and text.endswith("]"):
         text = text[1:-1]
     try:

@@ -9,6 +9,7 @@ variables are never read.
 from __future__ import annotations
 
 import asyncio
+import re
 import ssl
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
@@ -48,6 +49,7 @@ _SKIP_HEADERS: Final = frozenset(
     {"host", "content-length", "transfer-encoding", "connection", "keep-alive", "upgrade", "te"}
 )
 _BAD_HEADER_CHARS: Final = frozenset("\r\n\0")
+_HEADER_NAME: Final = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 
 
 class _Limiter:
@@ -104,8 +106,10 @@ def _prepare_headers(headers: HeadersArg, user_agent: str) -> list[tuple[str, st
     out: list[tuple[str, str]] = []
     seen_ua = seen_ae = False
     for name, value in items:
-        if any(c in _BAD_HEADER_CHARS for c in name) or any(c in _BAD_HEADER_CHARS for c in value):
-            raise ValueError("header names and values must not contain CR, LF or NUL")
+        if _HEADER_NAME.fullmatch(name) is None:  # "Host:x" or "Host " would smuggle a header
+            raise ValueError("header names must be HTTP tokens")
+        if any(c in _BAD_HEADER_CHARS for c in value) or not _latin1(value):
+            raise ValueError("header values must be Latin-1 without CR, LF or NUL")
         low = name.lower()
         if low in _SKIP_HEADERS:
             continue
@@ -117,6 +121,24 @@ def _prepare_headers(headers: HeadersArg, user_agent: str) -> list[tuple[str, st
     if not seen_ae:
         out.append(("Accept-Encoding", "gzip, deflate, br, zstd"))
     return out
+
+
+def _latin1(text: str) -> bool:
+    try:
+        text.encode("latin-1")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _location_text(raw: str) -> str:
+    """A Location value as a browser reads it: UTF-8 when the bytes are UTF-8, else Latin-1."""
+    if raw.isascii():
+        return raw
+    try:
+        return raw.encode("latin-1").decode("utf-8")
+    except UnicodeError:
+        return raw
 
 
 def _request_head(parsed: ParsedURL, headers: list[tuple[str, str]], *, credentials: bool) -> bytes:
@@ -272,14 +294,16 @@ class GuardedClient:
     ) -> GuardedResponse:
         if self._limiter is None:
             self._limiter = _Limiter(*self._limits)
-        first_host = parsed.host
+        first_origin = parsed.origin
         hops: list[RedirectHop] = []
         pool_put = self._pool.put
         while True:
             if hop_check is not None:
                 await hop_check(parsed.url)
             host = parsed.host
-            head = _request_head(parsed, headers, credentials=host == first_host)
+            # Credentials go to the origin they were given for, never to another one
+            # (a redirect to another host, port or scheme), as browsers do.
+            head = _request_head(parsed, headers, credentials=parsed.origin == first_origin)
             release = await self._limiter.acquire(parsed.origin)
             try:
                 conn, status, reason, version, resp_headers = await self._exchange(
@@ -350,7 +374,7 @@ class GuardedClient:
             if len(hops) > policy.max_redirects:
                 limit = policy.max_redirects
                 raise EgressDenied(TOO_MANY_REDIRECTS, host, f"over {limit} redirects ({host})")
-            nxt = parse_url(join_url(current, location))
+            nxt = parse_url(join_url(current, _location_text(location)))
             if nxt.fragment is None and current.fragment is not None:
                 nxt = replace(nxt, fragment=current.fragment)
             if current.scheme == "https" and nxt.scheme == "http":

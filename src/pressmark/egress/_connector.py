@@ -28,6 +28,7 @@ the pin holds through the proxy too.
 from __future__ import annotations
 
 import asyncio
+import socket
 import ssl as _ssl
 from typing import Final, Protocol, runtime_checkable
 
@@ -39,6 +40,7 @@ from pressmark.egress._policy import (
     UpstreamProxy,
     check_addresses,
     host_name_denial,
+    normalise_answer,
     resolve_checked,
 )
 from pressmark.egress._resolver import Resolver
@@ -71,9 +73,11 @@ class AsyncioConnector:
         ssl: _ssl.SSLContext | None = None,
         server_hostname: str | None = None,
     ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        # AI_NUMERICHOST: the socket layer must never resolve a name on its own,
+        # even if something other than a vetted literal reached this point.
         return await asyncio.open_connection(
             ip, port, ssl=ssl, server_hostname=server_hostname if ssl else None,
-            limit=STREAM_LIMIT,
+            limit=STREAM_LIMIT, flags=socket.AI_NUMERICHOST,
         )
 
     def __repr__(self) -> str:
@@ -86,11 +90,17 @@ async def pin(
     policy: EgressPolicy,
     resolver: Resolver,
     timeout: float | None,  # noqa: ASYNC109  # the connect deadline also bounds resolution
+    *,
+    scheme: str = "",
 ) -> str:
-    """Resolve ``host`` once, validate every answer, return the one address to dial."""
+    """Resolve ``host`` once, validate every answer, return the one address to dial.
+
+    ``scheme`` is the URL's (``"http"`` lets a test-only loopback origin through);
+    a CONNECT tunnel passes none.
+    """
     if is_ip_literal(host):
         if policy.guarded:
-            check_addresses(host, (host,), port, policy)
+            check_addresses(host, (host,), port, policy, scheme=scheme)
         else:
             policy.warn_unguarded(host)
         return host
@@ -134,13 +144,13 @@ class GuardedOpener:
         self, key: OriginKey, timeout: float | None  # noqa: ASYNC109  # connect deadline
     ) -> Connection:
         scheme, host, port = key
-        ip = await pin(host, port, self._policy, self._resolver, timeout)
+        ip = await pin(host, port, self._policy, self._resolver, timeout, scheme=scheme)
         tls = self._tls() if scheme == "https" else None
         upstream = self._policy.upstream_proxy
         try:
             async with asyncio.timeout(timeout):
                 if upstream is not None:
-                    reader, writer = await self._tunnel(upstream, ip, port, host, tls)
+                    reader, writer = await self.tunnel(upstream, ip, port, host, tls)
                 else:
                     reader, writer = await self._connector.open_connection(
                         ip, port, ssl=tls, server_hostname=host if tls else None
@@ -153,14 +163,18 @@ class GuardedOpener:
             raise NetworkError(f"could not connect to {host}", host=host) from exc
         return Connection(reader, writer, key, ip)
 
-    async def _tunnel(
+    async def tunnel(
         self, upstream: UpstreamProxy, ip: str, port: int, host: str, tls: _ssl.SSLContext | None
     ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        """CONNECT to the pinned IP through the policy's proxy; TLS (if any) inside the tunnel."""
+        """CONNECT to the pinned IP through the policy's proxy; TLS (if any) inside the tunnel.
+
+        Also used by :class:`EgressProxy` for the browser's CONNECT tunnels, so a
+        policy that names an upstream proxy is honoured on every path out.
+        """
         proxy_ip = upstream.host
         if not is_ip_literal(proxy_ip):
-            answers = await self._resolver.resolve(proxy_ip)
-            if not answers:
+            answers = [normalise_answer(a) for a in await self._resolver.resolve(proxy_ip)]
+            if not answers or answers[0] is None:
                 raise NetworkError("the policy's proxy does not resolve", host=host)
             proxy_ip = answers[0]
         reader, writer = await self._connector.open_connection(proxy_ip, upstream.port)

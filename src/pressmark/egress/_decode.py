@@ -17,6 +17,7 @@ import brotli
 import zstandard
 
 PIECE: Final = 64 * 1024
+MAX_CODINGS: Final = 5  # like curl (CVE-2022-32206): stacked codings are a bomb, not a format
 _ZSTD_SLICE: Final = 512  # compressed bytes per zstd call: bounds a single call's output
 
 
@@ -109,11 +110,26 @@ class _ZstdDecoder:
         return iter(())
 
 
+class _Refuse:
+    """Stands in for a chain that must not be run: every feed fails as a decode error."""
+
+    def __init__(self, reason: str) -> None:
+        self._reason = reason
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        raise DecodeError(self._reason)
+
+    def flush(self) -> Iterator[bytes]:
+        raise DecodeError(self._reason)
+
+
 def decoders_for(content_encoding: str | None) -> list[Decoder] | None:
     """Decoders to apply in order, or ``None`` when the body is sent as is (or unknown)."""
     if not content_encoding:
         return None
     codings = [c.strip().lower() for c in content_encoding.split(",") if c.strip()]
+    if sum(c != "identity" for c in codings) > MAX_CODINGS:
+        return [_Refuse(f"more than {MAX_CODINGS} stacked content codings")]
     chain: list[Decoder] = []
     for coding in reversed(codings):  # the last applied coding is undone first
         if coding in ("gzip", "x-gzip"):

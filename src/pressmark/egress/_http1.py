@@ -22,6 +22,7 @@ MAX_HEAD_BYTES: Final = 64 * 1024
 MAX_HEADERS: Final = 256
 READ_SIZE: Final = 64 * 1024
 _TOKEN: Final = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_BARE_CR_LF_NUL: Final = re.compile(rb"[\r\n\0]")
 
 OriginKey = tuple[str, str, int]  # scheme, host, port
 
@@ -180,8 +181,12 @@ def parse_head(raw: bytes) -> tuple[int, str, str, list[tuple[str, str]]]:
         name, sep, value = line.partition(b":")
         if not sep or _TOKEN.fullmatch(name) is None:
             raise ProtocolError("malformed header line")
+        if _BARE_CR_LF_NUL.search(value) is not None:  # would split the head when relayed
+            raise ProtocolError("bare CR, LF or NUL in a header value")
         headers.append((name.decode("ascii").lower(), value.strip(b" \t").decode("latin-1")))
     reason = parts[2].decode("latin-1") if len(parts) > 2 else ""
+    if _BARE_CR_LF_NUL.search(status_line) is not None:
+        raise ProtocolError("bare CR, LF or NUL in the status line")
     return status, reason, parts[0].decode("ascii"), headers
 
 

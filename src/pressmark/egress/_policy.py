@@ -9,12 +9,12 @@ from __future__ import annotations
 import base64
 import ipaddress
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final, Literal
 from urllib.parse import unquote, urlsplit
 
-from pressmark.egress._address import classify_address
+from pressmark.egress._address import INVALID_ADDRESS, classify_address
 from pressmark.egress._errors import (
     DENIED_ADDRESS,
     DENIED_HOST,
@@ -35,10 +35,14 @@ MAX_REDIRECTS_CAP: Final = 20
 _DENIED_NAMES: Final = frozenset(
     {
         "localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback",
+        "ip6-allnodes", "ip6-allrouters", "broadcasthost",
         "metadata", "metadata.google.internal", "instance-data",
     }
 )
-_DENIED_SUFFIXES: Final = (".internal", ".local", ".localhost")
+# .internal (ICANN, private use), .local (mDNS), .localhost (RFC 6761), .home.arpa
+# (RFC 8375, residential networks) and .localdomain (the hosts-file convention)
+# only ever name things inside the network.
+_DENIED_SUFFIXES: Final = (".internal", ".local", ".localhost", ".home.arpa", ".localdomain")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -176,9 +180,31 @@ def host_name_denial(host: str) -> str | None:
     if name in _DENIED_NAMES:
         return f"reserved name {name!r}"
     for suffix in _DENIED_SUFFIXES:
-        if name.endswith(suffix):
+        if name.endswith(suffix) or name == suffix[1:]:
             return f"reserved suffix {suffix!r}"
     return None
+
+
+def normalise_answer(answer: object) -> str | None:
+    """A resolver answer as a canonical IP literal, or ``None`` when it is not exactly one.
+
+    Strict on purpose: the string returned is what gets dialled, so an answer
+    with padding, brackets, a zone index or a legacy IPv4 form (``127.1``) must
+    not slip through a lenient check and then be re-resolved by the socket layer.
+    """
+    if isinstance(answer, ipaddress.IPv4Address | ipaddress.IPv6Address):
+        answer = str(answer)
+    if not isinstance(answer, str) or not answer.isascii():
+        return None
+    try:
+        address = ipaddress.ip_address(answer)
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.scope_id is not None:  # a zone only makes sense for link-local
+            return None
+        return address.compressed
+    return str(address)
 
 
 def check_url(parsed: ParsedURL, policy: EgressPolicy) -> None:
@@ -201,15 +227,21 @@ def check_url(parsed: ParsedURL, policy: EgressPolicy) -> None:
                 reason=reason, url=parsed.url,
             )
     else:
-        check_addresses(parsed.host, (parsed.host,), parsed.port, policy)
+        check_addresses(parsed.host, (parsed.host,), parsed.port, policy, scheme=parsed.scheme)
 
 
-def check_addresses(host: str, addresses: Sequence[str], port: int, policy: EgressPolicy) -> None:
-    """Every answer must be allowed: one denied answer denies the host."""
+def check_addresses(
+    host: str, addresses: Sequence[str], port: int, policy: EgressPolicy, *, scheme: str = ""
+) -> None:
+    """Every answer must be allowed: one denied answer denies the host.
+
+    A test-only loopback origin is exempt only as itself: an ``http`` URL whose
+    host is that IP literal (never a name resolving to it, never https).
+    """
     if not addresses:
         raise EgressDenied(DNS_FAILURE, host, f"no addresses for {host}")
     for address in addresses:
-        if policy.is_test_origin(address, port) and address == host:
+        if scheme == "http" and address == host and policy.is_test_origin(address, port):
             continue
         reason = classify_address(address)
         if reason is not None:
@@ -245,22 +277,42 @@ class EgressTarget:
     addresses: Addresses
 
 
+def _answer_list(result: object) -> list[object]:
+    """A custom resolver's result as a list; one string must not iterate as characters."""
+    if isinstance(result, str | bytes):
+        return [result]
+    if isinstance(result, Iterable):
+        return list(result)
+    raise TypeError("the resolver answered with neither a list nor a string")
+
+
 async def resolve_checked(
     host: str, port: int, policy: EgressPolicy, resolver: Resolver
 ) -> list[str]:
     """Resolve once through the seam and validate every answer."""
     try:
-        answers = await resolver.resolve(host)
+        raw = _answer_list(await resolver.resolve(host))
     except EgressDenied:
         raise
-    except (OSError, UnicodeError, ValueError) as exc:
+    except Exception as exc:  # any resolver failure is a failed lookup, never a crash
         raise EgressDenied(DNS_FAILURE, host, f"could not resolve {host}") from exc
-    answers = [str(a) for a in answers]
-    if policy.guarded:
-        check_addresses(host, answers, port, policy)
-    elif not answers:
+    if not raw:
         raise EgressDenied(DNS_FAILURE, host, f"no addresses for {host}")
-    return answers
+    answers: dict[str, None] = {}
+    for item in raw:
+        address = normalise_answer(item)
+        if address is None:
+            if not policy.guarded:
+                raise EgressDenied(DNS_FAILURE, host, f"{host} resolved to a non-address")
+            raise EgressDenied(
+                DENIED_ADDRESS, host, f"host {host} is denied: an answer is not an IP address",
+                reason=INVALID_ADDRESS,
+            )
+        answers.setdefault(address, None)
+    vetted = list(answers)
+    if policy.guarded:
+        check_addresses(host, vetted, port, policy)
+    return vetted
 
 
 async def evaluate_url(

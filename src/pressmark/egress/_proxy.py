@@ -12,6 +12,12 @@ An asyncio forward proxy on 127.0.0.1 (ephemeral port) that understands:
   opened to the first answer; TLS stays end to end, so the browser verifies
   the certificate against the host name.
 
+Request framing is read strictly and re-framed with the proxy's own
+Content-Length: both Content-Length and Transfer-Encoding, several lengths,
+codings other than ``chunked``, sloppy chunk sizes, non-token header names and
+bare CR/LF/NUL are refused with 400 (no request smuggling to the upstream).
+When the policy names an upstream proxy, CONNECT tunnels go through it too.
+
 Every request must carry ``Proxy-Authorization: Basic`` with this instance's
 random credentials (407 otherwise), so other local processes cannot use it as
 an open proxy. Everything refused is appended to :attr:`EgressProxy.denied`.
@@ -24,6 +30,7 @@ import base64
 import contextlib
 import hmac
 import logging
+import re
 import secrets
 from dataclasses import dataclass
 from typing import Final
@@ -52,6 +59,7 @@ from pressmark.egress._url import ParsedURL, parse_url
 logger = logging.getLogger("pressmark.egress.proxy")
 
 MAX_REQUEST_BODY: Final = 16 * 1024 * 1024
+MAX_DENIED_KEPT: Final = 10_000  # the newest refusals are kept in EgressProxy.denied
 IDLE_TIMEOUT: Final = 60.0
 CONNECT_TIMEOUT: Final = 10.0
 READ_TIMEOUT: Final = 30.0
@@ -149,6 +157,8 @@ class EgressProxy:
     def _deny(
         self, code: str, method: str, host: str | None, port: int | None, reason: str | None
     ) -> None:
+        if len(self.denied) >= MAX_DENIED_KEPT:  # unauthenticated peers must not grow it forever
+            del self.denied[: MAX_DENIED_KEPT // 2]
         self.denied.append(
             ProxyDenial(code=code, method=method, host=host, port=port, reason=reason)
         )
@@ -203,6 +213,8 @@ class EgressProxy:
         self, head: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> bool:
         lines = head[:-4].decode("latin-1").split("\r\n")
+        if any(c in line for line in lines for c in "\r\n\0"):  # bare CR/LF: request splitting
+            return await self._reply(writer, 400, "Bad Request", close=True)
         parts = lines[0].split(" ")
         if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
             return await self._reply(writer, 400, "Bad Request", close=True)
@@ -210,7 +222,7 @@ class EgressProxy:
         headers: list[tuple[str, str]] = []
         for line in lines[1:]:
             name, sep, value = line.partition(":")
-            if not sep or not name.strip() or name != name.strip():
+            if not sep or _HEADER_NAME.fullmatch(name) is None:  # tokens only: no smuggling
                 return await self._reply(writer, 400, "Bad Request", close=True)
             headers.append((name, value.strip()))
         auth = next((v for k, v in headers if k.lower() == "proxy-authorization"), "")
@@ -230,15 +242,11 @@ class EgressProxy:
         self, headers: list[tuple[str, str]], reader: asyncio.StreamReader
     ) -> bool:
         """Skip a refused request's body; False when the connection cannot be kept."""
-        if any(k.lower() == "transfer-encoding" for k, _ in headers):
-            return False
-        length = next((v for k, v in headers if k.lower() == "content-length"), None)
-        if length is None:
-            return True
-        if not length.isdigit() or int(length) > MAX_REQUEST_BODY:
+        framing = _request_framing(headers)
+        if not isinstance(framing, int):
             return False
         try:
-            await reader.readexactly(int(length))
+            await reader.readexactly(framing)
         except asyncio.IncompleteReadError:
             return False
         return True
@@ -261,8 +269,14 @@ class EgressProxy:
                 )
             check_url(parsed, self.policy)
             ip = await pin(parsed.host, parsed.port, self.policy, self.resolver, CONNECT_TIMEOUT)
+            upstream = self.policy.upstream_proxy
             async with asyncio.timeout(CONNECT_TIMEOUT):
-                up_reader, up_writer = await self.connector.open_connection(ip, parsed.port)
+                if upstream is not None:  # the policy's proxy: CONNECT to the pinned IP there
+                    up_reader, up_writer = await self._opener.tunnel(
+                        upstream, ip, parsed.port, parsed.host, None
+                    )
+                else:
+                    up_reader, up_writer = await self.connector.open_connection(ip, parsed.port)
         except EgressDenied as exc:
             self._deny(exc.code, "CONNECT", exc.host, None, exc.reason)
             await self._reply(
@@ -272,7 +286,7 @@ class EgressProxy:
         except (TimeoutError, EgressTimeout):
             await self._reply(writer, 504, "Gateway Timeout", close=True)
             return
-        except (OSError, NetworkError):
+        except (OSError, NetworkError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
             await self._reply(writer, 502, "Bad Gateway", close=True)
             return
         self.tunnels += 1
@@ -307,8 +321,11 @@ class EgressProxy:
                 writer, 403, "Forbidden", (("X-Pressmark-Denied", exc.code),), close=not keep
             )
         body = await self._read_body(headers, reader)
-        if body is None:
+        if body == _TOO_LARGE:
             return await self._reply(writer, 413, "Request Entity Too Large", close=True)
+        if not isinstance(body, bytes):
+            self._deny(INVALID_URL, method, parsed.host, parsed.port, "ambiguous request framing")
+            return await self._reply(writer, 400, "Bad Request", close=True)
         request_head = _upstream_head(method, parsed, headers, len(body))
         client_keep = "close" not in ",".join(
             v.lower() for k, v in headers if k.lower() in ("connection", "proxy-connection")
@@ -362,33 +379,36 @@ class EgressProxy:
 
     async def _read_body(
         self, headers: list[tuple[str, str]], reader: asyncio.StreamReader
-    ) -> bytes | None:
-        length = None
-        chunked = False
-        for k, v in headers:
-            low = k.lower()
-            if low == "content-length":
-                length = v
-            elif low == "transfer-encoding" and "chunked" in v.lower():
-                chunked = True
-        if chunked:
+    ) -> bytes | str | None:
+        """The request body, read strictly; ``"too-large"``, or ``None`` when malformed.
+
+        The proxy re-frames every body with its own Content-Length, so upstream
+        sees exactly what was parsed here; ambiguous framing (both Content-Length
+        and Transfer-Encoding, several lengths, codings other than ``chunked``,
+        sloppy chunk sizes) is refused rather than guessed at (request smuggling).
+        """
+        framing = _request_framing(headers)
+        if framing is None or framing == _TOO_LARGE:
+            return framing
+        if framing == "chunked":
             out = bytearray()
             while True:
                 line = await reader.readuntil(b"\r\n")
-                size = int(line.split(b";")[0].strip() or b"0", 16)
+                size_text = line[:-2].split(b";", 1)[0]
+                if not _HEX.fullmatch(size_text) or len(size_text) > 8:
+                    return None
+                size = int(size_text, 16)
                 if size == 0:
                     while (await reader.readuntil(b"\r\n")) != b"\r\n":
                         pass
                     return bytes(out)
                 if len(out) + size > MAX_REQUEST_BODY:
-                    return None
+                    return _TOO_LARGE
                 out += await reader.readexactly(size)
-                await reader.readexactly(2)
-        if length is None:
-            return b""
-        if not length.isdigit() or int(length) > MAX_REQUEST_BODY:
-            return None
-        return await reader.readexactly(int(length))
+                if await reader.readexactly(2) != b"\r\n":
+                    return None
+        assert isinstance(framing, int)
+        return b"" if framing == 0 else await reader.readexactly(framing)
 
     async def _relay(  # noqa: PLR0917  # private; one call site
         self,
@@ -441,6 +461,30 @@ class EgressProxy:
         finally:
             await body.aclose()
         return keep
+
+
+_HEX: Final = re.compile(rb"[0-9A-Fa-f]+")
+_HEADER_NAME: Final = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_TOO_LARGE: Final = "too-large"
+
+
+def _request_framing(headers: list[tuple[str, str]]) -> int | str | None:
+    """``"chunked"``, a Content-Length, or ``None`` when framing is ambiguous or too large."""
+    lengths = [v for k, v in headers if k.lower() == "content-length"]
+    codings = [v for k, v in headers if k.lower() == "transfer-encoding"]
+    if codings:
+        if lengths or len(codings) != 1 or codings[0].strip().lower() != "chunked":
+            return None
+        return "chunked"
+    if not lengths:
+        return 0
+    if len(set(lengths)) != 1:
+        return None
+    value = lengths[0]
+    if not value.isascii() or not value.isdigit() or len(value) > 12:
+        return None
+    length = int(value)
+    return _TOO_LARGE if length > MAX_REQUEST_BODY else length
 
 
 def _upstream_head(

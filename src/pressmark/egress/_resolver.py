@@ -14,11 +14,17 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 from pressmark.egress._errors import DNS_FAILURE, EgressDenied
+from pressmark.egress._url import parse_host
 
 
 @runtime_checkable
 class Resolver(Protocol):
-    """Resolve a host name (A-labels, no trailing dot) to IP literals, in preference order."""
+    """Resolve a host name (A-labels, no trailing dot) to IP literals, in preference order.
+
+    Each answer must be exactly an IP literal (``"93.184.216.34"``, ``"2606:4700::1"``):
+    padded, bracketed, zoned or legacy forms (``"127.1"``) and host names are
+    treated as denied answers, and duplicates are dropped.
+    """
 
     async def resolve(self, host: str) -> list[str]: ...
 
@@ -39,8 +45,12 @@ class SystemResolver:
 
 
 def _norm(host: str) -> str:
-    host = host.lower()
-    return host[:-1] if host.endswith(".") else host
+    """The name as the client asks for it: IDNA A-labels, lower case, no trailing dot."""
+    try:
+        canonical, _kind = parse_host(host)
+    except EgressDenied:
+        canonical = host.lower()
+    return canonical[:-1] if canonical.endswith(".") else canonical
 
 
 class StaticResolver:

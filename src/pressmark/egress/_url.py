@@ -3,17 +3,21 @@
 Rules applied, in order (each one a browser's, not an invention):
 
 1. Leading and trailing C0 controls and spaces are stripped; tabs and newlines
-   anywhere are removed. Any other control character is refused (``INVALID_URL``).
+   anywhere are removed. Any other control character, and any lone surrogate
+   (which no browser could encode), is refused (``INVALID_URL``).
 2. The scheme is case-insensitive; only ``http`` and ``https`` are accepted
    (``INVALID_SCHEME``). Backslashes count as slashes, and any run of slashes
    after the scheme introduces the authority (``http:\\\\host``, ``http:/host``).
 3. Userinfo (anything before the last ``@`` of the authority) is refused
    (``USERINFO``), even when empty.
-4. The port must be decimal and at most 65535 (``INVALID_URL``); the scheme's
-   default port is dropped from the serialisation.
+4. The port must be decimal and at most 65535 after leading zeros (``INVALID_URL``);
+   an empty port is the default; the scheme's default port is dropped from the
+   serialisation.
 5. The host is percent-decoded (UTF-8), mapped with UTS-46 (non-transitional,
    so fullwidth digits and ideographic full stops become ASCII) and encoded to
-   IDNA A-labels; forbidden code points are refused (``INVALID_HOST``).
+   IDNA A-labels; forbidden code points are refused (``INVALID_HOST``). Symbols
+   that UTS-46 allows but IDNA2008 does not (``☃``, emoji) are accepted, as in
+   browsers; an ``xn--`` label must decode to a valid non-ASCII label.
 6. A host whose last label is numeric is an IPv4 address in any legacy form
    (``2130706433``, ``0177.0.0.1``, ``0x7f.1``, ``127.1``) and is serialised in
    dotted decimal; if it does not parse as one, it is refused. IPv6 hosts are
@@ -29,6 +33,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Final, Literal
 from urllib.parse import unquote_to_bytes
@@ -57,6 +62,7 @@ _PATH_UNSAFE: Final = re.compile(r'[^\x21-\x7e]|["#<>?`{}]')
 _QUERY_UNSAFE: Final = re.compile(r"[^\x21-\x7e]|[\"#<>']")
 _FRAGMENT_UNSAFE: Final = re.compile(r'[^\x21-\x7e]|["<>`]')
 _CONTROL: Final = re.compile(r"[\x00-\x1f\x7f]")
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _SIMPLE_DOMAIN: Final = re.compile(
     r"(?:[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?\.)*[a-z_](?:[a-z0-9_-]*[a-z0-9_])?"
 )
@@ -162,6 +168,32 @@ def _ends_in_number(host: str) -> bool:
     )
 
 
+def _symbol_label_to_ascii(label: str) -> str:
+    """A-label for a label IDNA2008 refuses only for its code points (``☃``, emoji).
+
+    UTS-46 (what browsers implement) still accepts them: the label must be
+    valid as it stands (mapping leaves it unchanged), NFC, and must not start
+    with a combining mark. Anything else stays refused.
+    """
+    if idna.uts46_remap(label, std3_rules=False, transitional=False) != label:
+        raise ValueError("label is not in mapped form")
+    if not unicodedata.is_normalized("NFC", label) or unicodedata.category(label[0])[0] == "M":
+        raise ValueError("label is not NFC or starts with a combining mark")
+    return "xn--" + label.encode("punycode").decode("ascii")
+
+
+def _check_a_label(label: str) -> None:
+    """An ``xn--`` label must be valid Punycode of a valid, non-ASCII U-label."""
+    try:
+        idna.decode(label)
+        return
+    except idna.InvalidCodepoint:
+        pass  # a UTS-46-valid symbol (emoji); checked below the way browsers do
+    unicode_label = label[4:].encode("ascii").decode("punycode")
+    if unicode_label.isascii() or _symbol_label_to_ascii(unicode_label) != label:
+        raise ValueError("A-label does not round-trip")
+
+
 def _domain_to_ascii(domain: str, raw_host: str) -> str:
     try:
         if domain.isascii():
@@ -173,10 +205,13 @@ def _domain_to_ascii(domain: str, raw_host: str) -> str:
         for label in labels:
             if label.isascii():
                 if label.startswith("xn--"):
-                    idna.decode(label)  # must be valid Punycode of a valid U-label
+                    _check_a_label(label)
                 out.append(label)
-            else:
+                continue
+            try:
                 out.append(idna.alabel(label).decode("ascii"))
+            except idna.InvalidCodepoint:
+                out.append(_symbol_label_to_ascii(label))
         return ".".join(out)
     except (idna.IDNAError, UnicodeError, ValueError) as exc:
         raise _deny(INVALID_HOST, raw_host, f"host {raw_host!r} is not a valid domain") from exc
@@ -202,7 +237,7 @@ def parse_host(raw: str) -> tuple[str, HostKind]:
             raise _deny(INVALID_HOST, raw, f"invalid IPv6 literal {raw!r}") from exc
     try:
         decoded = unquote_to_bytes(raw).decode("utf-8")
-    except UnicodeDecodeError as exc:
+    except UnicodeError as exc:
         raise _deny(INVALID_HOST, raw, "host is not valid UTF-8 after percent-decoding") from exc
     ascii_host = _domain_to_ascii(decoded, raw)
     if ascii_host == "" or any(c in _FORBIDDEN_HOST for c in ascii_host):
@@ -264,6 +299,8 @@ def _normalise_path(path: str) -> str:
 def parse_url(url: str) -> ParsedURL:
     """Parse an absolute http(s) URL; raises :class:`EgressDenied` with a URL-level code."""
     text = url.strip(_C0_SPACE)
+    if _SURROGATE.search(text) is not None:  # not encodable: no browser could send it
+        raise _deny(INVALID_URL, None, "URL contains lone surrogate code points")
     if _CONTROL.search(text) is not None:
         text = text.translate(_TAB_NL)
     if _CONTROL.search(text) is not None:
@@ -273,7 +310,8 @@ def parse_url(url: str) -> ParsedURL:
         raise _deny(INVALID_URL, None, "URL has no scheme (an absolute http(s) URL is required)")
     scheme = text[:colon].lower()
     if scheme not in DEFAULT_PORTS:
-        raise _deny(INVALID_SCHEME, None, f"scheme {scheme!r} is not allowed (http, https only)")
+        shown = repr(scheme) if len(scheme) <= 12 else "this scheme"  # never echo more
+        raise _deny(INVALID_SCHEME, None, f"scheme {shown} is not allowed (http, https only)")
     rest = text[colon + 1 :].lstrip("/\\")
     end = len(rest)
     for sep in "/\\?#":
@@ -300,9 +338,10 @@ def parse_url(url: str) -> ParsedURL:
     if has_port and port_raw != "":
         if not port_raw.isascii() or not port_raw.isdigit():
             raise _deny(INVALID_URL, host, f"invalid port for host {host}")
-        value = int(port_raw)
-        if value > 65535:
+        digits = port_raw.lstrip("0") or "0"  # leading zeros are fine (":0080" is 80)
+        if len(digits) > 5 or int(digits) > 65535:
             raise _deny(INVALID_URL, host, f"port out of range for host {host}")
+        value = int(digits)
         explicit = None if value == default else value
     fragment: str | None = None
     if "#" in remainder:
@@ -325,14 +364,21 @@ def parse_url(url: str) -> ParsedURL:
 
 
 def join_url(base: ParsedURL, reference: str) -> str:
-    """Resolve a (possibly relative) reference, e.g. a Location header, against ``base``."""
+    """Resolve a (possibly relative) reference, e.g. a Location header, against ``base``.
+
+    As in WHATWG: ``//``, ``\\\\``, ``/\\`` and ``\\/`` start an authority; the
+    base's own scheme without ``//`` (``http:/x``, ``http:x``) is a relative reference.
+    """
     ref = reference.strip(_C0_SPACE).translate(_TAB_NL)
     colon = ref.find(":")
     if colon > 0 and _SCHEME_RE.fullmatch(ref[:colon]):
         scheme = ref[:colon].lower()
         after = ref[colon + 1 :]
-        if scheme == base.scheme and not after.startswith(("/", "\\")):
-            ref = after  # "http:foo" relative to an http base is a relative reference
+        if scheme == base.scheme and not after.startswith("//"):
+            # WHATWG "special relative or authority state": with the base's scheme only
+            # "//" starts an authority; "http:/x" and "http:foo" are relative references
+            # ("http:/\\x" and "http:\\\\x" still reach one through the relative slash state).
+            ref = after
         else:
             return ref
     if ref[:2] in ("//", "\\\\", "/\\", "\\/"):

@@ -177,6 +177,18 @@ class LoopbackOrigin:
         elif path == "/close-delimited":
             writer.write(b"HTTP/1.1 200 OK\r\n\r\n" + TEXT)
             return False
+        elif path == "/stacked":  # Content-Encoding: gzip x N, each layer really applied
+            layers = int(query.get("n", ["6"])[0])
+            body = TEXT
+            for _ in range(layers):
+                body = gzip.compress(body)
+            extra = [("Content-Encoding", ", ".join(["gzip"] * layers))]
+        elif path == "/bare-lf":  # a header value hiding a second header behind a bare LF
+            writer.write(
+                b"HTTP/1.1 200 OK\r\nX-A: 1\nTransfer-Encoding: chunked\r\n"
+                b"Content-Length: 2\r\n\r\nok"
+            )
+            return False
         elif path == "/garbage":
             writer.write(b"NOT HTTP AT ALL\r\n\r\n")
             return False
