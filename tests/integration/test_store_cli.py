@@ -144,3 +144,30 @@ def test_store_commands_on_a_missing_store(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["store", "verify", str(tmp_path / "nothing")])
     assert result.exit_code == 1
     assert "error: snapshot-store-error:" in result.output
+
+
+def test_replay_output_failure_exits_4_and_never_leaves_partial_bytes(
+    root: Path, tmp_path: Path
+) -> None:
+    ref = _ref(root)
+    missing_dir = tmp_path / "no" / "such" / "body.bin"
+    result = CliRunner().invoke(main, ["replay", ref, "--store", str(root),
+                                       "--out", str(missing_dir)])
+    assert result.exit_code == 4
+    assert "error: output-error:" in result.output
+    assert str(tmp_path) not in result.output
+    out = tmp_path / "body.bin"
+    out.write_bytes(b"previous")
+    ok = CliRunner().invoke(main, ["replay", ref, "--store", str(root), "--out", str(out)])
+    assert ok.exit_code == 0
+    assert out.read_bytes() == BODY + b"2"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_import_of_a_file_that_is_not_a_warc_fails(root: Path, tmp_path: Path) -> None:
+    for data in (b"", b"x"):
+        bogus = tmp_path / "bogus.warc.gz"
+        bogus.write_bytes(data)
+        result = CliRunner().invoke(main, ["store", "import-warc", str(bogus), str(root)])
+        assert result.exit_code == 1, result.output
+        assert "no WARC records" in result.output

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from pressmark.snapshot import resolve_source_ref
+from pressmark.snapshot import parse_source_ref, resolve_source_ref
 from pressmark.store import FilesystemSnapshotStore
 from pressmark.testing import make_snapshot
 
@@ -86,6 +86,8 @@ def test_sigkilled_writers_never_lose_or_corrupt_data(tmp_path: Path) -> None:
     for ref in returned:
         result = resolve_source_ref(store, ref)
         assert result.ok, (result.error, ref)
+        parsed = parse_source_ref(ref)  # every body is unique: the body index finds it too
+        assert store.get("shared", parsed.body_hash).snapshot_sha256 == parsed.snapshot_sha256
     history = store.list("shared")  # every record authenticates
     assert len(history) <= CAPACITY
     directory = store.source_state("shared", create=False)
@@ -102,6 +104,7 @@ def test_sigkilled_writers_never_lose_or_corrupt_data(tmp_path: Path) -> None:
     records = [n for n in names if n.endswith(".rec")]
     assert len([n for n in names if n.startswith("slot.")]) == len(records)
     assert len([n for n in names if n.startswith("id.")]) == len(records)
+    assert len([n for n in names if n.startswith("body.")]) == len(records)
     assert not [n for n in names if n.startswith(("tmp.", "source.lock"))]
     for ref in returned:
         assert resolve_source_ref(store, ref).ok

@@ -2,11 +2,14 @@
 
 Exit 0 with the bytes written; exit 4 with ``error: <code>: <message>`` on stderr
 when the reference does not resolve (invalid-ref, not-found, snapshot-corrupt,
-snapshot-store-error). Nothing is written to ``--out`` unless it resolves.
+snapshot-store-error) or the output cannot be written (output-error). ``--out``
+is written atomically: it holds all the exact bytes, or is left untouched.
 """
 
 from __future__ import annotations
 
+import os
+import secrets
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -38,12 +41,28 @@ def replay(ref: str, store_dir: str, out: str, text: bool) -> None:
         assert result.error is not None
         _fail(result.error.code, result.error.message)
     data = result.snapshot.body.encode("utf-8") if text else result.snapshot.bytes
-    if out == "-":
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-    else:
-        Path(out).write_bytes(data)
+    try:
+        if out == "-":
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+        else:
+            _write_atomically(Path(out), data)
+    except OSError as exc:
+        _fail("output-error", f"could not write the output ({type(exc).__name__})")
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """All the bytes or none: a half-written file must never pass for the evidence."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        with tmp.open("xb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _fail(code: str, message: str) -> NoReturn:

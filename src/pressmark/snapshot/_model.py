@@ -236,6 +236,10 @@ def validate_source_id(source_id: object) -> str:
         raise InvalidSnapshot("source id is too long")
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in source_id):
         raise InvalidSnapshot("source id contains control characters")
+    try:
+        source_id.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: no file name, no sourceRef can hold them
+        raise InvalidSnapshot("source id is not valid UTF-8") from None
     return source_id
 
 

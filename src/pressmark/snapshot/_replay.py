@@ -67,6 +67,10 @@ def resolve_source_ref(store: _Getter, ref: str) -> ReplayResult:
         return _fail(parsed, "snapshot-store-error", f"store read failed ({type(exc).__name__})")
     digest = envelope_digest(snapshot_envelope(snapshot))
     if digest != parsed.snapshot_sha256:
+        if snapshot.body_hash == parsed.snapshot_sha256:
+            # get() also answers body hashes: a reference whose snapshot digest is some
+            # stored body's hash names no snapshot; the store is not damaged.
+            return _fail(parsed, "not-found", "no snapshot matches every field of the reference")
         return _fail(parsed, "snapshot-corrupt", "store returned a different snapshot")
     if hashlib.sha256(snapshot.bytes).hexdigest() != snapshot.body_hash:
         return _fail(parsed, "snapshot-corrupt", "snapshot body does not match its hash")

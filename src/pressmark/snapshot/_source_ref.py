@@ -86,8 +86,9 @@ def parse_source_ref(ref: str) -> SourceRef:
     """Parse a sourceRef in the canonical grammar; raises InvalidSourceRef (code invalid-ref)."""
     if not isinstance(ref, str):
         raise InvalidSourceRef("sourceRef must be a string")
-    if len(ref) > MAX_REF_CHARS:
-        raise InvalidSourceRef("sourceRef is longer than 16 KiB")
+    # The builder's measure (length once URL-encoded), so everything that parses builds.
+    if len(ref) > MAX_REF_CHARS or len(quote(ref, safe="")) > MAX_REF_CHARS:
+        raise InvalidSourceRef("sourceRef is longer than 16 KiB after URL encoding")
     if not ref.startswith(PREFIX):
         raise InvalidSourceRef("not a pressmark sourceRef")
     version, sep, query = ref[len(PREFIX) :].partition("?")

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
-_CANONICAL = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\Z")
+# [0-9], not \d: \d also matches other scripts' digits, which int() accepts.
+_CANONICAL = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z\Z")
 
 
 def format_timestamp(moment: datetime) -> str:

@@ -8,6 +8,8 @@ Layout (``root`` is what the user names; everything below is ours)::
         <fetched_at>_<snapshot_sha256>.rec     immutable records (framing: _records.py)
         slot.<00000..09999>                    capacity slots, created O_CREAT|O_EXCL
         id.<snapshot_sha256>                   identity index: symlink -> "<slot>|<record>"
+        body.<body_hash>                       body index: symlink -> the newest record name
+                                               with that body (or a newer one in flight)
         HEAD                                   symlink -> the head record's name
         source.lock                            write lock (_lock.py)
         tmp.*                                  temporary files (only without O_TMPFILE)
@@ -15,7 +17,7 @@ Layout (``root`` is what the user names; everything below is ours)::
 ``put()`` holds the source's write lock and: reserves a slot (exclusive create,
 so writers in any number of processes can never take the same one, and history
 can never exceed ``max_history_files``), links the identity entry, moves HEAD
-forward, then publishes the record in one ``linkat`` of a fully written (and,
+and the body entry forward, then publishes the record in one ``linkat`` of a fully written (and,
 by default, fsynced) unnamed inode, and fsyncs the directory. The record is
 published last: a record that exists always has its slot and identity entry,
 so a successful write never makes a later read fail. A write interrupted
@@ -25,6 +27,14 @@ snapshot reuses them and ``prune()`` removes them. A HEAD naming a missing recor
 
 Record names start with the canonical ``fetched_at``, so string order is time
 order; ``latest()`` reads HEAD and one record, whatever the history length.
+HEAD and each body entry keep one invariant: they name a record at least as new
+as every published record they cover (they move before the record appears, and
+prune moves them back only after removing records). So ``get`` by ``body_hash``
+is one lookup too: a body entry naming a present record names the newest with
+that body; no entry means no record has that body; only an entry left dangling by
+an interrupted write or prune makes ``get`` read the older records' headers.
+(Entries deleted or re-pointed by hand break that invariant: ``verify`` reports
+it, ``prune`` and a repeated ``put`` of the snapshot repair it.)
 Reads take no lock and fail closed: a record is served only after its framing,
 envelope digest, source id and body hash check out. The directory is flat
 because on real disks every mkdir, create and rename costs a journal update,
@@ -91,7 +101,8 @@ STORE_FORMAT = "pressmark-store/1"
 SOURCE_FORMAT = "pressmark-source/1"
 SLOT_PREFIX = "slot."
 ID_PREFIX = "id."
-SLOT_NAME = re.compile(r"slot\.(\d{5})\Z")
+BODY_PREFIX = "body."
+SLOT_NAME = re.compile(r"slot\.([0-9]{5})\Z")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -116,7 +127,10 @@ class FilesystemSnapshotStore:
     written; later instances use the stored value. With ``create=False`` a missing
     store is an error instead of being created. ``durability="flush"`` skips
     fsync: much faster on real disks; a power failure can lose recent writes, a
-    process crash cannot.
+    process crash cannot. ``lock_wait``, ``lock_stale_after`` and
+    ``lock_refresh_every`` (90, 60 and 10 s, or a third of a shorter
+    ``lock_stale_after``) are the write lock's timings (:mod:`pressmark.store._lock`);
+    tests shorten them.
     """
 
     def __init__(
@@ -127,9 +141,10 @@ class FilesystemSnapshotStore:
         durability: Durability = "fsync",
         lock_wait: float = WAIT,
         lock_stale_after: float = STALE_AFTER,
+        lock_refresh_every: float | None = None,
         create: bool = True,
     ) -> None:
-        if not 1 <= max_history_files <= MAX_HISTORY_FILES:
+        if type(max_history_files) is not int or not 1 <= max_history_files <= MAX_HISTORY_FILES:
             raise ValueError("max_history_files must be between 1 and 10000")
         if durability not in ("fsync", "flush"):
             raise ValueError("durability must be 'fsync' or 'flush'")
@@ -139,6 +154,11 @@ class FilesystemSnapshotStore:
         self.fsync = durability == "fsync"
         self._lock_wait = lock_wait
         self._lock_stale_after = lock_stale_after
+        if not (lock_wait >= 0 and lock_stale_after > 0):  # also refuses NaN
+            raise ValueError("lock_wait must be >= 0 and lock_stale_after positive")
+        if lock_refresh_every is not None and not lock_refresh_every > 0:
+            raise ValueError("lock_refresh_every must be positive")
+        self._lock_refresh_every = lock_refresh_every
         self._mutex = threading.Lock()
         self._states: dict[str, SourceState] = {}
         self._init_root(create)
@@ -155,15 +175,22 @@ class FilesystemSnapshotStore:
         state = self.source_state(snapshot.source_id, create=True)
         assert state is not None
         name = record_name(snapshot.fetched_at, sha)
-        if os.path.exists(state.file(name)):
+        if self._stored_intact(state, name, sha, snapshot.body_hash):
             return ref
         with state.mutex, self.lock(state):
-            if os.path.exists(state.file(name)):
+            if self._stored_intact(state, name, sha, snapshot.body_hash):
                 return ref
             try:
                 self._reserve(state, name, sha)
                 self._advance_head(state, name)
-                publish(state.dir, name, (head, body), fsync=self.fsync)
+                self._advance_body(state, snapshot.body_hash, name)
+                if not publish(state.dir, name, (head, body), fsync=self.fsync) and (
+                    not self._authentic(state, name)
+                ):
+                    # A damaged copy of this very record (bit rot, a torn write after a
+                    # power cut): the name commits to the envelope, the envelope to the
+                    # body, so the verified bytes we hold are exactly what belongs there.
+                    publish(state.dir, name, (head, body), fsync=self.fsync, replace=True)
                 self.sync_dir(state.dir)
             except OSError as exc:
                 raise SnapshotStoreError("could not write the snapshot record") from exc
@@ -183,12 +210,29 @@ class FilesystemSnapshotStore:
                 return read_record(state.file(name), name, source_id)
             except FileNotFoundError:
                 raise SnapshotNotFound("no snapshot with that digest for this source") from None
+        # Not a snapshot digest: the newest snapshot with that body, from the body index.
+        indexed = read_symlink(state.file(BODY_PREFIX + digest))
+        if indexed is not None:
+            if parse_record_name(indexed) is None:
+                raise SnapshotCorrupt("body index entry is malformed")
+            try:
+                found = read_record(state.file(indexed), indexed, source_id)
+            except FileNotFoundError:
+                pass  # dangling: a write in flight or interrupted, or an interrupted prune
+            else:
+                if found.body_hash != digest:
+                    raise SnapshotCorrupt("body index entry names a record with another body")
+                return found
         names = sorted(self.record_names(state), reverse=True)
         if any(n.endswith(f"_{digest}.rec") for n in names):
             raise SnapshotCorrupt("a record has no identity index entry; prune repairs it")
-        # Not a snapshot digest: the newest snapshot with that body. Headers only, newest
-        # first, so the usual question ("is the head's body this one?") reads one header.
+        if indexed is None:
+            raise SnapshotNotFound("no snapshot with that digest for this source")
+        # The entry dangles but still names something at least as new as every record
+        # with that body: read headers below it, newest first.
         for name in names:
+            if name >= indexed:
+                continue
             try:
                 if self.read_header(state, name)["body_hash"] == digest:
                     return read_record(state.file(name), name, source_id)
@@ -267,7 +311,8 @@ class FilesystemSnapshotStore:
     # -- helpers shared with _maintenance and _witness -------------------------------------
 
     def lock(self, state: SourceState) -> SourceLock:
-        return SourceLock(state.dir, wait=self._lock_wait, stale_after=self._lock_stale_after)
+        return SourceLock(state.dir, wait=self._lock_wait, stale_after=self._lock_stale_after,
+                          refresh_every=self._lock_refresh_every)
 
     def sync_dir(self, path: str) -> None:
         if self.fsync:
@@ -352,6 +397,32 @@ class FilesystemSnapshotStore:
 
     # -- private -------------------------------------------------------------------------
 
+    def _stored_intact(self, state: SourceState, name: str, sha: str, body_hash: str) -> bool:
+        """Is this record already stored, readable and indexed? (One stat when it is new.)
+
+        A put that returns must leave a snapshot that reads back, so an existing copy
+        is only trusted after it authenticates and its identity entry and slot agree.
+        """
+        if not os.path.lexists(state.file(name)) or not self._authentic(state, name):
+            return False
+        try:
+            slot, _, named = (read_symlink(state.file(ID_PREFIX + sha)) or "").partition("|")
+            by_body = read_symlink(state.file(BODY_PREFIX + body_hash))
+            return named == name and SLOT_NAME.match(slot) is not None and (
+                self.read_slot(state, slot) == name) and (
+                by_body is not None and parse_record_name(by_body) is not None
+                and by_body >= name)
+        except OSError as exc:
+            raise SnapshotStoreError("could not read the snapshot record") from exc
+
+    @staticmethod
+    def _authentic(state: SourceState, name: str) -> bool:
+        try:
+            read_record(state.file(name), name, state.source_id)
+        except (FileNotFoundError, SnapshotCorrupt):
+            return False
+        return True
+
     def _reserve(self, state: SourceState, name: str, sha: str) -> None:
         entry = state.file(ID_PREFIX + sha)
         target = read_symlink(entry)
@@ -359,9 +430,26 @@ class FilesystemSnapshotStore:
             slot, _, named = target.partition("|")
             if named == name and SLOT_NAME.match(slot) and self.read_slot(state, slot) == name:
                 return  # an interrupted put of this very snapshot: complete it
+        if target is not None or os.path.lexists(entry):  # wrong, or not even a symlink
             os.unlink(entry)
-        slot = self.allocate_slot(state, name)
-        os.symlink(f"{slot}|{name}", entry)
+        held = self._slot_naming(state, name) if os.path.lexists(state.file(name)) else None
+        os.symlink(f"{held or self.allocate_slot(state, name)}|{name}", entry)
+
+    def _slot_naming(self, state: SourceState, name: str) -> str | None:
+        """The slot a stored record already holds (repair path only: reads every slot)."""
+        for entry in sorted(self.entries(state)):
+            if SLOT_NAME.match(entry) and self.read_slot(state, entry) == name:
+                return entry
+        return None
+
+    def _advance_body(self, state: SourceState, body_hash: str, name: str) -> None:
+        # Same invariant as HEAD, for the records with this body. A dangling entry that
+        # is newer than ``name`` still covers every published record: keep it.
+        current = read_symlink(state.file(BODY_PREFIX + body_hash))
+        if current is not None and parse_record_name(current) is not None and current >= name:
+            return
+        exists = current is not None or os.path.lexists(state.file(BODY_PREFIX + body_hash))
+        set_symlink(state.dir, BODY_PREFIX + body_hash, name, replace=exists)
 
     def _advance_head(self, state: SourceState, name: str) -> None:
         # Invariant: HEAD >= every record name. Only a missing, malformed or dangling
@@ -398,7 +486,7 @@ class FilesystemSnapshotStore:
                 info = json.loads(fh.read(4096))
         except FileNotFoundError:
             info = None
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:  # deep nesting: RecursionError
             raise SnapshotStoreError("store root marker is unreadable") from exc
         if info is None:
             if not create:
@@ -420,7 +508,9 @@ class FilesystemSnapshotStore:
                 meta = json.loads(fh.read(16384))
         except FileNotFoundError:
             return None
-        except (OSError, ValueError) as exc:
+        except OSError as exc:
+            raise SnapshotStoreError("could not read the source metadata") from exc
+        except (ValueError, RecursionError) as exc:
             raise SnapshotCorrupt("source metadata is unreadable") from exc
         if (
             not isinstance(meta, dict)

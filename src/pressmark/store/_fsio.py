@@ -31,13 +31,24 @@ def _write_all(fd: int, parts: tuple[bytes, ...]) -> None:
             view = view[os.write(fd, view) :]
 
 
-def publish(directory: str, name: str, parts: tuple[bytes, ...], *, fsync: bool) -> bool:
+def publish(
+    directory: str, name: str, parts: tuple[bytes, ...], *, fsync: bool, replace: bool = False
+) -> bool:
     """Create ``directory/name`` with ``parts`` atomically; False if the name already exists.
 
     Readers never see a partial file. With ``fsync`` the data is on disk before
     the name appears (the caller fsyncs the directory to make the name durable).
+    With ``replace`` an existing file of that name is atomically replaced (rename).
     """
     target = f"{directory}/{name}"
+    if replace:
+        tmp = _write_temp(directory, name, parts, fsync=fsync)
+        try:
+            os.replace(tmp, target)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+        return True
     if _Support.tmpfile:
         try:
             fd = os.open(directory, _TMPFILE | os.O_WRONLY, 0o644)
@@ -60,14 +71,7 @@ def publish(directory: str, name: str, parts: tuple[bytes, ...], *, fsync: bool)
                     return True
             finally:
                 os.close(fd)
-    tmp = f"{directory}/{TEMP_PREFIX}{name}.{os.getpid()}.{secrets.token_hex(4)}"
-    fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-    try:
-        _write_all(fd, parts)
-        if fsync:
-            os.fsync(fd)
-    finally:
-        os.close(fd)
+    tmp = _write_temp(directory, name, parts, fsync=fsync)
     try:
         os.link(tmp, target)
     except FileExistsError:
@@ -76,6 +80,22 @@ def publish(directory: str, name: str, parts: tuple[bytes, ...], *, fsync: bool)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
     return True
+
+
+def _write_temp(directory: str, name: str, parts: tuple[bytes, ...], *, fsync: bool) -> str:
+    tmp = f"{directory}/{TEMP_PREFIX}{name}.{os.getpid()}.{secrets.token_hex(4)}"
+    fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    try:
+        _write_all(fd, parts)
+        if fsync:
+            os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    os.close(fd)
+    return tmp
 
 
 def create_exclusive(path: str, data: bytes) -> bool:

@@ -8,8 +8,8 @@ random token. It is a symbolic link whose target is that JSON (the trick Emacs
 lock files use): ``symlink(2)`` creates it exclusively *with* its contents in one
 system call, so it never exists without an identity, and it costs one metadata
 operation on the put() hot path. (A regular file with the same JSON is read the
-same way.) While held, its mtime is refreshed every 10 seconds by a daemon thread
-of the owning process.
+same way.) While held, its mtime is refreshed every 10 seconds (``refresh_every``)
+by a daemon thread of the owning process.
 
 Another writer breaks the lock when
 
@@ -89,13 +89,21 @@ def machine_identity() -> MachineIdentity:
 
 
 def process_start_time(pid: int) -> int | None:
-    """The start time (clock ticks since boot) of a live pid, or None when there is none."""
+    """The start time (clock ticks since boot) of a live pid, or None when there is none.
+
+    A zombie (killed, not yet reaped by its parent) still has a ``/proc`` entry but
+    holds nothing any more: it counts as gone, or a SIGKILLed writer whose parent
+    has not called wait() would keep its lock for the full ``stale_after``.
+    """
     try:
         raw = Path(f"/proc/{pid}/stat").read_bytes()
     except OSError:
         return None
     try:
-        return int(raw[raw.rindex(b")") + 2 :].split()[19])
+        fields = raw[raw.rindex(b")") + 2 :].split()
+        if fields[0] in (b"Z", b"X"):  # zombie, dead
+            return None
+        return int(fields[19])
     except (ValueError, IndexError):
         return None
 
@@ -111,38 +119,52 @@ def _proc_available() -> bool:
 
 
 class _Heartbeat:
-    """One daemon thread per process that refreshes the mtime of every held lock."""
+    """One daemon thread per process that refreshes the mtime of every held lock.
+
+    Each held lock has its own interval (``refresh_every``, 10 s by default; tests
+    use a short one); the thread sleeps until the earliest one is due.
+    """
 
     def __init__(self) -> None:
-        self._mutex = threading.Lock()
-        self._held: set[str] = set()
+        self._cond = threading.Condition(threading.Lock())
+        self._every: dict[str, float] = {}  # held lock path -> refresh interval
+        self._due: dict[str, float] = {}  # held lock path -> next refresh (monotonic)
         self._thread: threading.Thread | None = None
 
-    def add(self, path: str) -> None:
-        with self._mutex:
-            self._held.add(path)
+    def add(self, path: str, every: float = REFRESH_EVERY) -> None:
+        with self._cond:
+            self._every[path] = every
+            self._due[path] = time.monotonic() + every
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(
                     target=self._run, name="pressmark-lock-heartbeat", daemon=True
                 )
                 self._thread.start()
+            self._cond.notify()
 
     def discard(self, path: str) -> None:
-        with self._mutex:
-            self._held.discard(path)
+        with self._cond:
+            self._every.pop(path, None)
+            self._due.pop(path, None)
 
     def _run(self) -> None:
         while True:
-            time.sleep(REFRESH_EVERY)
-            with self._mutex:
-                held = list(self._held)
-            for path in held:
+            with self._cond:
+                now = time.monotonic()
+                due = [path for path, when in self._due.items() if when <= now]
+                for path in due:
+                    self._due[path] = now + self._every[path]
+                wake = min(self._due.values(), default=now + REFRESH_EVERY)
+            for path in due:
                 with contextlib.suppress(OSError):
                     os.utime(path, follow_symlinks=False)
+            with self._cond:
+                self._cond.wait(max(0.0, wake - time.monotonic()))
 
     def reset_after_fork(self) -> None:
-        self._mutex = threading.Lock()
-        self._held = set()
+        self._cond = threading.Condition(threading.Lock())
+        self._every = {}
+        self._due = {}
         self._thread = None
 
 
@@ -155,12 +177,22 @@ class SourceLock:
     """An exclusive, breakable, cross-process lock on one source directory."""
 
     def __init__(
-        self, directory: str, *, wait: float = WAIT, stale_after: float = STALE_AFTER
+        self,
+        directory: str,
+        *,
+        wait: float = WAIT,
+        stale_after: float = STALE_AFTER,
+        refresh_every: float | None = None,
     ) -> None:
+        if refresh_every is None:  # 10 s, or sooner when a test shortens stale_after
+            refresh_every = min(REFRESH_EVERY, stale_after / 3)
+        if not refresh_every > 0:
+            raise ValueError("refresh_every must be positive")
         self._dir = directory
         self._path = f"{directory}/{LOCK_NAME}"
         self._wait = wait
         self._stale_after = stale_after
+        self._refresh_every = refresh_every
         self._token = ""
 
     def __enter__(self) -> SourceLock:
@@ -187,9 +219,13 @@ class SourceLock:
                 raise SnapshotStoreError("could not create the source write lock") from exc
             if created:
                 self._token = token
-                _HEARTBEAT.add(self._path)
+                _HEARTBEAT.add(self._path, self._refresh_every)
                 return
-            if self._break_if_stale():
+            try:
+                broke = self._break_if_stale()
+            except OSError as exc:  # e.g. the lock name taken by a directory: not ours to fix
+                raise SnapshotStoreError("could not inspect the source write lock") from exc
+            if broke:
                 continue
             if time.monotonic() >= deadline:
                 raise StoreBusy("another writer holds this source's write lock")
@@ -203,7 +239,7 @@ class SourceLock:
         token, self._token = self._token, ""
         try:
             owner = json.loads(read_lock(self._path))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             return
         if isinstance(owner, dict) and owner.get("token") == token:
             with contextlib.suppress(FileNotFoundError):
@@ -287,7 +323,7 @@ def judge(path: str, stale_after: float) -> tuple[bool, os.stat_result | None, b
         return True, st, content
     try:
         owner = json.loads(content)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False, st, content  # unreadable identity: judged by age alone
     if not isinstance(owner, dict) or not _proc_available():
         return False, st, content

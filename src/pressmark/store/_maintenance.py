@@ -5,11 +5,14 @@ Both walk a whole source, so they live apart from the hot read/write path.
 does, it first removes everything an interrupted write can leave (temporary
 files, slots and identity entries naming no record, a dead lock-breaker marker)
 and gives retained records back a missing slot or identity entry. Then it
-applies the retention rule and points HEAD at the newest record that remains.
+applies the retention rule, points HEAD at the newest record that remains and
+each body entry at the newest remaining record with that body (dropping entries
+of bodies no record has any more, and repairing missing or dangling ones).
 ``verify`` reads every record in full and reports problems; it never repairs.
 While a live writer holds a source's lock, what its write has reserved so far
-(a slot or identity entry without its record yet, HEAD ahead of the records) is
-not reported; the same state left by a crashed writer is.
+(a slot, identity or body entry without its record yet, HEAD ahead of the
+records) is not reported; the same state left by a crashed writer is. Every
+problem a concurrent put or prune could fake is re-checked before it is reported.
 """
 
 # Raw os calls on str paths, as in _filesystem.
@@ -19,7 +22,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from pressmark.store._errors import SnapshotCorrupt, SnapshotHistoryFull, SnapshotStoreError
@@ -39,6 +43,7 @@ if TYPE_CHECKING:
 
 _SLOT_PREFIX = "slot."
 _ID_PREFIX = "id."
+_BODY_PREFIX = "body."
 _KNOWN_FILES = frozenset({"source.json", "HEAD", "source.lock", "source.lock.breaker"})
 
 
@@ -50,7 +55,9 @@ def _sha(name: str) -> str:
 
 def _slot_number(entry: str, capacity: int) -> int | None:
     digits = entry[len(_SLOT_PREFIX) :]
-    if entry.startswith(_SLOT_PREFIX) and len(digits) == 5 and digits.isdigit():
+    if entry.startswith(_SLOT_PREFIX) and len(digits) == 5 and digits.isascii() and (
+        digits.isdigit()
+    ):
         number = int(digits)
         return number if number < capacity else None
     return None
@@ -88,6 +95,8 @@ def prune_source(
             elif not names:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(state.file("HEAD"))
+            # After the removals, never before: until then the old entries still cover them.
+            cleaned += _sync_body_index(store, state, names, history, kept_ix)
             store.sync_dir(state.dir)
         except OSError as exc:
             raise SnapshotStoreError("could not prune the source") from exc
@@ -99,6 +108,45 @@ def prune_source(
         removed=tuple(history[i][0] for i in removed_ix),
         cleaned=cleaned,
     )
+
+
+def _sync_body_index(
+    store: FilesystemSnapshotStore,
+    state: SourceState,
+    names: list[str],
+    history: list[tuple[str, str]],
+    kept: list[int],
+) -> int:
+    """Point every body entry at the newest kept record with that body; drop the others.
+
+    Returns how many entries were wrong *before* the removals (leftovers of
+    interrupted writes, or damage), not the moves the removals themselves require.
+    """
+    newest_all: dict[str, str] = {}
+    for name, (_, body_hash) in zip(names, history, strict=True):
+        newest_all.setdefault(body_hash, name)  # names are newest first
+    newest_kept: dict[str, str] = {}
+    for index in kept:
+        newest_kept.setdefault(history[index][1], names[index])
+    existing = {
+        entry[len(_BODY_PREFIX) :]: read_symlink(state.file(entry)) or ""  # "": not a link
+        for entry in store.entries(state)
+        if entry.startswith(_BODY_PREFIX)
+    }
+    repaired = sum(
+        1 for body in existing.keys() | newest_all.keys()
+        if existing.get(body) != newest_all.get(body)
+    )
+    for body in sorted(existing.keys() | newest_kept.keys()):
+        want = newest_kept.get(body)
+        if existing.get(body) == want:
+            continue
+        if want is None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(state.file(_BODY_PREFIX + body))
+        else:
+            set_symlink(state.dir, _BODY_PREFIX + body, want, replace=body in existing)
+    return repaired
 
 
 def _clean(store: FilesystemSnapshotStore, state: SourceState) -> tuple[int, dict[str, str]]:
@@ -147,7 +195,10 @@ def _clean(store: FilesystemSnapshotStore, state: SourceState) -> tuple[int, dic
     return cleaned, slot_of
 
 
-_IN_FLIGHT = frozenset({"orphan-slot", "orphan-index", "stale-head", "temp-file"})
+_IN_FLIGHT = frozenset({
+    "orphan-slot", "orphan-index", "stale-head", "temp-file", "orphan-body-index",
+    "stale-body-index",
+})
 
 
 def _live_lock(path: str) -> bool:
@@ -180,29 +231,45 @@ def verify_store(store: FilesystemSnapshotStore) -> VerifyReport:
 def _verify_source(
     store: FilesystemSnapshotStore, state: SourceState, problems: list[VerifyProblem]
 ) -> int:
+    """Check one source; safe to run while other processes write and prune it.
+
+    A directory listing is not a snapshot: entries come and go while it is read and
+    while records are read. So every problem a concurrent put or prune could fake is
+    re-checked against the directory as it is *now* before it is reported (a crash
+    leftover or real damage stays put; a race does not), and what a live writer
+    has reserved so far is never reported.
+    """
     lock = state.file(LOCK_NAME)
     writing = _live_lock(lock)
     entries = sorted(store.entries(state))
-    names = [e for e in entries if parse_record_name(e) is not None]
+    candidates: list[tuple[VerifyProblem, Callable[[], bool] | None]] = []
 
-    def report(code: str, detail: str) -> None:
-        # A live writer's reservation is not yet a leftover: only crashed writes count.
-        if not (writing and code in _IN_FLIGHT):
-            problems.append(VerifyProblem(code=code, source_id=state.source_id, detail=detail))
+    def report(code: str, detail: str, still: Callable[[], bool] | None = None) -> None:
+        problem = VerifyProblem(code=code, source_id=state.source_id, detail=detail)
+        candidates.append((problem, still))
 
-    for name in names:
+    newest_with: dict[str, str] = {}  # body_hash -> newest authenticated record name
+    body_of: dict[str, str] = {}
+    names: list[str] = []
+    for name in (e for e in entries if parse_record_name(e) is not None):
         try:
-            read_record(state.file(name), name, state.source_id)
+            body_hash = read_record(state.file(name), name, state.source_id).body_hash
+        except FileNotFoundError:
+            continue  # pruned while we looked: it is not part of the history any more
         except SnapshotCorrupt as exc:
             report("snapshot-corrupt", f"record {name}: {exc.message}")
-    writing = writing or _live_lock(lock)
+        else:
+            body_of[name] = body_hash
+            newest_with[body_hash] = max(name, newest_with.get(body_hash, name))
+        names.append(name)
     present = set(names)
     slots: dict[str, list[str]] = {}
     for entry in entries:
         if entry.startswith(_SLOT_PREFIX):
             named = store.read_slot(state, entry)
             if _slot_number(entry, state.max) is None or named not in present:
-                report("orphan-slot", f"{entry} names no record")
+                report("orphan-slot", f"{entry} names no record",
+                       partial(_slot_still_orphan, store, state, entry))
             else:
                 assert named is not None
                 slots.setdefault(named, []).append(entry)
@@ -210,23 +277,115 @@ def _verify_source(
             target = read_symlink(state.file(entry)) or ""
             slot, _, named = target.partition("|")
             if named not in present:
-                report("orphan-index", f"identity entry {entry[3:19]} names no record")
+                report("orphan-index", f"identity entry {entry[3:19]} names no record",
+                       partial(_present_without, state, entry, named or "-"))
             elif _sha(named) != entry[3:] or store.read_slot(state, slot) != named:
-                report("bad-index", f"identity entry of record {named} is wrong")
+                report("bad-index", f"identity entry of record {named} is wrong",
+                       partial(_index_still_bad, store, state, entry, target))
+        elif entry.startswith(_BODY_PREFIX):
+            _check_body_entry(state, entry, newest_with=newest_with, body_of=body_of,
+                              present=present, report=report)
         elif entry.startswith(TEMP_PREFIX):
-            report("temp-file", "a temporary file of an interrupted write remains")
+            report("temp-file", "a temporary file of an interrupted write remains",
+                   partial(_present_without, state, entry, None))
         elif entry not in present and entry not in _KNOWN_FILES:
-            report("unknown-entry", "the source directory holds an unknown file")
+            report("unknown-entry", "the source directory holds an unknown file",
+                   partial(_present_without, state, entry, None))
     ids = {e[len(_ID_PREFIX) :] for e in entries if e.startswith(_ID_PREFIX)}
+    bodies = {e[len(_BODY_PREFIX) :] for e in entries if e.startswith(_BODY_PREFIX)}
     for name in names:
+        # A record is published after its slot and entries, and pruned before them:
+        # if it is still there, what the listing missed is really missing.
         if name not in slots:
-            report("missing-slot", f"record {name} holds no capacity slot")
+            report("missing-slot", f"record {name} holds no capacity slot",
+                   partial(_present_without, state, name, None))
         elif len(slots[name]) > 1:
             report("duplicate-slot", f"record {name} holds {len(slots[name])} slots")
         if _sha(name) not in ids:
-            report("missing-index", f"record {name} has no identity index entry")
+            report("missing-index", f"record {name} has no identity index entry",
+                   partial(_present_without, state, name, _ID_PREFIX + _sha(name)))
+    for body_hash, name in sorted(newest_with.items()):
+        if body_hash not in bodies:
+            report("missing-body-index", f"record {name} has no body index entry",
+                   partial(_present_without, state, name, _BODY_PREFIX + body_hash))
     if len(names) > state.max:
         report("over-capacity", f"{len(names)} records exceed the capacity of {state.max}")
+
+    def head_is_stale() -> bool:
+        now = [e for e in store.entries(state) if parse_record_name(e) is not None]
+        return bool(now) and read_symlink(state.file("HEAD")) != max(now)
+
     if names and read_symlink(state.file("HEAD")) != names[-1]:
-        report("stale-head", "HEAD does not name the newest record")
+        report("stale-head", "HEAD does not name the newest record", head_is_stale)
+
+    writing = writing or _live_lock(lock)
+    confirmed = [problem for problem, still in candidates if still is None or still()]
+    writing = writing or _live_lock(lock)
+    for problem in confirmed:
+        # A live writer's reservation is not yet a leftover: only crashed writes count.
+        if not (writing and problem.code in _IN_FLIGHT):
+            problems.append(problem)
     return len(names)
+
+
+def _present_without(state: SourceState, name: str, missing: str | None) -> bool:
+    """Re-check: ``name`` still exists and ``missing`` (if given) still does not."""
+    return os.path.lexists(state.file(name)) and not (
+        missing is not None and os.path.lexists(state.file(missing)))
+
+
+def _index_still_bad(
+    store: FilesystemSnapshotStore, state: SourceState, entry: str, target: str
+) -> bool:
+    slot, _, named = target.partition("|")
+    return (read_symlink(state.file(entry)) == target and os.path.lexists(state.file(named))
+            and (_sha(named) != entry[len(_ID_PREFIX) :] or store.read_slot(state, slot) != named))
+
+
+def _still_malformed(state: SourceState, entry: str) -> bool:
+    if not os.path.lexists(state.file(entry)):
+        return False  # removed by a prune while we looked
+    return parse_record_name(read_symlink(state.file(entry)) or "") is None
+
+
+def _slot_still_orphan(store: FilesystemSnapshotStore, state: SourceState, slot: str) -> bool:
+    named = store.read_slot(state, slot)
+    return named is not None and (
+        parse_record_name(named) is None or not os.path.lexists(state.file(named)))
+
+
+def _check_body_entry(
+    state: SourceState,
+    entry: str,
+    *,
+    newest_with: dict[str, str],
+    body_of: dict[str, str],
+    present: set[str],
+    report: Callable[[str, str, Callable[[], bool] | None], None],
+) -> None:
+    body_hash = entry[len(_BODY_PREFIX) :]
+    target = read_symlink(state.file(entry))
+    newest = newest_with.get(body_hash)
+    label = f"body entry {body_hash[:16]}"
+
+    def moved() -> bool:
+        return read_symlink(state.file(entry)) != target
+
+    def behind() -> bool:  # still older than a record with that body that still exists?
+        now = read_symlink(state.file(entry)) or ""
+        return any(body_of[name] == body_hash and name > now
+                   and os.path.lexists(state.file(name)) for name in body_of)
+
+    if target is None or parse_record_name(target) is None:
+        report("bad-body-index", f"{label} is malformed", partial(_still_malformed, state, entry))
+    elif newest is not None and target < newest:
+        report("bad-body-index", f"{label} names an older record than {newest}", behind)
+    elif target in present and target not in body_of:
+        return  # the record itself is corrupt: reported as such
+    elif target not in present:
+        # ahead of every record with that body: a write (or prune) was interrupted
+        report("orphan-body-index" if newest is None else "stale-body-index",
+               f"{label} names no record",
+               lambda: not moved() and not os.path.lexists(state.file(target)))
+    elif target != newest:
+        report("bad-body-index", f"{label} names a record with another body", None)

@@ -17,10 +17,8 @@ from pressmark.store._errors import (
     SnapshotCorrupt,
     SnapshotHistoryFull,
     SnapshotNotFound,
-    SnapshotTooLarge,
 )
 from pressmark.store._protocol import (
-    MAX_BODY_BYTES,
     MAX_HISTORY_FILES,
     PruneReport,
     SnapshotRef,
@@ -30,13 +28,14 @@ from pressmark.store._protocol import (
     order_key,
     select_kept,
 )
+from pressmark.store._records import encode_record
 
 
 class MemorySnapshotStore:
     """Snapshots in a dict, keyed by source id and ``snapshot_sha256``."""
 
     def __init__(self, *, max_history_files: int = MAX_HISTORY_FILES) -> None:
-        if not 1 <= max_history_files <= MAX_HISTORY_FILES:
+        if type(max_history_files) is not int or not 1 <= max_history_files <= MAX_HISTORY_FILES:
             raise ValueError("max_history_files must be between 1 and 10000")
         self._max = max_history_files
         self._lock = threading.Lock()
@@ -44,8 +43,7 @@ class MemorySnapshotStore:
 
     def put(self, snapshot: Snapshot) -> SnapshotRef:
         check_snapshot(snapshot, verify_body=True)
-        if len(snapshot.bytes) > MAX_BODY_BYTES:
-            raise SnapshotTooLarge("snapshot body exceeds 64 MiB")
+        encode_record(snapshot)  # the same 64 MiB body / 96 MiB record caps as on disk
         sha = snapshot.snapshot_sha256
         with self._lock:
             history = self._data.setdefault(snapshot.source_id, {})

@@ -30,7 +30,7 @@ from pressmark.store._protocol import MAX_BODY_BYTES, MAX_RECORD_BYTES
 MAGIC = b"PMSNAP1 "
 _FIRST_LINE_MAX = 64
 RECORD_NAME = re.compile(
-    r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)_([0-9a-f]{64})\.rec\Z"
+    r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z)_([0-9a-f]{64})\.rec\Z"
 )
 
 
@@ -71,7 +71,7 @@ def _split_first_line(data: bytes) -> tuple[int, int, int]:
 def _envelope(header: bytes) -> dict[str, Any]:
     try:
         envelope = json.loads(header)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # nesting deeper than Python's stack
         raise SnapshotCorrupt("snapshot record header is not valid JSON") from exc
     if not isinstance(envelope, dict):
         raise SnapshotCorrupt("snapshot record header is not an object")

@@ -22,6 +22,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -29,7 +30,7 @@ from http import HTTPStatus
 from io import BytesIO
 from pathlib import Path
 from typing import IO, Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from pressmark._version import __version__
 from pressmark.snapshot import (
@@ -51,6 +52,8 @@ REF_HEADER = "WARC-Pressmark-Source-Ref"
 ENVELOPE_HEADER = "WARC-Pressmark-Envelope"
 BODY_HEADER = "WARC-Pressmark-Body-SHA256"
 _FRAMING = frozenset({"content-encoding", "transfer-encoding", "content-length"})
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an RFC 9110 header name
+_LINE_BREAKS = re.compile(r"[\r\n\x00]+")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -114,24 +117,26 @@ def export_warc(
             for ref in reversed(store.list(source_id)):
                 snapshot = store.get(source_id, ref.snapshot_sha256)
                 headers = _warc_headers(snapshot)
+                uri = _ascii_uri(snapshot.url)
                 if snapshot.rendered:
                     record = writer.create_warc_record(
-                        snapshot.url, "resource", payload=BytesIO(snapshot.bytes),
+                        uri, "resource", payload=BytesIO(snapshot.bytes),
                         length=len(snapshot.bytes), warc_content_type="text/html; charset=utf-8",
                         warc_headers_dict=headers)
                     writer.write_record(record)
                 else:
-                    wire = [(k, v) for k, v in snapshot.headers if k not in _FRAMING]
+                    wire = [(k, _one_line(v)) for k, v in snapshot.headers
+                            if k not in _FRAMING and _TOKEN.fullmatch(k)]
                     wire.append(("content-length", str(len(snapshot.bytes))))
                     http = StatusAndHeaders(f"{snapshot.status} {_reason(snapshot.status)}",
                                             wire, protocol="HTTP/1.1")
                     response = writer.create_warc_record(
-                        snapshot.url, "response", payload=BytesIO(snapshot.bytes),
+                        uri, "response", payload=BytesIO(snapshot.bytes),
                         length=len(snapshot.bytes), warc_headers_dict=headers, http_headers=http)
-                    parts = urlsplit(snapshot.url)
+                    parts = urlsplit(uri)
                     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
                     request = writer.create_warc_record(
-                        snapshot.url, "request",
+                        uri, "request",
                         warc_headers_dict={"WARC-Date": snapshot.fetched_at},
                         http_headers=StatusAndHeaders(
                             f"GET {target} HTTP/1.1", [("Host", parts.netloc)],
@@ -139,6 +144,20 @@ def export_warc(
                     writer.write_request_response_pair(request, response)
                 count += 1
     return count
+
+
+def _ascii_uri(url: str) -> str:
+    """The URL as WARC and HTTP lines need it: an IRI becomes its URI (RFC 3987 3.1).
+
+    Only the informational WARC and HTTP headers use it; the envelope keeps the
+    exact URL, so an import restores the snapshot unchanged.
+    """
+    return quote(url, safe="!#$%&'()*+,/:;=?@[]~")
+
+
+def _one_line(value: str) -> str:
+    """A header value that cannot break the HTTP block (the envelope keeps the original)."""
+    return _LINE_BREAKS.sub(" ", value)
 
 
 def _warc_headers(snapshot: Snapshot) -> dict[str, str]:
@@ -163,7 +182,7 @@ def import_warc(
     """Put every snapshot a WARC holds into ``store`` (idempotent for pressmark exports)."""
     from warcio.archiveiterator import ArchiveIterator  # noqa: PLC0415 - imported on use
 
-    imported = skipped = 0
+    imported = skipped = seen = 0
     refs: list[str] = []
     errors: list[str] = []
     with contextlib.ExitStack() as stack:
@@ -171,6 +190,7 @@ def import_warc(
               if isinstance(source, (str, os.PathLike)) else source)
         try:
             for number, record in enumerate(ArchiveIterator(fh), start=1):
+                seen = number
                 if record.rec_type not in ("response", "resource"):
                     skipped += 1
                     continue
@@ -187,6 +207,9 @@ def import_warc(
                     errors.append(f"record {number}: {reason}")
         except Exception as exc:  # warcio raises plain exceptions on broken archives
             errors.append(f"archive is unreadable ({type(exc).__name__})")
+        else:
+            if not seen:  # warcio yields nothing for empty or non-WARC input: not a success
+                errors.append("archive holds no WARC records")
     return WarcImportReport(imported=imported, skipped=skipped, source_refs=tuple(refs),
                             errors=tuple(errors))
 
@@ -197,7 +220,7 @@ def _snapshot_of(record: Any, payload: bytes, *, foreign: bool) -> Snapshot | No
     if encoded:
         try:
             envelope = json.loads(base64.urlsafe_b64decode(encoded.encode("ascii")))
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise InvalidSnapshot("record has a malformed pressmark envelope") from exc
         if not isinstance(envelope, dict):
             raise InvalidSnapshot("record has a malformed pressmark envelope")

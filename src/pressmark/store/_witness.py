@@ -1,8 +1,8 @@
 """Verified source-head witnesses of the filesystem store (opt-in, additive).
 
 ``read_verified_head`` is one fenced operation: fingerprint the source's
-metadata (record names, capacity slots and what they name, identity entries,
-HEAD), authenticate the head record in full, fingerprint again, and succeed only
+metadata (record names, capacity slots and what they name, identity and body
+entries, HEAD), authenticate the head record in full, fingerprint again, and succeed only
 if nothing moved. It refuses state that is not settled (temporary files, slots
 or identity entries naming no record, records without them, a HEAD that is not
 the newest record) instead of attesting to it. The result carries the exact head
@@ -72,13 +72,14 @@ def _fingerprint(
 ) -> tuple[str, str | None]:
     """(digest of the settled metadata, head record name); raises when not settled."""
     entries = sorted(e for e in store.entries(state) if e not in _IGNORED)
-    if len(entries) > 3 * max_entries + 3:
+    if len(entries) > 4 * max_entries + 3:  # record, slot, identity and body entries
         raise SnapshotStoreError("source exceeds the witness entry limit")
     records = [e for e in entries if parse_record_name(e) is not None]
     digest = hashlib.sha256()
     index_bytes = 0
     slotted: set[str] = set()
     indexed: set[str] = set()
+    bodies: set[str] = set()
     for entry in entries:
         if entry.startswith(TEMP_PREFIX):
             raise _Unsettled("source has a write in flight or interrupted")
@@ -94,6 +95,11 @@ def _fingerprint(
             if parse_record_name(named) is None or named[25:89] != entry[3:]:
                 raise SnapshotCorrupt("identity index entry is malformed")
             indexed.add(named)
+        elif entry.startswith("body."):
+            value = read_symlink(state.file(entry)) or ""
+            if parse_record_name(value) is None:
+                raise SnapshotCorrupt("body index entry is malformed")
+            bodies.add(value)
         elif entry == "HEAD":
             value = read_symlink(state.file(entry)) or ""
         else:
@@ -102,7 +108,7 @@ def _fingerprint(
         if index_bytes > max_index_bytes:
             raise SnapshotStoreError("source exceeds the witness index-bytes limit")
         digest.update(f"{entry}\0{value}\n".encode())
-    if slotted != set(records) or indexed != set(records):
+    if slotted != set(records) or indexed != set(records) or not bodies <= set(records):
         raise _Unsettled("source has reservations or records outside the index")
     head = read_symlink(state.file("HEAD"))
     if records and head != records[-1]:
@@ -160,7 +166,7 @@ def compare_head_witness(
         payload = json.loads(base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)))
         key, fingerprint = str(payload["k"]), str(payload["f"])
         device, inode = int(payload["d"]), int(payload["i"])
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):
         return "unsupported"
     try:
         state = store.state_for_key(key) if len(key) == 64 else None

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
 from pressmark._errors import PressmarkError
-from pressmark.snapshot import Snapshot, build_source_ref, resolve_source_ref
+from pressmark.snapshot import Snapshot, SourceRef, build_source_ref, resolve_source_ref
 from pressmark.store import (
+    FilesystemSnapshotStore,
     MemorySnapshotStore,
     SnapshotCorrupt,
     SnapshotStoreError,
@@ -72,3 +74,17 @@ def test_invalid_reference() -> None:
     result = resolve_source_ref(MemorySnapshotStore(), "https://example.com/")
     assert result.error is not None and result.error.code == "invalid-ref"
     assert result.ref is None
+
+
+@pytest.mark.parametrize("kind", ["memory", "filesystem"])
+def test_snapshot_digest_equal_to_a_stored_body_hash_is_not_found(
+    kind: str, tmp_path: Path
+) -> None:
+    store = (MemorySnapshotStore() if kind == "memory"
+             else FilesystemSnapshotStore(tmp_path / "s"))
+    store.put(SNAP)
+    crafted = build_source_ref(SourceRef(
+        source_id=SNAP.source_id, url=SNAP.url, fetched_at=SNAP.fetched_at,
+        body_hash=SNAP.body_hash, snapshot_sha256=SNAP.body_hash))
+    result = resolve_source_ref(store, crafted)
+    assert result.error is not None and result.error.code == "not-found"

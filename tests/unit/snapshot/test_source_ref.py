@@ -92,6 +92,11 @@ GOOD = build_source_ref(SourceRef(source_id="s", url="http://a.test/",
         GOOD.replace("source_id=s", "source_id=%FF"),
         GOOD.replace("source_id=s", "source_id=a/b"),
         GOOD.replace("2026-11-30T12%3A00%3A00.000Z", "2026-11-30"),
+        GOOD.replace("2026-11-30T12%3A00%3A00.000Z",
+                     quote("\u0662026-11-30T12:00:00.000Z", safe="")),  # not an ASCII digit
+        GOOD.replace("2026-11-30T12%3A00%3A00.000Z", "2026-11-30T12%3A00%3A00Z"),
+        GOOD.replace("2026-11-30T12%3A00%3A00.000Z", "2026-11-30T12%3A00%3A00.000%2B00%3A00"),
+        GOOD.replace("2026-11-30T12%3A00%3A00.000Z", "2026-11-30T12%3A00%3A00.000z"),
         GOOD.replace("source_id=s&url=http%3A%2F%2Fa.test%2F",
                      "url=http%3A%2F%2Fa.test%2F&source_id=s"),
         GOOD.replace("&url", "&url=x&url"),
@@ -130,3 +135,16 @@ def test_builder_refuses_unencodable_fields() -> None:
 def test_non_string_is_refused() -> None:
     with pytest.raises(InvalidSourceRef):
         parse_source_ref(b"pressmark:snapshot:v1?" )  # type: ignore[arg-type]
+
+
+def test_parser_and_builder_share_the_16_kib_measure() -> None:
+    # "%" is escaped once in the reference (%25) and again when the reference is
+    # URL-encoded (%2525): short enough raw, too long encoded. Whatever parses must build.
+    fields = {"source_id": "s", "fetched_at": "2026-11-30T12:00:00.000Z",
+              "body_hash": "a" * 64, "snapshot_sha256": "b" * 64}
+    ref = GOOD.replace("url=http%3A%2F%2Fa.test%2F", "url=" + "%25" * 4000)
+    assert len(ref) <= 16 * 1024 < len(quote(ref, safe=""))
+    with pytest.raises(InvalidSourceRef):
+        parse_source_ref(ref)
+    with pytest.raises(InvalidSourceRef):
+        build_source_ref(SourceRef(url="%" * 4000, **fields))

@@ -40,8 +40,9 @@ def test_layout_names_sources_by_hash_and_records_by_time(
     names = sorted(p.name for p in directory.iterdir())
     record = f"{s.fetched_at}_{s.snapshot_sha256}.rec"
     assert names == sorted(["HEAD", "source.json", "slot.00000", f"id.{s.snapshot_sha256}",
-                            record])
+                            f"body.{s.body_hash}", record])
     assert os.readlink(directory / "HEAD") == record
+    assert os.readlink(directory / f"body.{s.body_hash}") == record
     raw = (directory / record).read_bytes()
     assert raw.endswith(s.bytes)  # the body is stored raw, not encoded
     assert not (root.parent / "etc").exists()

@@ -145,3 +145,41 @@ def test_foreign_warc_records_become_snapshots(tmp_path: Path) -> None:
 def test_garbage_is_reported_not_raised() -> None:
     report = import_warc(MemorySnapshotStore(), io.BytesIO(gzip.compress(b"not a warc")))
     assert not report.ok
+
+
+def test_edge_snapshots_round_trip_through_a_standard_warc(tmp_path: Path) -> None:
+    store = FilesystemSnapshotStore(tmp_path / "store", durability="flush")
+    shots = [
+        new_snapshot(source_id="nm", requested_url="http://n.test/", url="http://n.test/",
+                     status=304, headers={"etag": '"v1"'}, body=b"", not_modified=True,
+                     fetched_at=T),
+        new_snapshot(source_id="empty-render", requested_url="http://e.test/",
+                     url="http://e.test/", status=200, headers={}, body=b"", rendered=True,
+                     fetched_at=T),
+        make_snapshot("sjis", "http://j.test/", "<p>日本語</p>".encode("shift_jis"),
+                      headers={"content-type": "text/html; charset=shift_jis"}, fetched_at=T),
+        make_snapshot("bad-utf8", "http://u.test/", b"<p>\xff\xfe\xc3(</p>", fetched_at=T),
+        # an IRI and a header value no HTTP block can hold: the export must still be a
+        # standard WARC, and the import must still restore the exact snapshot
+        new_snapshot(source_id="iri", requested_url="http://i.test/ü?q=✓",
+                     url="http://i.test/ü?q=✓ x", status=200,
+                     headers=[("x-note", "café ✓"), ("x-split", "a\r\nx-injected: 1")],
+                     body=b"<p>i</p>", fetched_at=T),
+    ]
+    refs = [store.put(s).source_ref for s in shots]
+    out = tmp_path / "edge.warc.gz"
+    assert export_warc(store, out) == len(shots)
+    check = subprocess.run([str(Path(sys.executable).parent / "warcio"), "check", str(out)],
+                           capture_output=True, text=True, check=False)
+    assert check.returncode == 0, check.stdout + check.stderr
+    with out.open("rb") as fh:
+        uris = [r.rec_headers.get_header("WARC-Target-URI") for r in ArchiveIterator(fh)]
+    assert all(uri is None or (uri.isascii() and " " not in uri) for uri in uris)
+    copy = FilesystemSnapshotStore(tmp_path / "copy")
+    report = import_warc(copy, out)
+    assert report.ok and report.imported == len(shots)
+    for original, ref in zip(shots, refs, strict=True):
+        restored = resolve_source_ref(copy, ref)
+        assert restored.snapshot == original
+        assert restored.snapshot.bytes == original.bytes
+    assert copy.verify().ok
