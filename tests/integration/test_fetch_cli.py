@@ -59,3 +59,45 @@ def test_user_agent_reaches_the_server(demo_server: DemoServer, demo_origin: str
                "--user-agent", "clitest/1.0")[0] == 0
     agents = {dict(r.headers).get("user-agent") for r in demo_server.requests[mark:]}
     assert agents == {"clitest/1.0"}
+
+
+NO_BROWSER = {"PRESSMARK_CHROMIUM": "/nonexistent/chromium"}
+
+
+def run_env(env: dict[str, str], *args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, ["fetch", *args], env=env)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_json_keys_are_the_same_for_a_config_error(demo_origin: str) -> None:
+    code, out, _ = run(demo_origin + "/", "--allow-loopback", "http://example.com", "--json")
+    doc = json.loads(out)
+    assert code == 2
+    assert doc["ok"] is False and doc["snapshot"] is None and doc["warnings"] == []
+    assert doc["error"]["kind"] == "invalid-config"
+    assert {"status", "not_modified", "source_ref", "render_escalation"} <= doc.keys()
+
+
+def test_render_always_without_a_browser_is_invalid_config(demo_origin: str) -> None:
+    code, out, _ = run_env(NO_BROWSER, demo_origin + "/about", "--allow-loopback", demo_origin,
+                           "--render", "always", "--json")
+    doc = json.loads(out)
+    assert code == 2 and doc["error"]["kind"] == "invalid-config"
+    assert "browser" in doc["error"]["message"]
+
+
+def test_render_on_shell_without_a_browser_keeps_the_plain_page(demo_site: DemoSite,
+                                                                 demo_origin: str) -> None:
+    shell = demo_site.paths_of_kind("shell")[0]
+    allow = ("--allow-loopback", demo_origin, "--render", "on-shell", "--json")
+    code, out, _ = run_env(NO_BROWSER, demo_origin + shell, *allow)
+    doc = json.loads(out)
+    assert code == 0 and doc["snapshot"]["rendered"] is False
+    assert any(w.startswith("render-fallback:render-failed:adapter-error")
+               for w in doc["warnings"])
+    assert doc["render_escalation"]["render_error"]["kind"] == "adapter-error"
+    # A page that is no shell never needs the browser, so nothing fails to start.
+    code, out, _ = run_env(NO_BROWSER, demo_origin + "/about", *allow)
+    doc = json.loads(out)
+    assert code == 0 and doc["render_escalation"] is None
+    assert not any(w.startswith("render-fallback") for w in doc["warnings"])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from pressmark.demo import DemoServer, DemoSite
@@ -139,3 +141,14 @@ async def test_robots_modes(make_demo_server: object, mode: str, path: str,
     if mode == "huge":
         entry = robots.cached(server.url)
         assert entry is not None and entry.truncated
+
+
+async def test_a_hanging_robots_txt_spends_the_page_budget(make_demo_server: object) -> None:
+    server = make_demo_server(robots="timeout")  # type: ignore[operator]
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    result = await fetch_source(SourceConfig(url=server.url + "/about", timeout_ms=600),
+                                options(server.url))  # the cache's own robots timeout is 10 s
+    assert result.error is not None and result.error.kind == "timeout"
+    assert loop.time() - started < 1.5
+    assert result.timings.robots_ms >= 550 and result.timings.attempts == 0

@@ -2,6 +2,10 @@
 
 Exit codes: 0 ok (a 304 included), 2 invalid configuration or usage, 3 denied
 by the egress policy or robots.txt, 4 HTTP error, 5 any other fetch failure.
+
+``--render on-shell|always`` uses :class:`pressmark.render.PlaywrightRenderer`,
+started lazily (on-shell: only when a page turns out to be a shell) with the
+same egress policy; ``always`` without a browser that starts is ``invalid-config``.
 """
 
 from __future__ import annotations
@@ -10,8 +14,6 @@ import asyncio
 import contextlib
 import json
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +22,9 @@ import click
 from pressmark import render as render_module
 from pressmark import store as store_module
 from pressmark._errors import PressmarkError
-from pressmark.egress import EgressPolicy
-from pressmark.fetch import FetchOptions, FetchResult, SourceConfig, fetch_source
+from pressmark.egress import EgressPolicy, Resolver
+from pressmark.fetch import FetchFailure, FetchOptions, FetchResult, SourceConfig, fetch_source
+from pressmark.render import RenderOptions, RenderResult
 
 EXIT_OK = 0
 EXIT_CONFIG = 2
@@ -88,24 +91,50 @@ def result_to_json(result: FetchResult) -> dict[str, Any]:
     }
 
 
-@asynccontextmanager
-async def _renderer(mode: str, policy: Any) -> AsyncIterator[Any]:
-    """A Playwright renderer for on-shell/always, or None when it cannot start."""
-    if mode == "never":
-        yield None
-        return
-    try:
-        renderer = render_module.PlaywrightRenderer(policy=policy)
-        entered = await renderer.__aenter__()
-    except (PressmarkError, ImportError, OSError) as exc:
-        click.echo(f"warning: no renderer available: {exc}", err=True)
-        yield None
-        return
-    try:
-        yield entered
-    finally:
-        with contextlib.suppress(Exception):
-            await renderer.__aexit__(None, None, None)
+class LazyPlaywrightRenderer:
+    """Starts Chromium on the first render, so ``--render on-shell`` on a page that is
+    not a shell never launches a browser. A start failure is raised from ``render``
+    (the fetch layer keeps the plain snapshot and says why in a warning)."""
+
+    def __init__(self, policy: EgressPolicy, resolver: Resolver | None = None) -> None:
+        self._policy = policy
+        self._resolver = resolver
+        self._inner: Any = None
+        self._failed: BaseException | None = None
+        self._lock = asyncio.Lock()
+
+    async def start(self) -> None:
+        async with self._lock:
+            if self._failed is not None:
+                raise self._failed
+            if self._inner is not None:
+                return
+            try:
+                inner = render_module.PlaywrightRenderer(policy=self._policy,
+                                                         resolver=self._resolver)
+                await inner.start()
+            except Exception as exc:
+                self._failed = exc
+                raise
+            self._inner = inner
+
+    async def render(self, url: str, options: RenderOptions) -> RenderResult:
+        await self.start()
+        result: RenderResult = await self._inner.render(url, options)
+        return result
+
+    async def aclose(self) -> None:
+        inner, self._inner = self._inner, None
+        if inner is not None:
+            with contextlib.suppress(Exception):
+                await inner.close()
+
+
+def _failure_json(url: str, kind: str, message: str, code: str | None) -> dict[str, Any]:
+    """The ``--json`` document for a failure found before fetch_source ran (same keys)."""
+    result = FetchResult(url=url, error=FetchFailure(kind=kind,  # type: ignore[arg-type]
+                                                     message=message, code=code, url=url))
+    return result_to_json(result)
 
 
 async def _run(url: str, *, render: str, store_dir: Path | None, origins: tuple[str, ...],
@@ -115,13 +144,29 @@ async def _run(url: str, *, render: str, store_dir: Path | None, origins: tuple[
     store: store_module.SnapshotStore | None = None
     if store_dir is not None:
         store = store_module.FilesystemSnapshotStore(store_dir)
+    # --store means "keep and revalidate"; a rendered fetch never revalidates (decision 6),
+    # so --render always does not switch it on only to warn that it was inert.
     source = SourceConfig(url=url, render_policy=render,  # type: ignore[arg-type]
                           max_response_bytes=max_bytes, timeout_ms=timeout_ms, retries=retries,
                           user_agent=user_agent, respect_robots=respect_robots,
-                          revalidate=store is not None)
-    async with _renderer(render, policy) as renderer:
-        options = FetchOptions(egress=policy, store=store, renderer=renderer)
+                          revalidate=store is not None and render != "always")
+    resolver: Resolver | None = None   # the system resolver, for the fetch and the browser
+    renderer = None if render == "never" else LazyPlaywrightRenderer(policy, resolver)
+    try:
+        if render == "always" and renderer is not None:
+            try:
+                await renderer.start()
+            except Exception as exc:
+                message = (f"--render always needs a browser, and none could start: "
+                           f"{type(exc).__name__}: {exc}")
+                return FetchResult(url=url, error=FetchFailure(
+                    kind="invalid-config", message=message, code=getattr(exc, "code", None),
+                    url=url))
+        options = FetchOptions(egress=policy, resolver=resolver, store=store, renderer=renderer)
         return await fetch_source(source, options)
+    finally:
+        if renderer is not None:
+            await renderer.aclose()
 
 
 @click.command("fetch")
@@ -148,8 +193,8 @@ def fetch(url: str, *, as_json: bool, render: str, store_dir: Path | None, origi
                                   user_agent=user_agent, respect_robots=not no_robots))
     except PressmarkError as exc:
         if as_json:
-            click.echo(json.dumps({"ok": False, "url": url, "error": {
-                "kind": "invalid-config", "message": exc.message, "code": exc.code}}))
+            click.echo(json.dumps(_failure_json(url, "invalid-config", exc.message, exc.code),
+                                  indent=2, ensure_ascii=False))
         else:
             click.echo(f"error: invalid-config: {exc.message}", err=True)
         sys.exit(EXIT_CONFIG)

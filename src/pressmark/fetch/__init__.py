@@ -28,7 +28,13 @@ from pressmark.fetch._config import (
 from pressmark.fetch._fetch import fetch_source
 from pressmark.fetch._politeness import Politeness
 from pressmark.fetch._render_policy import resolve_render_policy
-from pressmark.fetch._robots import RobotsCache, RobotsEntry, parse_robots, product_token
+from pressmark.fetch._robots import (
+    RobotsCache,
+    RobotsEntry,
+    RobotsRules,
+    parse_robots,
+    product_token,
+)
 from pressmark.fetch._shell import (
     EMBEDDED_STATE_WARNING_PREFIX,
     SHELL_WARNING_PREFIX,
@@ -54,6 +60,7 @@ __all__ = [
     "RenderPolicy",
     "RobotsCache",
     "RobotsEntry",
+    "RobotsRules",
     "ShellVerdict",
     "SourceConfig",
     "SystemClock",

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from pressmark.fetch._politeness import Politeness
 
 _RETRY_STATUSES_WITH_AFTER = (429, 503)
+HEADERS_TOO_LARGE = "headers-too-large"   # a network-error code; deterministic, never retried
+_EGRESS_HEAD_LIMITS = ("too many response headers", "response head too large")
 
 
 class RobotsDenied(PressmarkError):
@@ -43,9 +45,20 @@ class RobotsDenied(PressmarkError):
 
     code = "robots-denied"
 
-    def __init__(self, url: str) -> None:
-        super().__init__("robots.txt disallows this URL for our user agent")
+    def __init__(self, url: str, reason: str = "ok") -> None:
+        if reason == "ok":
+            message = "robots.txt disallows this URL for our user agent"
+        else:  # unreachable (5xx, timeout, network, refused redirect): disallow all for now
+            message = f"robots.txt is unreachable ({reason}); the site is disallowed until retried"
+        super().__init__(message)
         self.url = url
+        self.reason = reason
+
+
+class HeadersTooLarge(NetworkError):
+    """The response headers broke the count or size limit (a network error, never retried)."""
+
+    code = HEADERS_TOO_LARGE
 
 
 class AttemptFailed(Exception):
@@ -100,7 +113,12 @@ def translate(exc: BaseException, url: str) -> AttemptFailed:
     if isinstance(exc, ResponseTooLarge):
         return fail("response-too-large", exc.message, code=exc.code, url=url)
     if isinstance(exc, NetworkError):
-        return fail("network-error", exc.message, code=exc.code, url=url)
+        code = exc.code
+        if code == "network-error" and exc.message.endswith(_EGRESS_HEAD_LIMITS):
+            # The egress layer enforces its own fixed head limits but reports them as a
+            # generic protocol error; name them so they are not retried like a reset.
+            code = HEADERS_TOO_LARGE
+        return fail("network-error", exc.message, code=code, url=url)
     if isinstance(exc, PressmarkError):
         kind: FetchErrorKind = "invalid-config" if exc.code == "invalid-config" else "network-error"
         return fail(kind, exc.message, code=exc.code, url=url)
@@ -131,7 +149,7 @@ async def _read_response(response: GuardedResponse, max_bytes: int,
     headers = response.headers
     if len(headers) > options.max_headers or sum(
             len(k) + len(v) + 4 for k, v in headers) > options.max_header_bytes:
-        raise NetworkError("the response headers exceed the header count or size limit")
+        raise HeadersTooLarge("the response headers exceed the header count or size limit")
     status = response.status
     body = b""
     if 200 <= status < 300:
@@ -157,12 +175,13 @@ async def plain_attempt(*, client: GuardedClient, url: str, headers: list[tuple[
                         hop_check: Callable[[str], Awaitable[None]] | None,
                         politeness: Politeness | None, host: str, delay_s: float | None,
                         clock: Clock, options: FetchOptions, meter: Meter,
-                        warnings: list[str]) -> WireResponse:
+                        warnings: list[str], spent_s: float = 0.0) -> WireResponse:
     """Send the request (with retries) and return the final response; raise AttemptFailed.
 
     The time budget starts when the first request may start: queueing behind other
     requests to a slow host (``Crawl-delay``) is politeness, not a slow response.
-    Back-off and ``Retry-After`` waits after that count against the budget.
+    Back-off and ``Retry-After`` waits after that count against the budget, and so
+    does ``spent_s``: time already spent for this page (downloading robots.txt).
     """
     deadline = float("inf")
     attempt = 0
@@ -177,7 +196,7 @@ async def plain_attempt(*, client: GuardedClient, url: str, headers: list[tuple[
             async with slot as waited:
                 meter.wait_ms += waited * 1000.0
                 if attempt == 0:
-                    deadline = clock.now() + timeout_s
+                    deadline = clock.now() + timeout_s - spent_s
                 remaining = deadline - clock.now()
                 if remaining <= 0:
                     raise fail("timeout", "the fetch budget ran out while waiting for the host",
@@ -200,7 +219,8 @@ async def plain_attempt(*, client: GuardedClient, url: str, headers: list[tuple[
             raise
         except Exception as exc:
             failure = translate(exc, url)
-            if failure.failure.kind in ("network-error", "timeout") and attempt < retries:
+            if (failure.failure.kind in ("network-error", "timeout") and attempt < retries
+                    and failure.failure.code != HEADERS_TOO_LARGE):
                 retry_in = backoff_s(attempt, options)
                 if clock.now() + retry_in >= deadline:
                     raise failure from exc
@@ -209,11 +229,16 @@ async def plain_attempt(*, client: GuardedClient, url: str, headers: list[tuple[
                 raise failure from exc
         else:
             status = wire.status
-            if not (status >= 500 or status == 429) or attempt >= retries:
+            if not (status >= 500 or status == 429):
                 return wire
             after = (parse_retry_after(wire.header("retry-after"))
                      if status in _RETRY_STATUSES_WITH_AFTER else None)
             cap = options.retry_after_cap_ms / 1000.0
+            if attempt >= retries:
+                # No retry of ours, but the host asked every client to hold off.
+                if after is not None and politeness is not None:
+                    politeness.defer(host, min(after, cap))
+                return wire
             if after is not None:
                 if after > cap:
                     if politeness is not None:

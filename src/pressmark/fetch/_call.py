@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit
 
+from pressmark._errors import PressmarkError
 from pressmark.egress import EgressDenied, GuardedClient, parse_url
 from pressmark.fetch._attempt import (
     AttemptFailed,
@@ -34,20 +35,22 @@ from pressmark.fetch._config import (
     SystemClock,
     headers_items,
 )
-from pressmark.fetch._robots import RobotsCache, origin_of, product_token
+from pressmark.fetch._robots import RobotsCache, product_token
 from pressmark.render import ReadinessReport, ReadinessSpec, RenderOptions
 from pressmark.snapshot import (
     RedirectRecord,
     build_source_ref,
     classify_content_type,
+    lookup_encoding,
     new_snapshot,
     source_id_for_url,
 )
-from pressmark.store import MemorySnapshotStore
+from pressmark.store import MemorySnapshotStore, SnapshotRef
 
 if TYPE_CHECKING:
+    from pressmark.egress import ParsedURL
     from pressmark.snapshot import Snapshot
-    from pressmark.store import SnapshotRef
+    from pressmark.store import SnapshotStore
 
 _FORBIDDEN_HEADERS = frozenset({
     "host", "content-length", "transfer-encoding", "connection", "upgrade", "te", "trailer",
@@ -102,14 +105,30 @@ class CallState:
         self.robots: RobotsCache | None = None
         self.client: GuardedClient | None = None
         self._source_id: str | None = source.source_id
+        self._parsed: ParsedURL | None = None
         self.token = product_token(self.user_agent)
+        self.origin: str | None = None   # robots.txt origin of the URL, once it was checked
         self._robots_ok: set[str] = set()   # URLs robots.txt already allowed in this call
+        self.render_called = False           # the renderer was invoked (at most once)
 
     @property
     def source_id(self) -> str:
+        """The caller's, else derived from the URL browser-parsed with the fragment dropped."""
         if self._source_id is None:
-            self._source_id = source_id_for_url(canonical_url(self.url))
+            try:
+                parsed = self.parsed_url()
+            except EgressDenied:
+                canonical = self.url
+            else:
+                canonical = parsed.origin + parsed.target
+            self._source_id = source_id_for_url(canonical)
         return self._source_id
+
+    def parsed_url(self) -> ParsedURL:
+        """The requested URL as the egress layer parses it (parsed once per call)."""
+        if self._parsed is None:
+            self._parsed = parse_url(self.url)
+        return self._parsed
 
     def result(self, *, snapshot: Snapshot | None = None, ref: SnapshotRef | None = None,
                source_ref: str | None = None, error: FetchFailure | None = None,
@@ -136,9 +155,14 @@ class CallState:
         """Raise RobotsDenied (or EgressDenied for an origin we may not reach at all)."""
         if not self.source.respect_robots or self.robots is None or url in self._robots_ok:
             return
+        # Parse as the egress layer (WHATWG) does, so robots.txt judges the very URL that
+        # is requested (a backslash or dot-segment spelling cannot dodge a Disallow).
+        parsed = self.parsed_url() if url == self.url else parse_url(url)
+        origin, url = parsed.origin, parsed.url
+        if url in self._robots_ok:
+            return
         started = self.clock.now()
         try:
-            origin = origin_of(url)
             entry = self.robots.cached(origin)
             if entry is None:
                 # A hanging robots.txt may not hold this fetch past its own budget.
@@ -149,17 +173,19 @@ class CallState:
             self.meter.robots_ms += (self.clock.now() - started) * 1000.0
         if entry.allowed(url, self.token):
             self._robots_ok.add(url)
+            if self.origin is None:
+                self.origin = origin
             return
         if entry.reason.startswith("denied:"):
             code = entry.reason.partition(":")[2]
             raise EgressDenied(code, urlsplit(url).hostname, "the egress policy denies this host",
                                url=url)
-        raise RobotsDenied(url)
+        raise RobotsDenied(url, entry.reason)
 
     async def crawl_delay_s(self) -> float | None:
         delay = (self.source.min_delay_ms or 0) / 1000.0
         if self.source.respect_robots and self.robots is not None:
-            entry = self.robots.cached(origin_of(self.url))
+            entry = None if self.origin is None else self.robots.cached(self.origin)
             site = None if entry is None else entry.crawl_delay(self.token)
             if site is not None:
                 delay = max(delay, min(site, self.robots.crawl_delay_cap_s))
@@ -180,8 +206,14 @@ class CallState:
         store = self.options.store
         sent_validators = False
         if use_validators and self.source.revalidate and store is not None:
-            prior = await self._store_call(store.latest, self.source_id)
-            if prior is not None and not prior.rendered:
+            try:
+                prior = await self._store_call(_newest_wire, store, self.source_id)
+            except (PressmarkError, OSError) as exc:
+                # No validators is a full fetch, not a failed one: say why and go on.
+                code = getattr(exc, "code", None) or type(exc).__name__
+                self.warnings.append(f"revalidate-skipped:store-error:{code}")
+                prior = None
+            if prior is not None:
                 if prior.etag:
                     headers.append(("if-none-match", prior.etag))
                     sent_validators = True
@@ -190,12 +222,16 @@ class CallState:
                     sent_validators = True
         hop_check: Callable[[str], Awaitable[None]] | None = (
             self.check_robots if self.source.respect_robots else None)
+        robots_before = self.meter.robots_ms
         if hop_check is not None:
             await self.check_robots(self.url)   # also loads robots for the Crawl-delay
+        # Downloading robots.txt is part of fetching the page: it spends the page's budget.
+        robots_spent_s = (self.meter.robots_ms - robots_before) / 1000.0
         delay = await self.crawl_delay_s()
         wire = await plain_attempt(
             client=self.client, url=self.url, headers=headers, timeout_s=self.timeout_s,
             max_bytes=self.max_bytes, retries=self.retries, hop_check=hop_check,
+            spent_s=robots_spent_s,
             politeness=self.options.politeness, host=(urlsplit(self.url).hostname or ""),
             delay_s=delay, clock=self.clock, options=self.options, meter=self.meter,
             warnings=self.warnings)
@@ -220,7 +256,9 @@ class CallState:
         warnings: list[str] = []
         if charset_source == "bom":
             declared = header_charset(content_type_header)
-            if declared is not None and declared.replace("_", "-") != charset:
+            if declared is not None and charset is not None and (
+                    lookup_encoding(declared) or declared) != (lookup_encoding(charset)
+                                                                 or charset):
                 warnings.append(f"charset-bom-overrides-header: header says {declared}, "
                                 f"the byte-order mark says {charset}")
         return new_snapshot(
@@ -236,13 +274,16 @@ class CallState:
         """One rendered attempt: robots once, no validators, no retry; raise AttemptFailed."""
         renderer = self.options.renderer
         assert renderer is not None
+        robots_before = self.meter.robots_ms
         try:
             await self.check_robots(self.url)
         except AttemptFailed:
             raise
         except Exception as exc:
             raise translate(exc, self.url) from exc
-        options = RenderOptions(timeout_ms=int(self.timeout_s * 1000), user_agent=self.user_agent,
+        # The hint (decision 2) is what is left of the budget once robots.txt was read.
+        hint_ms = max(1, int(self.timeout_s * 1000 - (self.meter.robots_ms - robots_before)))
+        options = RenderOptions(timeout_ms=hint_ms, user_agent=self.user_agent,
                                 readiness=self.options.readiness or ReadinessSpec(),
                                 max_html_bytes=self.max_bytes)
         politeness = self.options.politeness
@@ -254,8 +295,10 @@ class CallState:
                                            delay_s=delay) as waited:
                     self.meter.wait_ms += waited * 1000.0
                     started = self.clock.now()
+                    self.render_called = True
                     result = await renderer.render(self.url, options)
             else:
+                self.render_called = True
                 result = await renderer.render(self.url, options)
         except asyncio.CancelledError:
             raise
@@ -305,27 +348,38 @@ class CallState:
         ref = await self._store_call(store.put, snapshot)
         return ref, ref.source_ref
 
-    async def prior_ref(self, prior: Snapshot) -> SnapshotRef | None:
-        store = self.options.store
-        if store is None:
+    def prior_ref(self, prior: Snapshot) -> SnapshotRef | None:
+        """The ref of the stored snapshot a 304 confirmed (it came from the store as is,
+        so its ref is computed, not looked up: ``list`` may read the whole history)."""
+        if self.options.store is None:
             return None
-
-        def find() -> SnapshotRef | None:
-            for ref in store.list(prior.source_id):
-                if ref.snapshot_sha256 == prior.snapshot_sha256:
-                    return ref
-            return None
-
-        return await self._store_call(find)
+        return SnapshotRef.of(prior)
 
 
-def canonical_url(url: str) -> str:
-    """The URL the default source id is derived from: browser-parsed, fragment dropped."""
-    try:
-        parsed = parse_url(url)
-    except EgressDenied:
-        return url
-    return parsed.origin + parsed.target
+_WIRE_LOOKBACK = 16
+
+
+def _newest_wire(store: SnapshotStore, source_id: str) -> Snapshot | None:
+    """The newest stored snapshot that came off the wire (seed decision 6).
+
+    A rendered snapshot has no validators of its own and must not lend any: when the
+    store's head is rendered (an ``on-shell`` render won last time), the validators
+    come from the newest plain snapshot before it, looked up through ``list``/``get``
+    (at most ``_WIRE_LOOKBACK`` records back).
+    """
+    head = store.latest(source_id)
+    if head is None or not head.rendered:
+        return head
+    for ref in store.list(source_id)[:_WIRE_LOOKBACK]:
+        if ref.snapshot_sha256 == head.snapshot_sha256:
+            continue
+        try:
+            candidate = store.get(source_id, ref.snapshot_sha256)
+        except PressmarkError:
+            continue  # pruned or damaged meanwhile: not a source of validators
+        if not candidate.rendered and not candidate.not_modified:
+            return candidate
+    return None
 
 
 def _weak(etag: str) -> str:

@@ -162,6 +162,7 @@ def prescan_meta_charset(data: bytes, limit: int = _PRESCAN_BYTES) -> str | None
             got_pragma = False
             need_pragma: bool | None = None
             charset: str | None = None
+            charset_set = False   # a charset attribute naming an unknown label still counts
             while True:
                 attr = _get_attribute(buf, pos)
                 if attr is None:
@@ -172,13 +173,13 @@ def prescan_meta_charset(data: bytes, limit: int = _PRESCAN_BYTES) -> str | None
                 seen.add(name)
                 if name == b"http-equiv" and value == b"content-type":
                     got_pragma = True
-                elif name == b"content" and charset is None:
+                elif name == b"content" and not charset_set:
                     found = charset_from_meta_content(value)
                     if found is not None:
-                        charset = found
+                        charset, charset_set = found, True
                         need_pragma = True
-                elif name == b"charset":
-                    charset = _known(value.decode("latin-1"))
+                elif name == b"charset" and not charset_set:
+                    charset, charset_set = _known(value.decode("latin-1")), True
                     need_pragma = False
                 if pos >= n:
                     break

@@ -89,9 +89,8 @@ async def _always(call: CallState) -> FetchResult:
         await _egress_check(call)
         snapshot, readiness = await call.rendered()
     except AttemptFailed as exc:
-        escalation = RenderEscalation(attempted=exc.failure.kind not in (
-            "robots-denied", "egress-denied"), reason=_POLICY_REASON,
-            render_error=exc.failure)
+        escalation = RenderEscalation(attempted=call.render_called, reason=_POLICY_REASON,
+                                      render_error=exc.failure)
         return call.result(error=exc.failure, warnings=inert, escalation=escalation,
                            http_status=exc.failure.status)
     ref, source_ref = await _stored(call, snapshot)
@@ -122,7 +121,7 @@ async def _plain_first(call: CallState, *, escalate: bool) -> FetchResult:
     if snapshot is None:
         # A trustworthy 304: final, never rendered (decision 6).
         assert prior is not None
-        ref = await call.prior_ref(prior)
+        ref = call.prior_ref(prior)
         source_ref = ref.source_ref if ref is not None else build_source_ref(prior)
         return call.result(snapshot=prior, ref=ref, source_ref=source_ref, not_modified=True,
                            http_status=wire.status)
@@ -150,7 +149,7 @@ async def _plain_first(call: CallState, *, escalate: bool) -> FetchResult:
             snapshot=snapshot, ref=ref, source_ref=source_ref,
             warnings=(*plain_warnings, *inert, render_failed_warning(exc.failure.kind)),
             http_status=wire.status,
-            escalation=RenderEscalation(attempted=True, reason=reason,
+            escalation=RenderEscalation(attempted=call.render_called, reason=reason,
                                         first_snapshot_ref=source_ref,
                                         render_error=exc.failure))
     rendered_ref, rendered_source_ref = await _stored(call, rendered)

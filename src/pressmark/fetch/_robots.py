@@ -6,8 +6,10 @@ keeps one entry per origin:
 * 2xx: the rules, the first 500 KiB only (the rest is ignored, as RFC 9309 allows);
 * 4xx, or more than 5 redirects: "unavailable", everything allowed;
 * 5xx, timeout, network error or a denied hop: "unreachable", everything
-  disallowed until the short error TTL passes and the next lookup retries;
-* kept for 24 hours, or less when ``Cache-Control: max-age`` says so.
+  disallowed until the short error TTL passes and the next lookup retries (a
+  denied first hop means the origin itself is denied: the page gets ``egress-denied``);
+* kept for 24 hours, or less when ``Cache-Control: max-age`` / ``Expires`` say so
+  (but at least ``min_ttl_s``, a minute: ``no-cache`` does not mean once per page).
 
 Concurrent lookups of one origin share one download. Rules are matched with the
 product token of the user agent (``pressmark`` for ``pressmark/0.1 (+...)``).
@@ -16,7 +18,9 @@ product token of the user agent (``pressmark`` for ``pressmark/0.1 (+...)``).
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import re
+import time
 from collections.abc import Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -32,6 +36,7 @@ from pressmark.egress import (
     NetworkError,
     ResponseTooLarge,
     Timeout,
+    parse_url,
 )
 from pressmark.fetch._config import Clock, SystemClock
 
@@ -44,6 +49,9 @@ ROBOTS_MAX_BYTES = 500 * 1024
 ROBOTS_MAX_REDIRECTS = 5
 DEFAULT_TTL_S = 24 * 3600.0
 DEFAULT_ERROR_TTL_S = 60.0
+# robots.txt downloads are not paced by Crawl-delay, so even "no-cache" keeps it a minute:
+# a crawl does not fetch robots.txt again before every page.
+DEFAULT_MIN_TTL_S = 60.0
 DEFAULT_CRAWL_DELAY_CAP_S = 10.0
 
 RobotsState = Literal["rules", "allow-all", "disallow-all"]
@@ -58,19 +66,81 @@ def product_token(user_agent: str) -> str:
 
 
 def origin_of(url: str) -> str:
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    host = (parts.hostname or "").lower()
+    """``scheme://host[:port]`` as the egress layer parses it (the key of the cache)."""
+    try:
+        return parse_url(url).origin
+    except EgressDenied:
+        pass  # not fetchable anyway; a best-effort key
+    try:
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        host = (parts.hostname or "").lower()
+        port = parts.port
+    except ValueError:
+        return url
     if ":" in host:
         host = f"[{host}]"
-    port = parts.port
     default = {"http": 80, "https": 443}.get(scheme)
     netloc = host if port is None or port == default else f"{host}:{port}"
     return f"{scheme}://{netloc}"
 
 
-def parse_robots(text: str) -> Protego:
-    return Protego.parse(text)
+_UA_LINE = re.compile(r"^(\s*user[- ]?agent\s*(?::|\s)\s*)([^#\r\n]*)(.*)$",
+                      re.IGNORECASE | re.DOTALL)
+
+
+def _group_token(value: str) -> str:
+    """The product token a ``User-agent:`` line names, marked so protego matches it whole."""
+    value = value.strip()
+    if value == "*":
+        return "*"
+    match = _TOKEN.match(value)
+    # "/" ends every token, so protego's prefix match becomes an exact match (RFC 9309):
+    # a "press" group never applies to "pressmark", nor "pressmark" to "pressmarker".
+    return f"{match.group(0).lower()}/" if match else "(no-token)/"
+
+
+class RobotsRules:
+    """Parsed robots.txt rules, matched by exact product token (RFC 9309 section 2.2.1).
+
+    protego picks a group by prefix (``User-agent: press`` would apply to
+    ``pressmark``); here each group line is reduced to its product token first and
+    every lookup uses the product token of the caller's user agent, so only the
+    group naming exactly our token (case-insensitively) applies, else ``*``.
+    """
+
+    __slots__ = ("_parser",)
+
+    def __init__(self, text: str) -> None:
+        lines = []
+        for line in text.splitlines():
+            match = _UA_LINE.match(line)
+            if match is not None and match.group(2).strip():
+                lines.append(f"User-agent: {_group_token(match.group(2))}")
+            else:
+                lines.append(line)
+        self._parser = Protego.parse("\n".join(lines))
+
+    @staticmethod
+    def _agent(user_agent: str) -> str:
+        token = product_token(user_agent)
+        return "*" if token == "*" else f"{token}/"
+
+    def can_fetch(self, url: str, user_agent: str) -> bool:
+        return bool(self._parser.can_fetch(url, self._agent(user_agent)))
+
+    def crawl_delay(self, user_agent: str) -> float | None:
+        delay = self._parser.crawl_delay(self._agent(user_agent))
+        return None if delay is None else float(delay)
+
+    @property
+    def sitemaps(self) -> list[str]:
+        return list(self._parser.sitemaps)
+
+
+def parse_robots(text: str) -> RobotsRules:
+    """Parse robots.txt text (pure); ``can_fetch(url, user_agent)`` matches the product token."""
+    return RobotsRules(text)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -81,7 +151,7 @@ class RobotsEntry:
     state: RobotsState
     status: int | None
     expires_at: float
-    rules: Protego | None = None
+    rules: RobotsRules | None = None
     reason: str = ""
     truncated: bool = False
 
@@ -95,23 +165,37 @@ class RobotsEntry:
     def crawl_delay(self, token: str) -> float | None:
         if self.rules is None:
             return None
-        delay = self.rules.crawl_delay(token)
-        return None if delay is None else float(delay)
+        return self.rules.crawl_delay(token)
 
     def sitemaps(self) -> list[str]:
-        return [] if self.rules is None else list(self.rules.sitemaps)
+        return [] if self.rules is None else self.rules.sitemaps
 
 
-def _ttl_from_headers(cache_control: str | None, default: float) -> float:
-    if not cache_control:
-        return default
-    lowered = cache_control.lower()
+def _ttl_from_headers(cache_control: str | None, default: float,
+                      expires: str | None = None, date: str | None = None) -> float:
+    """How long the server lets us keep robots.txt: ``max-age``, else ``Expires``; never
+    longer than ``default`` (24 h, RFC 9309 section 2.4)."""
+    lowered = (cache_control or "").lower()
     if "no-store" in lowered or "no-cache" in lowered:
         return 0.0
     match = _MAX_AGE.search(lowered)
-    if match is None:
-        return default
-    return min(default, float(match.group(2)))
+    if match is not None:
+        return min(default, float(match.group(2)))
+    if expires:
+        try:
+            until = email.utils.parsedate_to_datetime(expires).timestamp()
+        except (TypeError, ValueError, IndexError):
+            return 0.0  # an invalid Expires means "already expired" (RFC 9111 5.3)
+        try:
+            now = email.utils.parsedate_to_datetime(date).timestamp() if date else time.time()
+        except (TypeError, ValueError, IndexError):
+            now = time.time()
+        return max(0.0, min(default, until - now))
+    return default
+
+
+class _TooManyRedirects(Exception):
+    """Raised from the robots.txt hop check after ROBOTS_MAX_REDIRECTS redirects."""
 
 
 def _decode_robots(data: bytes) -> str:
@@ -131,6 +215,7 @@ class RobotsCache:
     def __init__(self, client: GuardedClient | None = None, *, policy: EgressPolicy | None = None,
                  resolver: Resolver | None = None, user_agent: str | None = None,
                  ttl_s: float = DEFAULT_TTL_S, error_ttl_s: float = DEFAULT_ERROR_TTL_S,
+                 min_ttl_s: float = DEFAULT_MIN_TTL_S,
                  crawl_delay_cap_s: float = DEFAULT_CRAWL_DELAY_CAP_S,
                  timeout_s: float = 10.0, max_bytes: int = ROBOTS_MAX_BYTES,
                  clock: Clock | None = None) -> None:
@@ -140,6 +225,7 @@ class RobotsCache:
         self.user_agent = user_agent
         self.ttl_s = ttl_s
         self.error_ttl_s = error_ttl_s
+        self.min_ttl_s = min(min_ttl_s, ttl_s)
         self.crawl_delay_cap_s = crawl_delay_cap_s
         self.timeout_s = timeout_s
         self.max_bytes = max_bytes
@@ -247,25 +333,33 @@ class RobotsCache:
         if user_agent:
             headers["user-agent"] = user_agent
         self.downloads += 1
+        requests = 0
+
+        async def count_hops(_url: str) -> None:
+            nonlocal requests
+            requests += 1
+            if requests > ROBOTS_MAX_REDIRECTS + 1:
+                raise _TooManyRedirects
+
         try:
             async with self._client(client) as http, http.stream(
-                url, headers=headers,
+                url, headers=headers, hop_check=count_hops,
                 timeout=Timeout(connect=self.timeout_s, read=self.timeout_s,
                                 total=self.timeout_s),
             ) as response:
                 status = response.status
-                if len(response.redirects) > ROBOTS_MAX_REDIRECTS:
-                    return self._unavailable(origin, status, now, "too-many-redirects")
+                ttl = max(self.min_ttl_s, _ttl_from_headers(
+                    response.header("cache-control"), self.ttl_s, response.header("expires"),
+                    response.header("date")))
                 if 400 <= status < 500:
                     return RobotsEntry(origin=origin, state="allow-all", status=status,
-                                       expires_at=now + self.ttl_s, reason=f"status-{status}")
+                                       expires_at=now + ttl, reason=f"status-{status}")
                 if 300 <= status < 400:
                     return self._unavailable(origin, status, now, f"status-{status}")
                 if status >= 500 or status < 200:
                     return RobotsEntry(origin=origin, state="disallow-all", status=status,
                                        expires_at=now + self.error_ttl_s,
                                        reason=f"status-{status}")
-                ttl = _ttl_from_headers(response.header("cache-control"), self.ttl_s)
                 chunks: list[bytes] = []
                 size = 0
                 truncated = False
@@ -279,9 +373,17 @@ class RobotsCache:
                 except ResponseTooLarge:
                     truncated = True
                 data = b"".join(chunks)
+        except _TooManyRedirects:
+            return self._unavailable(origin, None, now, "too-many-redirects")
         except EgressDenied as exc:
             if exc.code == "TOO_MANY_REDIRECTS":
                 return self._unavailable(origin, None, now, "too-many-redirects")
+            if exc.hops:
+                # robots.txt redirected somewhere we may not go: the origin itself is fine,
+                # its rules are unreachable, so everything is disallowed until retried.
+                return RobotsEntry(origin=origin, state="disallow-all", status=None,
+                                   expires_at=now + self.error_ttl_s,
+                                   reason=f"redirect-denied:{exc.code}")
             return RobotsEntry(origin=origin, state="disallow-all", status=None,
                                expires_at=now + self.error_ttl_s, reason=f"denied:{exc.code}")
         except EgressTimeout:

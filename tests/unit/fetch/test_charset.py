@@ -69,3 +69,14 @@ def test_prescan_never_crashes(data: bytes) -> None:
     result = prescan_meta_charset(b"<meta " + data)
     assert result is None or isinstance(result, str)
     sniff_charset(data, "text/html", is_html=True)
+
+
+def test_prescan_first_charset_wins_within_a_meta() -> None:
+    # WHATWG prescan: "charset" and "content" only set the encoding while it is still null,
+    # and an unknown label is a failure that ends this meta (the next one is tried).
+    content_first = (b'<meta http-equiv="content-type" content="text/html; charset=koi8-r"'
+                     b' charset="windows-1252">')
+    assert prescan_meta_charset(content_first) == "koi8-r"
+    unknown_first = (b'<meta charset="bogus" http-equiv="content-type"'
+                     b' content="text/html; charset=koi8-r"><meta charset="utf-8">')
+    assert prescan_meta_charset(unknown_first) == "utf-8"

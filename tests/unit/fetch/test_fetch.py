@@ -301,3 +301,71 @@ async def test_shared_robots_cache_adopts_the_fetch_policy(site: LoopbackSite) -
     await fetch_source(SourceConfig(url=site.url("/a")), site.options(robots=robots))
     robots.forget()
     assert await robots.sitemaps(site.origin) == [site.url("/sitemap.xml")]
+
+
+async def test_robots_download_spends_the_page_budget(site: LoopbackSite) -> None:
+    async def slow_robots(request: web.Request) -> web.StreamResponse:
+        await asyncio.sleep(0.6)
+        return web.Response(text="User-agent: *\nAllow: /\n", content_type="text/plain")
+
+    async def slowish(request: web.Request) -> web.StreamResponse:
+        await asyncio.sleep(0.4)
+        return web.Response(text=HTML, content_type="text/html")
+
+    site.handle("/robots.txt", slow_robots)
+    site.handle("/p", slowish)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    result = await fetch_source(SourceConfig(url=site.url("/p"), timeout_ms=800, retries=0),
+                                site.options())
+    # 0.6 s of robots.txt plus 0.4 s of page is over the one 0.8 s budget.
+    assert result.error is not None and result.error.kind == "timeout"
+    assert loop.time() - started < 1.5  # about 0.8 s; without the robots time, 1.0 s and ok
+    assert result.timings.robots_ms >= 550
+
+
+async def test_header_limits_are_not_retried(site: LoopbackSite) -> None:
+    site.add("/hdrs", HTML, headers={f"X-H{i}": "v" for i in range(300)})
+    site.add("/some", HTML, headers={f"X-H{i}": "v" for i in range(20)})
+    options = FetchOptions(egress=site.policy(), max_headers=10, backoff_base_ms=1)
+    for path in ("/hdrs", "/some"):  # over the egress layer's limit, and over ours
+        result = await fetch_source(SourceConfig(url=site.url(path), retries=3), options)
+        assert result.error is not None and result.error.kind == "network-error"
+        assert result.error.code == "headers-too-large"
+        assert site.paths().count(path) == 1
+    size = await fetch_source(SourceConfig(url=site.url("/some"), retries=3),
+                              FetchOptions(egress=site.policy(), max_header_bytes=200))
+    assert size.error is not None and size.error.code == "headers-too-large"
+
+
+async def test_final_retry_after_still_paces_the_host(site: LoopbackSite) -> None:
+    site.add("/busy", "", status=429, headers={"Retry-After": "2"})
+    politeness = Politeness()
+    result = await fetch_source(SourceConfig(url=site.url("/busy"), retries=0),
+                                site.options(politeness=politeness))
+    assert result.error is not None and result.error.status == 429
+    assert 1.0 < politeness.next_start_in("127.0.0.1") <= 2.0
+
+
+async def test_bom_agreeing_with_an_alias_label_is_not_a_conflict(site: LoopbackSite) -> None:
+    site.add("/bom", b"\xef\xbb\xbf<p>caf\xc3\xa9</p>", content_type="text/html; charset=UTF8")
+    result = await fetch_source(SourceConfig(url=site.url("/bom")), site.options())
+    assert result.snapshot is not None and result.snapshot.charset_source == "bom"
+    assert not any(w.startswith("charset-bom-overrides-header") for w in result.warnings)
+
+
+async def test_robots_judges_the_url_as_the_egress_layer_parses_it(site: LoopbackSite) -> None:
+    site.add("/robots.txt", "User-agent: *\nDisallow: /secret\n", content_type="text/plain")
+    site.add("/secret", HTML)
+    host = site.origin.removeprefix("http://")
+    for spelling in (f"http:\\\\{host}\\secret", site.url("/x/../secret"),
+                     site.url("/%73ecret").replace("%73", "s")):
+        result = await fetch_source(SourceConfig(url=spelling), site.options())
+        assert result.error is not None and result.error.kind == "robots-denied", spelling
+    assert "/secret" not in site.paths()
+
+
+async def test_unparseable_urls_are_results_not_exceptions(site: LoopbackSite) -> None:
+    for url in ("http://[::1", "http://x.test:99999/", "ftp://x.test/"):
+        result = await fetch_source(SourceConfig(url=url), site.options())
+        assert result.error is not None and result.error.kind == "egress-denied", url

@@ -86,3 +86,30 @@ async def test_concurrency_limits() -> None:
 def test_rejects_bad_limits() -> None:
     with pytest.raises(ValueError, match="concurrency"):
         Politeness(max_concurrency=0)
+
+
+def test_retry_after_parses_seconds_and_http_dates() -> None:
+    import email.utils
+    import time
+
+    from pressmark.fetch._attempt import parse_retry_after
+
+    assert parse_retry_after("120") == 120.0
+    assert parse_retry_after(" 0 ") == 0.0
+    assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # in the past: now
+    future = email.utils.formatdate(time.time() + 90, usegmt=True)
+    got = parse_retry_after(future)
+    assert got is not None and 85 <= got <= 90
+    assert parse_retry_after("soon") is None and parse_retry_after("-5") is None
+    assert parse_retry_after(None) is None
+
+
+def test_backoff_is_full_jitter_under_an_exponential_ceiling() -> None:
+    from pressmark.fetch import FetchOptions
+    from pressmark.fetch._attempt import backoff_s
+
+    options = FetchOptions(backoff_base_ms=100, backoff_max_ms=1000)
+    for attempt, ceiling in ((0, 0.1), (1, 0.2), (2, 0.4), (3, 0.8), (4, 1.0), (9, 1.0)):
+        samples = [backoff_s(attempt, options) for _ in range(200)]
+        assert all(0.0 <= s <= ceiling for s in samples)
+        assert max(samples) > ceiling / 2 and len(set(samples)) > 100  # spread, not fixed

@@ -6,7 +6,7 @@ import pytest
 from aiohttp import web
 
 from pressmark.egress import GuardedClient
-from pressmark.fetch import RobotsCache, parse_robots, product_token
+from pressmark.fetch import RobotsCache, SourceConfig, fetch_source, parse_robots, product_token
 
 from .conftest import LoopbackSite
 
@@ -179,3 +179,69 @@ async def test_a_cancelled_download_does_not_strand_other_waiters(site: Loopback
         assert await second is False
         with pytest.raises(asyncio.CancelledError):
             await first
+
+
+def test_groups_match_the_exact_product_token() -> None:
+    # RFC 9309 2.2.1: a group applies when its token equals ours (case-insensitively),
+    # not when it is a prefix of it; a version in the group line is not part of the token.
+    prefix = parse_robots("User-agent: press\nDisallow: /\n\nUser-agent: *\nDisallow: /b\n")
+    assert prefix.can_fetch("http://x.test/a", UA)
+    assert not prefix.can_fetch("http://x.test/b", UA)
+    longer = parse_robots("User-agent: pressmarker\nDisallow: /\n")
+    assert longer.can_fetch("http://x.test/a", UA)
+    exact = parse_robots("User-agent: PressMark/2.0  # us\nDisallow: /a\nCrawl-delay: 3\n\n"
+                         "User-agent: *\nDisallow: /\n")
+    assert not exact.can_fetch("http://x.test/a", UA)
+    assert exact.can_fetch("http://x.test/b", "pressmark")
+    assert exact.crawl_delay(UA) == 3.0
+    assert not exact.can_fetch("http://x.test/b", "otherbot/1.0")
+    assert exact.can_fetch("http://x.test/robots.txt", "otherbot/1.0")
+
+
+async def test_redirect_chain_is_cut_after_five_hops(site: LoopbackSite) -> None:
+    for i in range(20):
+        site.add(f"/r{i}", "", status=302, headers={"Location": f"/r{i + 1}"})
+    site.add("/robots.txt", "", status=302, headers={"Location": "/r0"})
+    client, cache = await _cache(site)
+    async with client:
+        assert await cache.allowed(site.url("/x"), UA)
+    assert len(site.requests) == 6  # robots.txt and five redirects, not the client's ten
+
+
+async def test_redirect_to_a_denied_address_disallows_without_egress_denial(
+        site: LoopbackSite) -> None:
+    site.add("/robots.txt", "", status=302, headers={"Location": "http://10.0.0.1/robots.txt"})
+    site.add("/page", "<p>hi</p>")
+    result = await fetch_source(SourceConfig(url=site.url("/page")), site.options())
+    assert result.error is not None and result.error.kind == "robots-denied"
+    assert "unreachable (redirect-denied:DENIED_ADDRESS)" in result.error.message
+    assert "/page" not in site.paths()
+
+
+async def test_4xx_ttl_and_expires_follow_the_server(site: LoopbackSite) -> None:
+    clock = FakeClock()
+    site.add("/robots.txt", "gone", status=404, headers={"Cache-Control": "max-age=90"})
+    client, cache = await _cache(site, clock=clock)
+    async with client:
+        assert await cache.allowed(site.url("/"), UA)
+        clock.t += 91
+        site.add("/robots.txt", "User-agent: *\nDisallow: /\n", content_type="text/plain",
+                 headers={"Date": "Mon, 30 Nov 2026 12:00:00 GMT",
+                          "Expires": "Mon, 30 Nov 2026 12:01:00 GMT"})
+        assert not await cache.allowed(site.url("/"), UA)
+        entry = cache.cached(site.origin)
+        assert entry is not None and entry.expires_at == pytest.approx(clock.t + 60)
+    assert site.paths().count("/robots.txt") == 2
+
+
+async def test_no_cache_still_keeps_the_rules_a_minute(site: LoopbackSite) -> None:
+    clock = FakeClock()
+    site.add("/robots.txt", "User-agent: *\nDisallow: /x\n", content_type="text/plain",
+             headers={"Cache-Control": "no-cache"})
+    client, cache = await _cache(site, clock=clock)
+    async with client:
+        for _ in range(5):
+            assert not await cache.allowed(site.url("/x"), UA)
+        clock.t += 61
+        assert not await cache.allowed(site.url("/x"), UA)
+    assert site.paths().count("/robots.txt") == 2

@@ -1,0 +1,100 @@
+"""Revalidation takes its validators from the newest *wire* snapshot (seed decision 6)."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from pressmark.fetch import SourceConfig, fetch_source
+from pressmark.store import MemorySnapshotStore
+from pressmark.testing import FakeRenderer
+
+from .conftest import LoopbackSite
+
+SHELL = ("<!doctype html><html><head><title>App</title></head><body><div id=\"root\"></div>"
+         "<script src=\"/app.js\"></script></body></html>")
+RENDERED = ("<html><head><title>R</title></head><body><main>"
+            + "<p>Rendered content.</p>" * 20 + "</main></body></html>")
+ETAG = '"shell-v1"'
+LAST_MODIFIED = "Mon, 02 Nov 2026 08:00:00 GMT"
+
+
+def conditional_shell(site: LoopbackSite) -> None:
+    async def shell(request: web.Request) -> web.StreamResponse:
+        if request.headers.get("If-None-Match") == ETAG:
+            return web.Response(status=304, headers={"ETag": ETAG})
+        return web.Response(text=SHELL, content_type="text/html",
+                            headers={"ETag": ETAG, "Last-Modified": LAST_MODIFIED})
+
+    site.handle("/shell", shell)
+
+
+def sent(site: LoopbackSite) -> list[dict[str, str]]:
+    return [headers for path, headers in site.requests if path == "/shell"]
+
+
+async def test_rendered_head_lends_no_validators_the_wire_snapshot_does(
+        site: LoopbackSite) -> None:
+    conditional_shell(site)
+    store = MemorySnapshotStore()
+    # The delay puts the rendered snapshot in a later millisecond than the plain one, so it
+    # is the store's head (fetched_at has millisecond resolution).
+    renderer = FakeRenderer(RENDERED, delay_s=0.01)
+    source = SourceConfig(url=site.url("/shell"), render_policy="on-shell", revalidate=True)
+    first = await fetch_source(source, site.options(store=store, renderer=renderer))
+    assert first.rendered and first.snapshot is not None
+    head = store.latest(first.snapshot.source_id)
+    assert head is not None and head.rendered  # the store's newest snapshot is rendered
+    second = await fetch_source(source, site.options(store=store, renderer=renderer))
+    headers = sent(site)[1]
+    assert headers["if-none-match"] == ETAG
+    assert headers["if-modified-since"] == LAST_MODIFIED
+    # A trustworthy plain 304 is final: it names the wire snapshot and never renders.
+    assert second.ok and second.not_modified and second.http_status == 304
+    assert renderer.call_count == 1
+    assert second.snapshot is not None and not second.snapshot.rendered
+    assert second.snapshot.bytes == SHELL.encode()
+    assert second.source_ref == first.render_escalation.first_snapshot_ref  # type: ignore[union-attr]
+
+
+async def test_only_rendered_history_means_an_unconditional_request(site: LoopbackSite) -> None:
+    conditional_shell(site)
+    store = MemorySnapshotStore()
+    await fetch_source(SourceConfig(url=site.url("/shell"), render_policy="always"),
+                       site.options(store=store, renderer=FakeRenderer(RENDERED)))
+    plain = await fetch_source(SourceConfig(url=site.url("/shell"), revalidate=True),
+                               site.options(store=store))
+    assert plain.ok and not plain.not_modified
+    assert "if-none-match" not in sent(site)[0]
+    assert "if-modified-since" not in sent(site)[0]
+
+
+async def test_always_sends_no_validators_even_with_a_wire_snapshot(site: LoopbackSite) -> None:
+    conditional_shell(site)
+    store = MemorySnapshotStore()
+    await fetch_source(SourceConfig(url=site.url("/shell"), revalidate=True),
+                       site.options(store=store))
+    result = await fetch_source(
+        SourceConfig(url=site.url("/shell"), render_policy="always", revalidate=True),
+        site.options(store=store, renderer=FakeRenderer(RENDERED)))
+    assert result.rendered and not result.not_modified
+    assert len(sent(site)) == 1  # the renderer's attempt sent no conditional request of ours
+    assert result.snapshot is not None and result.snapshot.etag is None
+    assert any(w.startswith("render-revalidate-inert") for w in result.warnings)
+
+
+class BrokenReads(MemorySnapshotStore):
+    def latest(self, source_id: str):  # type: ignore[no-untyped-def]
+        from pressmark.store import SnapshotCorrupt
+
+        raise SnapshotCorrupt("damaged head")
+
+
+async def test_a_store_that_cannot_be_read_means_a_full_fetch(site: LoopbackSite) -> None:
+    conditional_shell(site)
+    store = BrokenReads()
+    result = await fetch_source(SourceConfig(url=site.url("/shell"), revalidate=True),
+                                site.options(store=store))
+    assert result.ok and not result.not_modified
+    assert any(w.startswith("revalidate-skipped:store-error:") for w in result.warnings)
+    assert "if-none-match" not in sent(site)[0]
+    assert result.snapshot is not None and store.list(result.snapshot.source_id)
