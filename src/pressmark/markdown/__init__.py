@@ -1,3 +1,48 @@
-"""pressmark.markdown (being built)."""
+"""Deterministic Markdown from HTML: main-content selection, boilerplate removal,
+stable conversion, fail-closed validation and evidence packets.
 
-__all__: list[str] = []
+    >>> from pressmark.markdown import to_markdown
+    >>> result = to_markdown(html, url="https://example.com/a")
+    >>> result.markdown, result.validation.passed, result.validation.reasons
+    >>> result.evidence.to_json()          # selectors, rules fired, spans -> DOM paths
+
+The pipeline is pure (no I/O, no global state) and versioned by ``POLICY_VERSION``:
+``_tree`` copies Lexbor's HTML5 tree (hidden and obvious chrome left out),
+``_select`` picks and prunes the main region (rules from ``_boilerplate``),
+``_convert`` builds a block tree that ``_render`` writes as Markdown (escaping in
+``_escape``), ``_validate`` checks the result and ``_api`` assembles the evidence.
+Same input and policy give byte-identical output in any process.
+
+Usable on its own: it imports nothing from pressmark but ``pressmark._errors``.
+"""
+
+from pressmark.markdown._api import to_markdown
+from pressmark.markdown._metadata import PageMetadata
+from pressmark.markdown._policy import POLICY_VERSION, ConversionPolicy, MarkdownError
+from pressmark.markdown._result import (
+    EvidencePacket,
+    MarkdownResult,
+    Provenance,
+    ReadinessFacts,
+    Structure,
+)
+from pressmark.markdown._select import block_hash
+from pressmark.markdown._stability import StabilityReport, stability
+from pressmark.markdown._validate import ValidationReport
+
+__all__ = [
+    "POLICY_VERSION",
+    "ConversionPolicy",
+    "EvidencePacket",
+    "MarkdownError",
+    "MarkdownResult",
+    "PageMetadata",
+    "Provenance",
+    "ReadinessFacts",
+    "StabilityReport",
+    "Structure",
+    "ValidationReport",
+    "block_hash",
+    "stability",
+    "to_markdown",
+]

@@ -1,0 +1,129 @@
+"""Main-content extraction: pressmark vs trafilatura vs readability-lxml, one run.
+
+Scores every extractor on the shared dev corpus with the shared scorer
+(``../shared/bench/extraction_eval.py``: 4-token shingles, per-page P/R, F1 of
+the means; Markdown stripped to text) and times the extraction calls in this
+process, so the ratio compares like with like. pressmark is also timed end to
+end through ``pressmark md --batch`` (process start-up included), the way the
+scorer's ``--cmd`` mode runs it. Times are CPU seconds (``process_time``, and
+``RUSAGE_CHILDREN`` for the CLI): on a shared machine wall time mostly measures
+the neighbours.
+
+    python bench/extraction_vs_peers.py [--data DIR] [--no-cli] [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _bench_dir() -> Path:
+    for candidate in (REPO.parent / "shared" / "bench", Path("/work/shared/bench")):
+        if (candidate / "extraction_eval.py").is_file():
+            return candidate
+    sys.exit("benchmark corpus not found: expected ../shared/bench beside the checkout")
+
+
+def _load_eval(bench: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location("extraction_eval", bench / "extraction_eval.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["extraction_eval"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _pressmark() -> Callable[[str], str]:
+    from pressmark.markdown import to_markdown
+
+    return lambda html: to_markdown(html).markdown
+
+
+def _time_calls(fn: Callable[[str], str], htmls: dict[str, str], repeat: int,
+                ) -> tuple[dict[str, str], float]:
+    outputs: dict[str, str] = {}
+    best = float("inf")
+    for _ in range(repeat):
+        spent = 0.0
+        for key, html in htmls.items():
+            started = time.process_time()
+            outputs[key] = fn(html) or ""
+            spent += time.process_time() - started
+        best = min(best, spent)
+    return outputs, 1000 * best / max(1, len(htmls))
+
+
+def _time_cli(paths: dict[str, Path]) -> tuple[float, float]:
+    tmp = Path(tempfile.mkdtemp(prefix="pressmark-bench-"))
+    try:
+        src, out = tmp / "in", tmp / "out"
+        src.mkdir()
+        for key, path in paths.items():
+            shutil.copyfile(path, src / f"{key}.html")
+        exe = Path(sys.executable).with_name("pressmark")
+        cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "pressmark"]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        subprocess.run([*cmd, "md", "--batch", str(src), str(out)], check=True)
+        wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        pages = max(1, len(paths))
+        return 1000 * wall / pages, 1000 * cpu / pages
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=None, help="split dir (extraction-dev)")
+    parser.add_argument("--repeat", type=int, default=1, help="timing passes (best is kept)")
+    parser.add_argument("--no-cli", action="store_true", help="skip the end-to-end CLI timing")
+    args = parser.parse_args()
+    bench = _bench_dir()
+    ev = _load_eval(bench)
+    data = args.data or bench / "extraction-dev"
+    truth, paths = ev.load_split(data)
+    htmls = {k: ev.read_html_bytes(p).decode("utf-8", errors="replace") for k, p in paths.items()}
+    print(f"corpus {data} ({len(htmls)} pages, sha256 {ev.corpus_digest(truth, paths)[:16]})")
+
+    runs: list[tuple[str, Callable[[str], str], bool]] = [
+        ("pressmark", _pressmark(), True),
+        ("trafilatura", ev.EXTRACTORS["trafilatura"][0](), False),
+        ("readability-lxml", ev.EXTRACTORS["readability"][0](), False),
+    ]
+    rows = []
+    for name, fn, is_markdown in runs:
+        outputs, ms = _time_calls(fn, htmls, args.repeat)
+        preds = {k: ev.markdown_to_text(v) if is_markdown else v for k, v in outputs.items()}
+        counts, _, _ = ev.score(truth, preds)
+        m = ev.aggregate(counts)
+        rows.append((name, m["f1"], m["precision"], m["recall"], ms))
+
+    base = rows[0][4]
+    print(f"{'extractor':<18} {'F1':>6} {'P':>6} {'R':>6} {'ms/page':>8} {'x slower':>9}"
+          "   (ms/page: CPU time of the extraction calls)")
+    for name, f1, p, r, ms in rows:
+        print(f"{name:<18} {f1:6.3f} {p:6.3f} {r:6.3f} {ms:8.2f} {ms / base:9.1f}")
+    traf = rows[1][4]
+    print(f"speed: pressmark is {traf / base:.1f}x faster than trafilatura (CPU time per page)")
+    if not args.no_cli:
+        wall, cpu = _time_cli(paths)
+        print(f"pressmark md --batch, process start-up included: {cpu:.2f} ms/page CPU "
+              f"({traf / cpu:.1f}x trafilatura), {wall:.2f} ms/page wall")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,291 @@
+"""``to_markdown``: parse, select, prune, convert, validate, explain."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+from pressmark.markdown._blocks import (
+    Block,
+    Code,
+    DefList,
+    Heading,
+    ListBlock,
+    Para,
+    Quote,
+    Rule,
+    Table,
+)
+from pressmark.markdown._convert import Converter
+from pressmark.markdown._metadata import read_embedded_state, read_metadata
+from pressmark.markdown._policy import POLICY_VERSION, ConversionPolicy, MarkdownError
+from pressmark.markdown._render import Placed, render
+from pressmark.markdown._result import (
+    EvidencePacket,
+    MarkdownResult,
+    Provenance,
+    ReadinessFacts,
+    Structure,
+)
+from pressmark.markdown._select import LONG_BLOCK, Selection, block_hash, select
+from pressmark.markdown._tree import Node, parse
+from pressmark.markdown._validate import SOFT_404_CHARS, Facts, validate
+
+_SCHEMES = frozenset(("http", "https", "mailto", "ftp", "tel"))
+_DEFAULT_POLICY = ConversionPolicy()
+
+
+class _Resolver:
+    """Resolves hrefs against ``<base>`` and the page URL; memoised per page."""
+
+    def __init__(self, base: str | None) -> None:
+        self.base = base
+        self.memo: dict[str, str | None] = {}
+
+    def __call__(self, href: str) -> str | None:
+        hit = self.memo.get(href, "")
+        if hit != "":
+            return hit
+        url = self._resolve(href)
+        self.memo[href] = url
+        return url
+
+    def _resolve(self, href: str) -> str | None:
+        href = "".join(href.split()) if any(c in href for c in "\t\n\r") else href.strip()
+        if not href:
+            return None
+        try:
+            url = urljoin(self.base, href) if self.base else href
+            scheme = urlsplit(url).scheme.lower()
+        except ValueError:
+            return None
+        if scheme and scheme not in _SCHEMES:
+            return None
+        return url
+
+
+def _base_url(parser: Any, url: str | None) -> str | None:
+    node = parser.css_first("base[href]")
+    href = (node.attributes.get("href") or "").strip() if node is not None else ""
+    if href:
+        try:
+            joined = urljoin(url, href) if url else href
+            if urlsplit(joined).scheme.lower() in ("http", "https"):
+                return joined
+        except ValueError:
+            pass
+    return url
+
+
+def to_markdown(
+    html: str,
+    *,
+    url: str | None = None,
+    policy: ConversionPolicy = _DEFAULT_POLICY,
+    readiness: ReadinessFacts | None = None,
+    boilerplate_hints: Collection[str] | None = None,
+    requested_url: str | None = None,
+) -> MarkdownResult:
+    """Convert one HTML page to deterministic Markdown with its evidence.
+
+    ``url`` is the page's final URL (links resolve against it); ``requested_url``
+    the URL first asked for (defaults to ``url``). ``boilerplate_hints`` are
+    ``block_hash`` values the caller saw repeated across a host's pages; blocks
+    with those hashes are pruned as chrome.
+    """
+    if not isinstance(html, str):
+        raise MarkdownError("to_markdown() takes decoded HTML text (str)", code="invalid-input")
+    doc = parse(html, skip_chrome=policy.select_main)
+    resolve = _Resolver(_base_url(doc.parser, url))
+    state = read_embedded_state(doc.parser)
+    metadata = read_metadata(doc.parser, resolve, state, lambda: _first_h1(doc.body))
+    hints = frozenset(boilerplate_hints or ())
+    if policy.select_main:
+        selection = select(doc, hints=hints)
+    else:
+        selection = Selection(root=doc.body, selectors=["body"])
+    converter = Converter(policy, resolve)
+    blocks = _tidy(converter.block(selection.root), selection, metadata.title, policy)
+    markdown, placed = render(blocks)
+
+    structure, headings, hashes, plain_chars, chrome = _survey(blocks, hints)
+    selected_chars = selection.root.text_len or 1
+    facts = Facts(
+        text_chars=plain_chars, markdown_chars=len(markdown), paragraphs=structure.paragraphs,
+        headings=headings, chrome_chars=chrome,
+        removed_ratio=min(1.0, selection.removed_chars / selected_chars),
+        empty_list_items=converter.counts.empty_list_items,
+        broken_tables=converter.counts.broken_tables, title=metadata.title,
+        headline=_first_h1(doc.body) if plain_chars < SOFT_404_CHARS else None, url=url,
+        canonical_url=metadata.canonical_url, language=metadata.language,
+        readiness_passed=None if readiness is None else bool(readiness.passed),
+    )
+    report = validate(facts, policy)
+    presence = round(min(1.0, plain_chars / policy.presence_chars), 4) \
+        if policy.presence_chars else 1.0
+    evidence = EvidencePacket(
+        policy_version=POLICY_VERSION,
+        url_requested=requested_url if requested_url is not None else url,
+        url_final=url,
+        needs_render=readiness is None and presence < 0.5,
+        presence_score=presence,
+        readiness=None if readiness is None else {
+            "passed": bool(readiness.passed), "reason": str(readiness.reason),
+            "elapsed_ms": readiness.elapsed_ms,
+        },
+        main_selectors_used=tuple(selection.selectors),
+        boilerplate_rules_used=tuple(selection.rules),
+        validation=report,
+        sample_provenance=_provenance(placed, markdown, policy),
+    )
+    return MarkdownResult(
+        markdown=markdown, title=metadata.title, metadata=metadata, structure=structure,
+        validation=report, evidence=evidence, embedded_state=state,
+        policy_version=POLICY_VERSION,
+        headings=tuple(f"{level} {text}" for level, text in headings),
+        block_hashes=hashes,
+    )
+
+
+_DATELINE = re.compile(
+    r"^(?:by|por|von|par|door|di|af|av)\s|\b\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\b|\b\d{1,2}:\d\d\b"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}\b"
+    r"|\b\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
+    r"|\b(?:updated|published|posted)\b|\b\d+ (?:min|minute)s? read\b",
+    re.IGNORECASE,
+)
+LEAD_BLOCK = 100   # chars: the lead section ends at the first paragraph this long
+
+
+def _lead_trim(blocks: list[Block], title: str | None, rules: set[str],
+               policy: ConversionPolicy) -> list[Block]:
+    """The headline and byline/date lines above the first real paragraph.
+
+    The headline is reported as ``title``; the body starts after it (set
+    ``keep_title`` to keep it). Short lines that read like a byline or a date
+    above the first paragraph are dropped as ``exclude_dateline``.
+    """
+    key = " ".join((title or "").split()).casefold()
+    out: list[Block] = []
+    lead = True
+    for block in blocks:
+        if lead and isinstance(block, Para) and len(block.plain) >= LEAD_BLOCK:
+            lead = False
+        if lead and not policy.keep_title and isinstance(block, Heading) and (
+                block.level == 1 or (key and block.plain.casefold() in key)) \
+                and "exclude_title" not in rules:
+            rules.add("exclude_title")
+            continue
+        if lead and isinstance(block, Para) and len(block.plain) < LEAD_BLOCK \
+                and "](" not in block.text and _DATELINE.search(block.plain):
+            rules.add("exclude_dateline")
+            continue
+        out.append(block)
+    return out
+
+
+def _first_h1(body: Node) -> str | None:
+    return next((n.text() for n in body.iter() if n.tag == "h1" and n.text_len), None)
+
+
+def _tidy(blocks: list[Block], selection: Selection, title: str | None,
+          policy: ConversionPolicy) -> list[Block]:
+    """Drop the headline, bylines, and headings left without content."""
+    rules = set(selection.rules)
+    if policy.select_main:
+        blocks = _lead_trim(blocks, title, rules, policy)
+    out: list[Block] = []
+    fired = False
+    for block in blocks:
+        if isinstance(block, Heading):
+            while out and isinstance(out[-1], Heading) and out[-1].level >= block.level:
+                out.pop()
+                fired = True
+        out.append(block)
+    while out and isinstance(out[-1], Heading):
+        out.pop()
+        fired = True
+    if fired:
+        rules.add("empty_section")
+    selection.rules = sorted(rules)
+    return out
+
+
+def _survey(blocks: list[Block], hints: frozenset[str]) -> tuple[
+        Structure, tuple[tuple[int, str], ...], tuple[str, ...], int, int]:
+    counts = dict.fromkeys(("headings", "paragraphs", "lists", "list_items", "tables",
+                            "code_blocks", "quotes", "images", "links"), 0)
+    headings: list[tuple[int, str]] = []
+    hashes: list[str] = []
+    chars = 0
+    chrome = 0
+    stack: list[tuple[Block, bool]] = [(b, False) for b in reversed(blocks)]
+    while stack:
+        block, nested = stack.pop()
+        if isinstance(block, Heading):
+            counts["headings"] += 1
+            headings.append((block.level, block.plain))
+            hashes.append(block_hash(block.plain))
+            chars += len(block.plain)
+        elif isinstance(block, Para):
+            counts["paragraphs"] += 0 if nested else 1
+            counts["images"] += block.text.count("![")
+            counts["links"] += block.text.count("](") - block.text.count("![")
+            hashes.append(block_hash(block.plain))
+            chars += len(block.plain)
+            src = block.source
+            if (src is not None and 0 < src.own_len < LONG_BLOCK
+                    and src.own_link > 0.5 * src.own_len) or (
+                    hints and block_hash(block.plain) in hints):
+                chrome += len(block.plain)
+        elif isinstance(block, ListBlock):
+            counts["lists"] += 1
+            counts["list_items"] += len(block.items)
+            for item in reversed(block.items):
+                stack.extend((b, True) for b in reversed(item.blocks))
+        elif isinstance(block, Code):
+            counts["code_blocks"] += 1
+            chars += len(block.text)
+        elif isinstance(block, Quote):
+            counts["quotes"] += 1
+            stack.extend((b, nested) for b in reversed(block.blocks))
+        elif isinstance(block, Table):
+            counts["tables"] += 1
+            chars += sum(len(c) for row in block.rows for c in row)
+        elif isinstance(block, DefList):
+            for term, defs in reversed(block.items):
+                for definition in reversed(defs):
+                    stack.extend((b, True) for b in reversed(definition))
+                chars += len(term)
+        elif isinstance(block, Rule):
+            pass
+    return Structure(**counts), tuple(headings), tuple(hashes), chars, chrome
+
+
+def _preview(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: max(0, limit - 1)].rstrip() + "…"
+
+
+def _provenance(placed: list[Placed], markdown: str,
+                policy: ConversionPolicy) -> tuple[Provenance, ...]:
+    out: list[Provenance] = []
+    paragraphs = 0
+    for item in placed:
+        block = item.block
+        if isinstance(block, Heading):
+            kind = "heading"
+        elif isinstance(block, Para) and paragraphs < policy.provenance_paragraphs:
+            paragraphs += 1
+            kind = "paragraph"
+        else:
+            continue
+        source = block.source
+        out.append(Provenance(
+            kind=kind, markdown_span=(item.start, item.end),
+            dom_selector=source.css_path() if source is not None else "",
+            text_preview=_preview(block.plain, policy.preview_chars),
+        ))
+    return tuple(out)

@@ -1,0 +1,609 @@
+"""DOM -> block tree. Pure: the same subtree and options give the same blocks.
+
+Rules (the golden tests pin each one):
+
+* ``h1``-``h6`` become headings of the same level; empty headings vanish.
+* Inline runs between blocks become paragraphs; ``<br>`` is a hard break and
+  two or more ``<br>`` in a row end the paragraph.
+* ``ul``/``ol`` become lists; ordered lists keep their source numbering
+  (``start``, ``reversed``, ``li value``); empty items are dropped and counted.
+* ``pre`` becomes a fenced block, verbatim, with the language taken from a
+  ``language-*`` / ``lang-*`` class on the ``pre`` or its ``code`` child.
+* A table whose cells hold only inline content is a data table (GFM pipe
+  table, first row is the header). ``rowspan``/``colspan`` are normalised to a
+  grid by repeating the spanned cell's text in every cell it covers; that is
+  the single fallback. A table whose cells hold block content (paragraphs,
+  lists, headings, nested tables) is a layout table: its cells are unwrapped in
+  document order.
+* ``dl`` becomes ``term`` lines followed by ``: definition`` lines.
+* Links become ``[text](absolute-url)`` (resolved against ``<base>`` and the
+  page URL; ``javascript:`` and other non-web schemes keep the text only),
+  images ``![alt](absolute-url)`` (or the alt text, or nothing, per policy).
+* Emphasis is ``*em*``, ``**strong**``, ``~~strike~~``. Adjacent runs of one kind
+  merge (``*ab*``), as do adjacent code spans; a run CommonMark could not read as
+  emphasis (it touches punctuation inside a word, ``a<em>"q"</em>b``) is written
+  as inline HTML (``<em>``, ``<strong>``, ``<del>``) instead.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from pressmark.markdown import _escape
+from pressmark.markdown._blocks import (
+    Block,
+    Code,
+    DefList,
+    Heading,
+    Item,
+    ListBlock,
+    Para,
+    Quote,
+    Rule,
+    Table,
+)
+from pressmark.markdown._policy import ConversionPolicy
+from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
+
+MAX_GRID_COLS = 64
+MAX_GRID_ROWS = 2000
+_LANG = re.compile(r"(?:^|\s)(?:language|lang)-([A-Za-z0-9_+#.-]+)")
+_LAYOUT_SIGNS = frozenset(("table", "p", "ul", "ol", "pre", "blockquote", "dl",
+                           "h1", "h2", "h3", "h4", "h5", "h6"))
+_SPACES = re.compile(r" {2,}")
+_BREAKS = re.compile(r"\n[ \n]*\n")
+_LISTS = frozenset(("ul", "ol", "menu", "dir"))
+_CODE = frozenset(("code", "kbd", "samp", "tt"))
+_EM = frozenset(("em", "i", "cite", "dfn", "var"))
+_STRONG = frozenset(("strong", "b"))
+_STRIKE = frozenset(("del", "s", "strike"))
+
+
+@dataclass(slots=True)
+class Counts:
+    empty_list_items: int = 0
+    broken_tables: int = 0
+    layout_tables: int = 0
+
+
+@dataclass(slots=True)
+class _Buf:
+    md: list[str] = field(default_factory=list)
+    plain: list[str] = field(default_factory=list)
+    # (len(md), marker) right after a closed emphasis run with nothing after it
+    run: tuple[int, str] | None = None
+    code: tuple[int, str] | None = None    # (len(md), text) right after a code span
+    # md index -> (marker, html tag, lead, core, trail) of each emphasis run
+    runs: dict[int, tuple[str, str, str, str, str]] = field(default_factory=dict)
+
+    def text(self, edge: str) -> str:
+        """The finished Markdown of a block's inline content."""
+        return _escape.resolve(self.raw(edge))
+
+    def raw(self, edge: str) -> str:
+        """The Markdown, with runs CommonMark would not read as emphasis in HTML form.
+
+        A ``*`` run opens only if the character after it is not punctuation or the one
+        before it is space/punctuation (and the mirror rule for closing), so
+        ``a<em>"q"</em>b`` cannot be ``a*"q"*b``; a marker that can both open and
+        close pairs up depending on its neighbours. So a run is Markdown only when its
+        opening marker follows a space (or punctuation, with a word character inside)
+        and its closing marker mirrors that. ``edge`` stands for what surrounds the
+        buffer (a space for a block, punctuation for nested inline content).
+        """
+        md = list(self.md)
+        for index in self.fallbacks(edge):
+            _, tag, lead, core, trail = self.runs[index]
+            md[index] = f"{lead}<{tag}>{core}</{tag}>{trail}"
+        return "".join(md)
+
+    def fallbacks(self, edge: str) -> list[int]:
+        """Indices of the runs that must be written as inline HTML (see ``raw``)."""
+        out: list[int] = []
+        runs = self.runs
+        for index, (_, _, lead, core, trail) in runs.items():
+            # space at the very edge of the buffer is moved outside by whoever wraps it
+            before = (lead[-1:] if not _blank_beyond(self.md, index, -1) else "") \
+                or _neighbour(self.md, runs, index, -1, edge)
+            after = (trail[:1] if not _blank_beyond(self.md, index, 1) else "") \
+                or _neighbour(self.md, runs, index, 1, edge)
+            previous = runs.get(index - 1)
+            touching = not lead and previous is not None and not previous[4]
+            open_ok = before.isspace() or (_punct(before) and _word(_first(core)))
+            close_ok = after.isspace() or (_punct(after) and _word(_last(core)))
+            if touching or not (open_ok and close_ok):
+                # two runs touching ("*a***b**") make one ambiguous delimiter run, and a
+                # marker that could both open and close ("a**b**c", "(**(b)**)") pairs
+                # up by rules that depend on its neighbours
+                out.append(index)
+        return out
+
+
+class Converter:
+    def __init__(self, policy: ConversionPolicy, resolve: Callable[[str], str | None]) -> None:
+        self.policy = policy
+        self.resolve = resolve
+        self.counts = Counts()
+        self.in_cell = False
+
+    # ---- blocks ---------------------------------------------------------------------------
+
+    def blocks(self, node: Node) -> list[Block]:
+        out: list[Block] = []
+        buf = _Buf()
+        for child in node.children:
+            if isinstance(child, str):
+                self._text(child, buf)
+            elif child.removed is not None:
+                continue
+            elif child.tag in BLOCK_TAGS or (child.blocky and child.tag != "a"):
+                self._flush(buf, node, out)
+                buf = _Buf()
+                out.extend(self.block(child))
+            elif child.blocky:  # a link wrapped around blocks: keep the blocks
+                self._flush(buf, node, out)
+                buf = _Buf()
+                out.extend(self.blocks(child))
+            else:
+                self._inline(child, buf, 0)
+        self._flush(buf, node, out)
+        return out
+
+    def block(self, node: Node) -> list[Block]:
+        tag = node.tag
+        if tag in HEADINGS:
+            buf = _Buf()
+            self._inline_children(node, buf, 0)
+            text = _SPACES.sub(" ", buf.text(" ").replace("\n", " ")).strip()
+            if not text:
+                return []
+            plain = " ".join("".join(buf.plain).split())
+            return [Heading(int(tag[1]), _escape.escape_heading_end(text), plain, node)]
+        if tag in _LISTS:
+            return self._list(node)
+        if tag == "pre":
+            return self._pre(node)
+        if tag == "blockquote":
+            inner = self.blocks(node)
+            return [Quote(inner, node)] if inner else []
+        if tag == "table":
+            return self._table(node)
+        if tag == "dl":
+            return self._dl(node)
+        if tag == "hr":
+            return [Rule(node)]
+        return self.blocks(node)
+
+    def _flush(self, buf: _Buf, owner: Node, out: list[Block]) -> None:
+        if not buf.md:
+            return
+        md_lines = buf.text(" ").split("\n")
+        plain_lines = "".join(buf.plain).split("\n")
+        if len(plain_lines) != len(md_lines):  # defensive: keep the pairing total
+            plain_lines = [" ".join(plain_lines), *[""] * (len(md_lines) - 1)]
+        paras: list[tuple[list[str], list[str]]] = [([], [])]
+        for raw, plain in zip(md_lines, plain_lines, strict=True):
+            line = _SPACES.sub(" ", raw).strip()
+            if line:
+                paras[-1][0].append(_escape.escape_line_start(line))
+                paras[-1][1].append(plain)
+            elif paras[-1][0]:
+                paras.append(([], []))
+        for lines, plains in paras:
+            if lines:
+                out.append(Para("\\\n".join(lines), " ".join(" ".join(plains).split()), owner))
+
+    # ---- inline ---------------------------------------------------------------------------
+
+    def _text(self, text: str, buf: _Buf) -> None:
+        text = _escape.clean(text)
+        words = text.split()
+        if not words:
+            if text:
+                buf.md.append(" ")
+                buf.plain.append(" ")
+            return
+        joined = " ".join(words)
+        lead = " " if text[0].isspace() else ""
+        trail = " " if text[-1].isspace() else ""
+        buf.md.append(lead + _escape.escape_text(joined) + trail)
+        buf.plain.append(lead + joined + trail)
+
+    def _inline_children(self, node: Node, buf: _Buf, state: int) -> None:
+        for child in node.children:
+            if isinstance(child, str):
+                self._text(child, buf)
+            elif child.removed is None:
+                self._inline(child, buf, state)
+
+    # state bits: 1 in link, 2 in emphasis, 4 in strong, 8 in strikethrough
+    def _inline(self, node: Node, buf: _Buf, state: int) -> None:
+        tag = node.tag
+        if tag == "br":
+            buf.md.append("\n")
+            buf.plain.append("\n")
+        elif tag == "img":
+            self._image(node, buf)
+        elif tag == "a":
+            self._link(node, buf, state)
+        elif tag in _CODE:
+            text = " ".join(_escape.clean(node.text()).split())
+            if text:
+                if buf.code is not None and buf.code[0] == len(buf.md):
+                    # <code>a</code><code>b</code>: one span, "`a``b`" would read as one
+                    text = buf.code[1] + text
+                    buf.md[-1] = self._code_span(text)
+                else:
+                    buf.md.append(self._code_span(text))
+                buf.code = (len(buf.md), text)
+                buf.plain.append(text)
+        elif tag in _EM and not state & 2:
+            self._wrap(node, buf, state | 2, "*")
+        elif tag in _STRONG and not state & 4:
+            self._wrap(node, buf, state | 4, "**")
+        elif tag in _STRIKE and not state & 8:
+            self._wrap(node, buf, state | 8, "~~")
+        elif tag == "q":
+            buf.md.append('"')
+            self._inline_children(node, buf, state)
+            buf.md.append('"')
+        else:
+            if tag in BLOCK_TAGS:
+                buf.md.append(" ")
+                buf.plain.append(" ")
+            self._inline_children(node, buf, state)
+            if tag in BLOCK_TAGS:
+                buf.md.append(" ")
+                buf.plain.append(" ")
+
+    def _code_span(self, text: str) -> str:
+        span = _escape.code_span(text)
+        # GFM splits table rows on every unescaped "|", code spans included
+        return span.replace("|", "\\|") if self.in_cell else span
+
+    def _wrap(self, node: Node, buf: _Buf, state: int, marker: str) -> None:
+        inner = _Buf()
+        self._inline_children(node, inner, state)
+        # resolved with the enclosing text; a paragraph break cannot sit inside a run
+        md = _BREAKS.sub("\n", inner.raw("*"))
+        buf.plain.append(_BREAKS.sub("\n", "".join(inner.plain)))
+        core = md.strip(" \n")
+        if not core:
+            if md:
+                buf.md.append(md)
+            return
+        start = md.index(core[0])
+        lead, trail = md[:start], md[start + len(core):]
+        tag = _HTML_TAG[marker]
+        if _ambiguous_edges(inner):
+            # "***1**1**1***": a run whose content starts or ends with several other
+            # runs is ambiguous; only a single nested run ("***1***") is safe
+            buf.md.append(f"{lead}<{tag}>{core}</{tag}>{trail}")
+            buf.run = None
+            return
+        if not lead and buf.run == (len(buf.md), marker):
+            # <em>a</em><em>b</em>: one run "*ab*", since "*a**b*" reads as nested
+            index = len(buf.md) - 1
+            _, _, first_lead, first, _ = buf.runs[index]
+            if first.endswith(("`", "*", "~", ">")) or core.startswith(("`", "*", "~", "<")) \
+                    or core.endswith(("*", "~")):
+                # merging would glue two code spans into one, or put nested runs at an
+                # edge of the merged run: keep this run apart
+                buf.md.append(f"<{tag}>{core}</{tag}>{trail}")
+                buf.run = None
+                return
+            lead, core = first_lead, first + core
+        else:
+            index = len(buf.md)
+            buf.md.append("")
+        buf.md[index] = f"{lead}{marker}{core}{marker}{trail}"
+        buf.runs[index] = (marker, tag, lead, core, trail)
+        buf.run = None if trail else (len(buf.md), marker)
+
+    def _link(self, node: Node, buf: _Buf, state: int) -> None:
+        if state & 1 or not self.policy.links:
+            self._inline_children(node, buf, state)
+            return
+        inner = _Buf()
+        self._inline_children(node, inner, state | 1)
+        md = inner.raw("[").replace("\n", " ")
+        buf.plain.append("".join(inner.plain).replace("\n", " "))
+        core = _SPACES.sub(" ", md).strip()
+        href = node.attrs.get("href")
+        url = self.resolve(href) if href is not None else None
+        if not core or url is None:
+            if md:
+                buf.md.append(md)
+            return
+        lead = " " if md[:1] == " " else ""
+        trail = " " if md[-1:] == " " else ""
+        buf.md.append(f"{lead}[{core}]({_escape.escape_url(url)}){trail}")
+
+    def _image(self, node: Node, buf: _Buf) -> None:
+        mode = self.policy.images
+        if mode == "drop":
+            return
+        alt = " ".join(_escape.clean(node.attr("alt")).split())
+        if mode == "alt":
+            if alt:
+                buf.md.append(_escape.escape_text(alt))
+                buf.plain.append(alt)
+            return
+        url = None
+        for key in ("src", "data-src", "data-lazy-src", "data-original"):
+            value = node.attr(key).strip()
+            if value and not value.startswith("data:"):
+                url = self.resolve(value)
+                if url is not None:
+                    break
+        if url is not None:
+            buf.md.append(f"![{_escape.escape_text(alt)}]({_escape.escape_url(url)})")
+
+    # ---- structures -----------------------------------------------------------------------
+
+    def _list(self, node: Node) -> list[Block]:
+        ordered = node.tag == "ol"
+        step = -1 if ordered and "reversed" in node.attrs else 1
+        items: list[Item] = []
+        raw_items = [c for c in node.children if not isinstance(c, str) and c.removed is None]
+        number = _int(node.attrs.get("start")) if ordered else None
+        if number is None and ordered:
+            number = len([c for c in raw_items if c.tag == "li"]) if step < 0 else 1
+        for child in raw_items:
+            if child.tag != "li":
+                blocks = self.block(child)
+                if blocks and items:
+                    items[-1].blocks.extend(blocks)
+                elif blocks:
+                    items.append(Item(None, blocks))
+                continue
+            if ordered:
+                value = _int(child.attrs.get("value"))
+                if value is not None:
+                    number = value
+            blocks = self.blocks(child)
+            if not blocks:
+                self.counts.empty_list_items += 1
+            else:
+                items.append(Item(_clamp(number) if ordered else None, blocks))
+            if number is not None:
+                number += step
+        if ordered:
+            for item in items:
+                if item.number is None:
+                    item.number = 1
+        return [ListBlock(ordered, items, node)] if items else []
+
+    def _pre(self, node: Node) -> list[Block]:
+        parts: list[str] = []
+        stack: list[Node | str] = [node]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                parts.append(item)
+            elif item.tag == "br":
+                parts.append("\n")
+            elif item.removed is None or item is node:
+                stack.extend(reversed(item.children))
+        text = _escape.clean("".join(parts).replace("\r\n", "\n").replace("\r", "\n"))
+        text = "\n".join(line.rstrip() for line in text.split("\n")).strip("\n")
+        if not text.strip():
+            return []
+        lang = ""
+        for holder in (node, *(c for c in node.children if not isinstance(c, str))):
+            m = _LANG.search(holder.attr("class"))
+            if m is not None:
+                lang = m.group(1).lower()
+                break
+        return [Code(lang, text, node)]
+
+    def _dl(self, node: Node) -> list[Block]:
+        items: list[tuple[str, list[list[Block]]]] = []
+        stack: list[Node] = [c for c in reversed(node.children) if not isinstance(c, str)]
+        while stack:
+            child = stack.pop()
+            if child.removed is not None:
+                continue
+            if child.tag == "dt":
+                buf = _Buf()
+                self._inline_children(child, buf, 0)
+                term = _SPACES.sub(" ", buf.text(" ").replace("\n", " ")).strip()
+                items.append((_escape.escape_line_start(term), []))
+            elif child.tag == "dd":
+                blocks = self.blocks(child)
+                if not blocks:
+                    continue
+                if not items:
+                    items.append(("", []))
+                items[-1][1].append(blocks)
+            elif child.tag == "div":
+                stack.extend(c for c in reversed(child.children) if not isinstance(c, str))
+        items = [(term, defs) for term, defs in items if term or defs]
+        return [DefList(items, node)] if items else []
+
+    def _table(self, node: Node) -> list[Block]:
+        rows: list[Node] = []
+        caption: Node | None = None
+        cells_seen: list[Node] = []
+        for child in node.children:
+            if isinstance(child, str) or child.removed is not None:
+                continue
+            if child.tag == "caption":
+                caption = child
+            elif child.tag == "tr":
+                rows.append(child)
+            elif child.tag in ("thead", "tbody", "tfoot"):
+                rows.extend(c for c in child.children
+                            if not isinstance(c, str) and c.tag == "tr" and c.removed is None)
+        grid_cells: list[list[Node]] = []
+        for row in rows:
+            cells = [c for c in row.children
+                     if not isinstance(c, str) and c.tag in ("td", "th") and c.removed is None]
+            grid_cells.append(cells)
+            cells_seen.extend(cells)
+        layout = node.attr("role").lower() in ("presentation", "none") or any(
+            n.tag in _LAYOUT_SIGNS for cell in cells_seen for n in cell.iter() if n is not cell
+        ) or (len(cells_seen) <= 1)
+        out: list[Block] = []
+        if caption is not None:
+            out.extend(self.blocks(caption))
+        if layout:
+            if cells_seen:
+                self.counts.layout_tables += 1
+            for cell in cells_seen:
+                out.extend(self.blocks(cell))
+            return out
+        grid = self._grid(grid_cells)
+        if len(grid) == 1 and len(grid[0]) == 1:  # one non-empty cell: not a table
+            for cell in cells_seen:
+                out.extend(self.blocks(cell))
+            return out
+        if not grid:
+            self.counts.broken_tables += 1
+            return out
+        out.append(Table(grid, node))
+        return out
+
+    def _cell(self, cell: Node) -> str:
+        buf = _Buf()
+        self.in_cell = True
+        try:
+            self._inline_children(cell, buf, 0)
+        finally:
+            self.in_cell = False
+        return _SPACES.sub(" ", buf.text(" ").replace("\n", " ")).strip()
+
+    def _grid(self, rows: list[list[Node]]) -> list[list[str]]:
+        grid: dict[tuple[int, int], str] = {}
+        width = 0
+        height = min(len(rows), MAX_GRID_ROWS)
+        for r in range(height):
+            c = 0
+            for cell in rows[r]:
+                while (r, c) in grid:
+                    c += 1
+                if c >= MAX_GRID_COLS:
+                    self.counts.broken_tables += 1
+                    break
+                text = self._cell(cell)
+                colspan = max(1, min(_int(cell.attrs.get("colspan")) or 1, MAX_GRID_COLS - c))
+                rowspan = max(1, min(_int(cell.attrs.get("rowspan")) or 1, height - r))
+                for dr in range(rowspan):
+                    for dc in range(colspan):
+                        grid[(r + dr, c + dc)] = text
+                c += colspan
+                width = max(width, c)
+        if width == 0 or not any(grid.values()):
+            return []
+        table = [[grid.get((r, c), "") for c in range(width)] for r in range(height)]
+        return [row for row in table if any(row)] or []
+
+
+_HTML_TAG = {"*": "em", "**": "strong", "~~": "del"}
+
+
+def _ambiguous_edges(inner: _Buf) -> bool:
+    """Would wrapping ``inner`` put two delimiter runs together ambiguously?
+
+    A nested run at the very start or end is fine when it is the whole content
+    ("***a***") or when a space separates it from the rest ("*a **b***"); glued to
+    more text ("*1**1***") CommonMark pairs the asterisks differently.
+    """
+    pieces = [(i, p) for i, p in enumerate(inner.md) if p.strip(" \n")]
+    if not pieces or not inner.runs:
+        return False
+    first, last = pieces[0][0], pieces[-1][0]
+    if first == last:
+        return False
+    md = inner.md
+    html = set(inner.fallbacks("*"))  # those start and end with "<"/">": no delimiter
+    start = inner.runs.get(first) if first not in html else None
+    if start is not None and not start[2].strip():
+        after = start[4][:1] or _raw_neighbour(md, first, 1)
+        if not after.isspace():
+            return True
+    end = inner.runs.get(last) if last not in html else None
+    if end is not None and not end[4].strip():
+        before = end[2][-1:] or _raw_neighbour(md, last, -1)
+        if not before.isspace():
+            return True
+    return False
+
+
+def _raw_neighbour(md: list[str], index: int, step: int) -> str:
+    i = index + step
+    while 0 <= i < len(md):
+        if md[i]:
+            return md[i][-1] if step < 0 else md[i][0]
+        i += step
+    return " "
+
+
+def _neighbour(md: list[str], runs: dict[int, tuple[str, str, str, str, str]], index: int,
+               step: int, edge: str) -> str:
+    """The character a delimiter run at ``md[index]`` touches on one side.
+
+    Touching delimiter runs merge in CommonMark (``*a***b**``), so next to another
+    run's marker the character that counts is that run's first/last content one.
+    """
+    i = index + step
+    while 0 <= i < len(md):
+        if md[i]:
+            if not md[i].strip(" \n") and _blank_beyond(md, i, step):
+                return edge
+            run = runs.get(i)
+            if run is not None:
+                _, _, lead, core, trail = run
+                if step < 0 and not trail:
+                    return _last(core)
+                if step > 0 and not lead:
+                    return _first(core)
+            return md[i][-1] if step < 0 else md[i][0]
+        i += step
+    return edge
+
+
+def _blank_beyond(md: list[str], index: int, step: int) -> bool:
+    i = index + step
+    while 0 <= i < len(md):
+        if md[i].strip(" \n"):
+            return False
+        i += step
+    return True
+
+
+def _first(core: str) -> str:
+    """First character that counts for flanking: nested markers ("**a**") skipped."""
+    return core.lstrip("*~")[:1] or core[0]
+
+
+def _last(core: str) -> str:
+    return core.rstrip("*~")[-1:] or core[-1]
+
+
+def _word(char: str) -> bool:
+    """Neither whitespace nor punctuation (CommonMark's flanking classes)."""
+    return bool(char) and not char.isspace() and not _punct(char)
+
+
+def _punct(char: str) -> bool:
+    # marked "_ < &" (see _escape) are punctuation whether or not they get escaped
+    return char in _escape.MARKED or unicodedata.category(char)[0] in "PS"
+
+
+def _int(value: str | None) -> int | None:
+    if value is None:
+        return None
+    value = value.strip()
+    if (value[:1] in "+-" and value[1:].isdigit()) or value.isdigit():
+        return int(value[:12])
+    return None
+
+
+def _clamp(number: int | None) -> int:
+    if number is None:
+        return 1
+    return max(0, min(number, 999_999_999))

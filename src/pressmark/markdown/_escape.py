@@ -1,0 +1,107 @@
+"""Escaping: page text must never turn into Markdown syntax by accident.
+
+Two passes. ``escape_text`` runs on every text node and backslash-escapes the
+characters that are syntax anywhere in a line (``\\ ` * [ ] | ~``, ``_`` at a
+word edge, ``<`` before a tag-like character, ``&`` before an entity-like
+word). ``escape_line_start`` runs on each finished line and neutralises what is
+syntax only at the start of a line (ATX ``#``, ``>``, list markers, setext and
+thematic-break underlines). Every escape is a CommonMark backslash escape of
+ASCII punctuation, so a renderer shows the original character.
+"""
+
+from __future__ import annotations
+
+import re
+
+_ALWAYS = re.compile(r"([\\`*\[\]|~])")
+# "_", "<", "&" and "!" are syntax or not depending on their neighbours, which may sit in
+# the next text node ("a_" + "<b>b</b>"). ``escape_text`` marks them with Unicode
+# noncharacters (reserved for internal use, removed from input by ``clean``) and
+# ``resolve`` decides once the whole run of inline text is assembled.
+_MARKS = {"_": "\ufdd0", "<": "\ufdd1", "&": "\ufdd2", "!": "\ufdd3"}
+_MARK_CHARS = str.maketrans(_MARKS)
+_UNMARK = str.maketrans({v: k for k, v in _MARKS.items()})
+MARKED = frozenset(_MARKS.values())
+_UNDERSCORE = re.compile("(?<![^\\W_\ufdd0])\ufdd0|\ufdd0(?![^\\W_\ufdd0])")
+_LT = re.compile("\ufdd1(?=[A-Za-z/!?\ufdd3])")
+_AMP = re.compile("\ufdd2(?=#?[A-Za-z0-9]+;)")
+_BANG = re.compile("\ufdd3(?=\\[)")  # "!" right before a link would make it an image
+_CONTROL: dict[int, str | None] = dict.fromkeys(
+    (*range(9), 11, 12, *range(14, 32), 0x7F, 0x200B, 0xFEFF, *range(0xFDD0, 0xFDF0)))
+_CONTROL[0xA0] = " "
+
+_LINE_START = re.compile(
+    r"^(?:(#{1,6})(?=[ \t]|$)|([>+=-])|(\d{1,9})([.)])(?=[ \t]|$))"
+)
+
+
+def clean(text: str) -> str:
+    """Drop control characters and zero-width spaces; NBSP becomes a space."""
+    return text.translate(_CONTROL)
+
+
+def escape_text(text: str) -> str:
+    """Escape what is syntax anywhere; mark what needs ``resolve`` later."""
+    return _ALWAYS.sub(r"\\\1", text).translate(_MARK_CHARS)
+
+
+def resolve(text: str) -> str:
+    """Settle marked ``_ < & !`` in assembled inline Markdown (see ``escape_text``)."""
+    if "\ufdd0" in text:
+        text = _UNDERSCORE.sub(r"\\_", text)
+    if "\ufdd1" in text:
+        text = _LT.sub(r"\\<", text)
+    if "\ufdd2" in text:
+        text = _AMP.sub(r"\\&", text)
+    if "\ufdd3" in text:
+        text = _BANG.sub(r"\\!", text)
+    return text.translate(_UNMARK)
+
+
+def escape_line_start(line: str) -> str:
+    m = _LINE_START.match(line)
+    if m is None:
+        return line
+    if m.group(1):
+        return "\\" + line
+    if m.group(2):
+        return "\\" + line
+    digits = m.group(3)
+    return digits + "\\" + line[len(digits):]
+
+
+def escape_heading_end(text: str) -> str:
+    """A heading ending in `` #`` would lose it as a closing sequence."""
+    stripped = text.rstrip("#")
+    if stripped != text and (not stripped or stripped.endswith(" ")):
+        return stripped + "\\" + text[len(stripped):]
+    return text
+
+
+def escape_url(url: str) -> str:
+    """Make a URL safe inside ``(...)``: no spaces, parentheses or angle brackets."""
+    if any(c in url for c in " ()<>\n\t\\"):
+        url = (url.replace("\\", "%5C").replace(" ", "%20").replace("(", "%28")
+               .replace(")", "%29").replace("<", "%3C").replace(">", "%3E")
+               .replace("\n", "").replace("\t", ""))
+    return url
+
+
+def code_span(text: str) -> str:
+    """Inline code with a backtick fence longer than any run inside."""
+    longest = 0
+    for run in re.findall(r"`+", text):
+        longest = max(longest, len(run))
+    fence = "`" * (longest + 1)
+    if text.startswith("`") or text.endswith("`") or (
+        text.startswith(" ") and text.endswith(" ") and text.strip()
+    ):
+        text = f" {text} "
+    return f"{fence}{text}{fence}"
+
+
+def code_fence(text: str) -> str:
+    longest = 0
+    for run in re.findall(r"`{3,}", text):
+        longest = max(longest, len(run))
+    return "`" * max(3, longest + 1)

@@ -1,0 +1,164 @@
+"""Page metadata and embedded application state, read from the parsed page.
+
+Sources, in order of preference per field (the first present wins):
+
+* title: ``og:title``, ``<title>``, the first ``<h1>``
+* canonical_url: ``<link rel=canonical>`` (absolute, resolved like links)
+* language: ``<html lang>``, ``<meta http-equiv=content-language>``, ``og:locale``
+* description: ``<meta name=description>``, ``og:description``
+* published / modified: ``article:published_time`` / ``article:modified_time``,
+  other common date metas, ``itemprop``, then JSON-LD ``datePublished`` /
+  ``dateModified``
+
+Embedded state is JSON parsed from ``<script type=application/ld+json>``,
+``<script id=__NEXT_DATA__>`` and ``window.__INITIAL_STATE__ = {...}``
+assignments. Values that are not valid JSON are skipped and counted.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+MAX_STATE_CHARS = 2_000_000
+
+_PUBLISHED = ("article:published_time", "og:published_time", "datepublished", "pubdate",
+              "publishdate", "date", "dc.date", "dc.date.issued", "dcterms.created",
+              "sailthru.date", "parsely-pub-date")
+_MODIFIED = ("article:modified_time", "og:updated_time", "datemodified", "lastmod",
+             "dcterms.modified")
+_STATE_ASSIGN = re.compile(r"(?:window\.)?(__INITIAL_STATE__|__PRELOADED_STATE__)\s*=\s*")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PageMetadata:
+    title: str | None = None
+    canonical_url: str | None = None
+    language: str | None = None
+    description: str | None = None
+    published: str | None = None
+    modified: str | None = None
+    site_name: str | None = None
+    author: str | None = None
+
+    def to_dict(self) -> dict[str, str | None]:
+        return {
+            "title": self.title, "canonical_url": self.canonical_url,
+            "language": self.language, "description": self.description,
+            "published": self.published, "modified": self.modified,
+            "site_name": self.site_name, "author": self.author,
+        }
+
+
+def _clean(value: str | None) -> str | None:
+    if value is None:
+        return None
+    value = " ".join(value.split())
+    return value or None
+
+
+def read_metadata(parser: Any, resolve: Callable[[str], str | None],
+                  state: dict[str, Any], first_h1: Callable[[], str | None]) -> PageMetadata:
+    metas: dict[str, str] = {}
+    for meta in parser.css("meta"):
+        attrs = meta.attributes
+        key = attrs.get("property") or attrs.get("name") or attrs.get("itemprop") \
+            or attrs.get("http-equiv")
+        content = attrs.get("content")
+        if key and content:
+            metas.setdefault(key.strip().lower(), content)
+    for node in parser.css("[itemprop=datePublished], [itemprop=dateModified]"):
+        value = node.attributes.get("content") or node.attributes.get("datetime")
+        if value:
+            metas.setdefault(node.attributes.get("itemprop", "").lower(), value)
+    title_node = parser.css_first("title")
+    canonical = None
+    for link in parser.css("link[rel]"):
+        rels = (link.attributes.get("rel") or "").lower().split()
+        href = link.attributes.get("href")
+        if "canonical" in rels and href:
+            canonical = resolve(href.strip())
+            break
+    root = parser.root
+    lang = (root.attributes.get("lang") if root is not None else None) \
+        or metas.get("content-language") or (metas.get("og:locale") or "").replace("_", "-")
+    ld = _jsonld_dates(state.get("json_ld", []))
+    return PageMetadata(
+        title=_clean(metas.get("og:title"))
+        or _clean(title_node.text() if title_node is not None else None) or first_h1(),
+        canonical_url=canonical,
+        language=_clean(lang),
+        description=_clean(metas.get("description") or metas.get("og:description")),
+        published=_clean(next((metas[k] for k in _PUBLISHED if k in metas), None)
+                         or ld.get("datePublished")),
+        modified=_clean(next((metas[k] for k in _MODIFIED if k in metas), None)
+                        or ld.get("dateModified")),
+        site_name=_clean(metas.get("og:site_name")),
+        author=_clean(metas.get("author")),
+    )
+
+
+def _jsonld_dates(items: list[Any]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    stack = list(reversed(items))
+    seen = 0
+    while stack and seen < 10_000:
+        seen += 1
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key in ("datePublished", "dateModified"):
+                value = item.get(key)
+                if isinstance(value, str) and key not in found:
+                    found[key] = value
+            graph = item.get("@graph")
+            if isinstance(graph, list):
+                stack.extend(reversed(graph))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+    return found
+
+
+def _loads(text: str) -> Any:
+    def reject(name: str) -> Any:
+        raise ValueError(name)
+
+    return json.loads(text, parse_constant=reject)
+
+
+def read_embedded_state(parser: Any) -> dict[str, Any]:
+    """``{"json_ld": [...], "next_data": {...}, "initial_state": {...}}`` (keys present only)."""
+    state: dict[str, Any] = {}
+    json_ld: list[Any] = []
+    invalid = 0
+    for script in parser.css("script"):
+        attrs = script.attributes
+        kind = (attrs.get("type") or "").strip().lower()
+        if "src" in attrs:
+            continue
+        text = script.text(deep=True)
+        if not text or len(text) > MAX_STATE_CHARS:
+            continue
+        try:
+            if kind == "application/ld+json":
+                json_ld.append(_loads(text.strip().removeprefix("<!--").removesuffix("-->")))
+            elif attrs.get("id") == "__NEXT_DATA__":
+                state.setdefault("next_data", _loads(text))
+            elif "__INITIAL_STATE__" in text or "__PRELOADED_STATE__" in text:
+                m = _STATE_ASSIGN.search(text)
+                if m is not None:
+                    value, _ = json.JSONDecoder(parse_constant=_reject).raw_decode(text, m.end())
+                    state.setdefault("initial_state", value)
+        except (ValueError, RecursionError):
+            invalid += 1
+    if json_ld:
+        state = {"json_ld": json_ld, **state}
+    if invalid:
+        state["invalid_scripts"] = invalid
+    return state
+
+
+def _reject(name: str) -> Any:
+    raise ValueError(name)

@@ -1,0 +1,75 @@
+"""The conversion policy: every threshold that changes output lives here.
+
+``POLICY_VERSION`` names the selection, boilerplate and formatting rules as a
+whole. Any change that can alter the Markdown produced for some input bumps it,
+so two results with the same version and the same input are byte-identical and
+results from different versions are known to be comparable only loosely.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from pressmark._errors import PressmarkError
+
+POLICY_VERSION = "pressmark-md/1.0"
+
+ImageMode = Literal["markdown", "alt", "drop"]
+
+
+class MarkdownError(PressmarkError):
+    """Invalid conversion policy (``code`` ``invalid-policy``)."""
+
+    code = "invalid-policy"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConversionPolicy:
+    """Selection, conversion and validation settings.
+
+    Validation thresholds are deliberately modest by default: they flag shells,
+    error pages and chrome-only extractions, not short articles. Callers that
+    know their sources tighten them (``min_markdown_chars=3000`` for docs).
+    """
+
+    # selection
+    select_main: bool = True
+    images: ImageMode = "markdown"
+    links: bool = True
+    keep_title: bool = False       # the headline is ``MarkdownResult.title``; the body follows it
+    # validation
+    min_markdown_chars: int = 200
+    min_paragraphs: int = 1
+    boilerplate_ratio_max: float = 0.25
+    check_canonical: bool = True
+    check_soft_404: bool = True
+    required_heading: str | None = None
+    expected_language: str | None = None
+    check_structure: bool = True
+    max_structure_anomalies: int = 2
+    # evidence
+    provenance_paragraphs: int = 5
+    preview_chars: int = 80
+    # presence signal: selected text chars that count as "content is present"
+    presence_chars: int = 500
+
+    def __post_init__(self) -> None:
+        if self.images not in ("markdown", "alt", "drop"):
+            raise MarkdownError(f"images must be 'markdown', 'alt' or 'drop', not {self.images!r}")
+        if not 0.0 <= self.boilerplate_ratio_max <= 1.0:
+            raise MarkdownError("boilerplate_ratio_max must be within [0, 1]")
+        for name in ("min_markdown_chars", "min_paragraphs", "max_structure_anomalies",
+                     "provenance_paragraphs", "preview_chars", "presence_chars"):
+            if getattr(self, name) < 0:
+                raise MarkdownError(f"{name} must not be negative")
+        if self.required_heading is not None:
+            try:
+                re.compile(self.required_heading)
+            except re.error as exc:
+                raise MarkdownError(f"required_heading is not a valid regex: {exc}") from exc
+
+    @property
+    def version(self) -> str:
+        return POLICY_VERSION

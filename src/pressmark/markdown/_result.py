@@ -1,0 +1,120 @@
+"""Result records. JSON output keeps the key order written here, always."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pressmark.markdown._metadata import PageMetadata
+from pressmark.markdown._validate import ValidationReport
+
+
+class ReadinessFacts(Protocol):
+    """What the renderer knows about readiness (``ReadinessReport`` fits)."""
+
+    @property
+    def passed(self) -> bool: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def elapsed_ms(self) -> float: ...
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2, allow_nan=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Structure:
+    headings: int = 0
+    paragraphs: int = 0
+    lists: int = 0
+    list_items: int = 0
+    tables: int = 0
+    code_blocks: int = 0
+    quotes: int = 0
+    images: int = 0
+    links: int = 0
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "headings": self.headings, "paragraphs": self.paragraphs, "lists": self.lists,
+            "list_items": self.list_items, "tables": self.tables,
+            "code_blocks": self.code_blocks, "quotes": self.quotes, "images": self.images,
+            "links": self.links,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Provenance:
+    kind: str               # "heading" | "paragraph"
+    markdown_span: tuple[int, int]
+    dom_selector: str
+    text_preview: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "markdown_span": list(self.markdown_span),
+                "dom_selector": self.dom_selector, "text_preview": self.text_preview}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EvidencePacket:
+    policy_version: str
+    url_requested: str | None
+    url_final: str | None
+    needs_render: bool
+    presence_score: float
+    readiness: dict[str, Any] | None
+    main_selectors_used: tuple[str, ...]
+    boilerplate_rules_used: tuple[str, ...]
+    validation: ValidationReport
+    sample_provenance: tuple[Provenance, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "policy_version": self.policy_version,
+            "url_requested": self.url_requested,
+            "url_final": self.url_final,
+            "needs_render": self.needs_render,
+            "presence_score": self.presence_score,
+            "readiness": dict(self.readiness) if self.readiness is not None else None,
+            "main_selectors_used": list(self.main_selectors_used),
+            "boilerplate_rules_used": list(self.boilerplate_rules_used),
+            "validation": self.validation.to_dict(),
+            "sample_provenance": [p.to_dict() for p in self.sample_provenance],
+        }
+
+    def to_json(self) -> str:
+        return _dumps(self.to_dict())
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MarkdownResult:
+    markdown: str
+    title: str | None
+    metadata: PageMetadata
+    structure: Structure
+    validation: ValidationReport
+    evidence: EvidencePacket
+    embedded_state: dict[str, Any]
+    policy_version: str
+    headings: tuple[str, ...]        # "level text" for every heading, in order
+    block_hashes: tuple[str, ...]    # ``block_hash`` of each text block, in order
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "policy_version": self.policy_version,
+            "title": self.title,
+            "markdown": self.markdown,
+            "metadata": self.metadata.to_dict(),
+            "structure": self.structure.to_dict(),
+            "validation": self.validation.to_dict(),
+            "evidence": self.evidence.to_dict(),
+            "embedded_state": self.embedded_state,
+            "headings": list(self.headings),
+            "block_hashes": list(self.block_hashes),
+        }
+
+    def to_json(self) -> str:
+        return _dumps(self.to_dict())

@@ -1,0 +1,198 @@
+"""Main-content selection and pruning, deterministic and single-pass.
+
+Every block that owns text gets a weight: long, link-poor text counts for its
+length; link-heavy text, short labels and text inside chrome (see
+``_boilerplate``) count against. An element's score is the sum over its
+subtree, and the main region is the element with the highest score (ties go to
+the deeper element, the tighter fit). A semantic anchor (``article``, ``main``,
+``[role=main]``, ``[itemprop=articleBody]``) inside that element wins when it
+keeps nearly all of the score. Inside the region, chrome is then pruned and
+every pruning rule that fired is recorded by name.
+
+Nothing here depends on dict or set iteration order of unordered data, on
+hashing or on time: the same tree always yields the same region.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Collection
+from dataclasses import dataclass, field
+
+from pressmark.markdown import _boilerplate
+from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Document, Node
+
+ANCHOR_KEEP = 0.9        # an anchor inside the best region must keep this share of its score
+WRAPPER_SHARE = 0.6      # a chrome-looking element holding this share of all text is a wrapper
+SHORT_BLOCK = 60         # chars: shorter text blocks look like labels, not prose
+LONG_BLOCK = 300        # chars: a block this long is prose even when dense with links
+LINK_HEAVY = 0.5         # own link density above which a block counts as navigation
+_CONTAINERS = BLOCK_TAGS - {"p", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "dt", "hr"}
+INLINE_LINKS = 3         # links in one inline element that make it a widget
+# blocks that may be dropped for repeating: table cells and list items repeat legitimately
+_REPEATABLE = frozenset(("p", "div", "section", "header", "footer", "aside", "figcaption",
+                         "center", "span", "form", "nav", "figure", "blockquote"))
+REPEAT_MIN = 3           # identical short blocks seen this often on a page are chrome
+
+
+def block_hash(text: str) -> str:
+    """Stable signature of a block's text (whitespace-collapsed, case-folded).
+
+    The crawler counts these across a host's pages and passes the repeated ones
+    back as ``boilerplate_hints``.
+    """
+    norm = " ".join(text.split()).casefold()
+    return hashlib.sha256(norm.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(slots=True, kw_only=True)
+class Selection:
+    root: Node
+    selectors: list[str]
+    rules: list[str] = field(default_factory=list)
+    removed_chars: int = 0
+
+
+def _is_anchor(node: Node) -> bool:
+    if node.tag in ("article", "main"):
+        return True
+    return bool(node.attrs) and (
+        node.attr("role").strip().lower() == "main"
+        or node.attr("itemprop").strip() == "articleBody"
+    )
+
+
+def _weigh(doc: Document) -> None:
+    total = doc.body.text_len or 1
+    inbad: list[bool] = [False] * len(doc.nodes)
+    match = _boilerplate.match
+    tag_rules = _boilerplate.TAG_RULES
+    for node in doc.nodes:  # parents first
+        rule = match(node) if node.attrs or node.tag in tag_rules else None
+        if rule is not None and node.text_len > WRAPPER_SHARE * total:
+            rule = None  # a layout wrapper that happens to be named like chrome
+        node.bad = rule
+        parent = node.parent
+        inbad[node.idx] = rule is not None or (parent is not None and inbad[parent.idx])
+    for node in reversed(doc.nodes):  # children first
+        weight = 0.0
+        positive = 0.0
+        own = node.own_len
+        if own and (node.tag in BLOCK_TAGS):
+            density = node.own_link / own
+            if node.tag in HEADINGS:
+                weight = 0.0
+            elif density > LINK_HEAVY:
+                # link lists are chrome; a long paragraph dense with links is still prose
+                weight = 0.0 if own >= LONG_BLOCK else -float(own)
+            elif own < SHORT_BLOCK:
+                weight = -0.3 * own
+            else:
+                weight = own * (1.0 - 1.5 * density)
+                positive = weight
+            if inbad[node.idx] and weight > -own:
+                weight = -float(own)
+        score = weight - node.chrome
+        for child in node.elems:
+            score += child.score
+            positive += child.pos
+        node.score = score
+        node.pos = positive
+
+
+def select(doc: Document, *, hints: Collection[str] = ()) -> Selection:
+    _weigh(doc)
+    best = doc.body
+    for node in doc.nodes:
+        if node.tag in _CONTAINERS and (node.score > best.score or (
+                node.score == best.score and node.depth > best.depth)):
+            best = node
+    chosen = best
+    if best.score <= 0:
+        # chrome outweighs prose everywhere (short pages): the tightest container holding
+        # the most prose; with no prose at all, the largest semantic anchor, else the body
+        for node in doc.nodes:
+            if node.tag in _CONTAINERS and (node.pos > chosen.pos or (
+                    node.pos == chosen.pos and node.depth > chosen.depth)):
+                chosen = node
+        if chosen.pos <= 0:
+            anchors = [n for n in doc.nodes if _is_anchor(n) and n.text_len]
+            chosen = max(anchors, key=lambda n: n.text_len, default=doc.body)
+    else:
+        floor = ANCHOR_KEEP * best.score
+        for node in best.iter():
+            if node is not best and _is_anchor(node) and node.score >= floor and (
+                chosen is best or node.score > chosen.score
+            ):
+                chosen = node
+    selection = Selection(root=chosen, selectors=[chosen.css_path()])
+    _prune(doc, selection, hints)
+    if doc.skipped:
+        selection.rules = sorted(set(selection.rules) | doc.skipped)
+    return selection
+
+
+def _prune(doc: Document, sel: Selection, hints: Collection[str]) -> None:
+    root = sel.root
+    keep_share = 0.5 * root.pos
+    fired: set[str] = set()
+    repeated = _repeated_texts(root)
+    stack: list[Node] = list(reversed(root.elems))
+    while stack:
+        node = stack.pop()
+        rule = _prune_rule(node, keep_share, repeated, hints)
+        if rule is not None:
+            node.removed = rule
+            fired.add(rule)
+            sel.removed_chars += node.text_len
+            continue
+        stack.extend(reversed(node.elems))
+    sel.rules = sorted(fired)
+
+
+def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
+                hints: Collection[str]) -> str | None:
+    if node.bad is not None and node.pos <= keep_share:
+        return node.bad
+    text_len = node.text_len
+    if text_len == 0:
+        return None
+    if node.tag not in BLOCK_TAGS:
+        # an inline cluster of links inside prose (hover cards, "Tags: a, b, c" runs); the
+        # innermost such element goes, so a link wrapped around the card survives
+        if _link_cluster(node) and not any(_link_cluster(c) for c in node.elems):
+            return "inline_link_cluster"
+        return None
+    if (node.tag in BLOCK_TAGS and node.score <= 0 and text_len >= 20
+            and node.link_len > 0.6 * text_len and node.tag not in HEADINGS
+            and not (node.own_len >= LONG_BLOCK and node.own_len >= 0.9 * text_len)):
+        return "link_density"
+    if node.tag in _REPEATABLE and text_len <= 100 and (repeated or hints):
+        text = node.text()
+        if _boilerplate.is_placeholder(text):
+            return "ui_label"
+        if text in repeated:
+            return "repeated_block"
+        if hints and block_hash(text) in hints:
+            return "cross_page_repetition"
+    elif node.tag in BLOCK_TAGS and text_len < 40 and _boilerplate.is_placeholder(node.text()):
+        return "ui_label"
+    if hints and node.own_len and node.tag in BLOCK_TAGS and block_hash(node.text()) in hints:
+        return "cross_page_repetition"
+    return None
+
+
+def _link_cluster(node: Node) -> bool:
+    return (node.tag != "a" and node.tag not in BLOCK_TAGS and node.text_len >= 40
+            and node.link_len >= 0.8 * node.text_len
+            and sum(1 for n in node.iter() if n.tag == "a") >= INLINE_LINKS)
+
+
+def _repeated_texts(root: Node) -> set[str]:
+    """Short texts that repeat inside the selected region ("Advertisement" x 3)."""
+    counts: Counter[str] = Counter()
+    for node in root.iter():
+        if node.own_len and node.tag in _REPEATABLE and node.text_len <= 100:
+            counts[node.text()] += 1
+    return {text for text, n in counts.items() if n >= REPEAT_MIN and text}

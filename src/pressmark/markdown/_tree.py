@@ -1,0 +1,282 @@
+"""A small, immutable-by-convention element tree built from Lexbor's DOM.
+
+Lexbor (via selectolax) builds the same tree a browser builds (HTML5 tree
+construction). We copy the visible part of ``<body>`` into plain Python objects
+once, because selection walks the tree several times and attribute access on
+slotted objects is cheaper than crossing into C for every look.
+
+What is left out on purpose: scripts, styles, templates, form controls, embedded
+objects, comments, and anything hidden from a reader (``hidden``,
+``aria-hidden="true"``, inline ``display:none``/``visibility:hidden``). That one
+rule also implements "tabs -> the active panel" (inactive panels are hidden) and
+"accordions -> expanded sections" (a closed ``<details>`` keeps its
+``<summary>`` only).
+
+Obvious chrome is not copied either: landmark tags and roles (``nav``, ``aside``,
+``footer``, ``role=navigation`` ...) and elements whose class/id words are strong
+chrome signals (cookie, share, newsletter, related, comments, ads), as long as their
+text is small next to the page's. Their size is still charged against the parent
+(``Node.chrome``) so selection weighs them as if they were there, and the rule
+names end up in the evidence.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from selectolax.lexbor import LexborHTMLParser
+
+from pressmark.markdown._boilerplate import words_rule
+
+MAX_DEPTH = 160  # deeper subtrees are flattened to text: bounded recursion later
+
+_DROP = frozenset((
+    "script", "style", "noscript", "template", "head", "title", "meta", "link", "base", "svg",
+    "math", "iframe", "frame", "frameset", "object", "embed", "canvas", "audio", "video",
+    "source", "track", "param", "map", "area", "select", "option", "optgroup", "button",
+    "input", "textarea", "datalist", "output", "progress", "meter", "noembed", "noframes",
+    "slot", "dialog"
+))
+
+BLOCK_TAGS = frozenset((
+    "address", "article", "aside", "blockquote", "body", "center", "dd", "details", "dir",
+    "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3",
+    "h4", "h5", "h6", "header", "hgroup", "hr", "li", "main", "menu", "nav", "ol", "p", "pre",
+    "section", "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
+    "caption", "html", "legend", "search"
+))
+
+HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
+
+
+class Node:
+    """One element. ``children`` holds ``Node`` objects and raw text strings.
+
+    ``attrs`` is Lexbor's attribute dict as is: valueless attributes map to None,
+    so read values with ``attr()``.
+    """
+
+    __slots__ = (
+        "attrs", "bad", "blocky", "children", "chrome", "depth", "elems", "idx", "link_len",
+        "nth", "own_len", "own_link", "parent", "pos", "removed", "score", "tag", "text_len",
+    )
+
+    def __init__(  # noqa: PLR0917 - built once per element: positional calls are cheaper
+        self, tag: str, attrs: dict[str, str | None], parent: Node | None, nth: int,
+        depth: int, idx: int,
+    ) -> None:
+        self.tag = tag
+        self.attrs = attrs
+        self.parent = parent
+        self.nth = nth                # position among same-tag siblings (CSS nth-of-type)
+        self.depth = depth
+        self.idx = idx                # creation order: parents before children
+        self.children: list[Node | str] = []
+        self.elems: list[Node] = []   # the element children only
+        self.text_len = 0             # collapsed text chars in the subtree
+        self.link_len = 0             # of which inside <a>
+        self.own_len = 0              # text chars whose nearest block ancestor is this node
+        self.own_link = 0
+        self.score = 0.0              # content weight of the subtree (selection)
+        self.pos = 0.0                # positive part of score
+        self.bad: str | None = None   # boilerplate rule that matched this element
+        self.removed: str | None = None  # rule that pruned it from the output
+        self.blocky = False           # has a block-level descendant
+        self.chrome = 0               # text size of chrome children skipped while copying
+
+    def attr(self, name: str) -> str:
+        value = self.attrs.get(name)
+        return value if value is not None else ""
+
+    def css_path(self) -> str:
+        parts: list[str] = []
+        node: Node | None = self
+        while node is not None:
+            parts.append(f"{node.tag}:nth-of-type({node.nth})" if node.nth else node.tag)
+            node = node.parent
+        return " > ".join(reversed(parts))
+
+    def text(self) -> str:
+        """Collapsed plain text of the subtree (pruned parts included)."""
+        out: list[str] = []
+        stack: list[Node | str] = [self]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                out.append(item)
+            else:
+                if item.tag in BLOCK_TAGS or item.tag == "br":
+                    out.append(" ")
+                stack.extend(reversed(item.children))
+        return " ".join("".join(out).split())
+
+    def iter(self) -> list[Node]:
+        """Elements of the subtree in document order (self first)."""
+        out: list[Node] = []
+        stack: list[Node] = [self]
+        while stack:
+            node = stack.pop()
+            out.append(node)
+            stack.extend(reversed(node.elems))
+        return out
+
+
+def _hidden(attrs: dict[str, str | None]) -> bool:
+    if "hidden" in attrs:
+        return True
+    aria = attrs.get("aria-hidden")
+    if aria and aria.strip().lower() == "true":
+        return True
+    style = attrs.get("style")
+    if style:
+        compact = style.replace(" ", "").lower()
+        if "display:none" in compact or "visibility:hidden" in compact:
+            return True
+    return False
+
+
+class Document:
+    """The parsed page: the Lexbor tree (for ``<head>``) and our body tree."""
+
+    __slots__ = ("body", "nodes", "parser", "skipped")
+
+    def __init__(self, parser: Any, body: Node, nodes: list[Node]) -> None:
+        self.parser = parser
+        self.body = body
+        self.skipped: set[str] = set()  # landmark chrome rules applied while copying
+        self.nodes = nodes            # every element, parents before children
+
+
+# Chrome (landmark tags and roles, chrome-named class/id words; see ``_boilerplate``) is
+# not copied at all when it is small next to the page. The C-level text length decides,
+# so a misused <aside> or a "sidebar"-named wrapper around the article is still kept.
+_CHROME_TAGS = {"nav": "exclude_nav", "aside": "exclude_aside", "footer": "exclude_footer"}
+_CHROME_ROLES = {"navigation": "exclude_nav", "contentinfo": "exclude_footer",
+                 "complementary": "exclude_aside", "banner": "exclude_site_header",
+                 "dialog": "exclude_dialog", "alertdialog": "exclude_dialog",
+                 "menubar": "exclude_nav", "search": "exclude_nav"}
+# class/id words strong enough to skip on sight; layout words ("rail", "sidebar", "menu")
+# also name wrappers, so those only weigh against an element later (``_select``)
+_STRONG_WORD_RULES = frozenset(("exclude_cookie_banner", "exclude_dialog", "exclude_share",
+                                "exclude_subscribe", "exclude_related", "exclude_comments",
+                                "exclude_ads"))
+CHROME_SHARE = 0.3
+
+
+def parse(html: str, *, skip_chrome: bool = True) -> Document:
+    parser = LexborHTMLParser(html)
+    lex_body = parser.body
+    body = Node("body", {}, None, 0, 0, 0)
+    nodes: list[Node] = [body]
+    skipped: set[str] = set()
+    if lex_body is not None:
+        body.attrs = lex_body.attributes
+        _build(lex_body, body, nodes, skipped, skip_chrome)
+    _measure(nodes)
+    doc = Document(parser, body, nodes)
+    doc.skipped = skipped
+    return doc
+
+
+def _chrome(lex: Any, tag: str, attrs: dict[str, str | None], parent_tag: str,
+            limit: int) -> tuple[str, int] | None:
+    rule = _CHROME_TAGS.get(tag)
+    if rule is None:
+        role = attrs.get("role")
+        if role:
+            rule = _CHROME_ROLES.get(role.strip().lower())
+        if rule is None:
+            for key in ("id", "class"):
+                value = attrs.get(key)
+                if value and (rule := words_rule(value)) in _STRONG_WORD_RULES:
+                    break
+            else:
+                return None
+    elif tag == "footer" and parent_tag in ("blockquote", "figure"):
+        return None  # a quotation's attribution
+    size = len(lex.text(deep=True))  # scripts inside only make chrome look bigger: safe
+    return (rule, size) if size < limit else None
+
+
+def _visible_size(lex: Any) -> int:
+    """Text size of a subtree without script/style bodies (C-level, cheap)."""
+    hidden = sum(len(n.text(deep=True)) for n in lex.css("script, style, noscript, template"))
+    return len(lex.text(deep=True)) - hidden
+
+
+def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str],
+           skip_chrome: bool) -> None:
+    """Copy the visible elements; ``nodes`` gets them parents-first (creation order)."""
+    stack: list[tuple[Any, Node]] = [(lex_root, root)]
+    drop = _DROP
+    limit = int(CHROME_SHARE * _visible_size(lex_root)) if skip_chrome else -1
+    while stack:
+        lex, parent = stack.pop()
+        counts: dict[str, int] = {}
+        summary_only = parent.tag == "details" and "open" not in parent.attrs
+        children = parent.children
+        depth = parent.depth + 1
+        child = lex.child
+        while child is not None:
+            tag = child.tag
+            if tag == "-text":
+                if not summary_only:
+                    text = child.text_content
+                    if text:
+                        children.append(text)
+            elif tag[0] != "-":
+                n = counts.get(tag, 0) + 1
+                counts[tag] = n
+                if tag not in drop and not (summary_only and tag != "summary"):
+                    attrs = child.attributes
+                    if attrs and ("hidden" in attrs or "style" in attrs
+                                  or "aria-hidden" in attrs) and _hidden(attrs):
+                        pass
+                    elif limit >= 0 and (tag in _CHROME_TAGS or attrs) and (
+                            found := _chrome(child, tag, attrs, parent.tag, limit)):
+                        skipped.add(found[0])
+                        parent.chrome += found[1]  # still weighs against its container
+                    else:
+                        node = Node(tag, attrs, parent, n, depth, len(nodes))
+                        nodes.append(node)
+                        children.append(node)
+                        parent.elems.append(node)
+                        if depth >= MAX_DEPTH:
+                            flat = child.text(deep=True)
+                            if flat:
+                                node.children.append(flat)
+                        elif child.child is not None:
+                            stack.append((child, node))
+            child = child.next
+
+
+def _measure(nodes: list[Node]) -> None:
+    """Bottom-up text and link lengths; ``own_*`` go to the nearest block ancestor."""
+    for node in reversed(nodes):
+        total = node.text_len
+        links = node.link_len
+        own = own_link = 0
+        blocky = False
+        is_link = node.tag == "a"
+        for child in node.children:
+            if isinstance(child, str):
+                words = child.split()
+                n = len(" ".join(words)) if words else 0
+                total += n
+                own += n
+                if is_link:
+                    links += n
+                    own_link += n
+            else:
+                total += child.text_len
+                links += child.text_len if is_link else child.link_len
+                if child.blocky or child.tag in BLOCK_TAGS:
+                    blocky = True
+                if child.tag not in BLOCK_TAGS:
+                    own += child.own_len
+                    own_link += child.text_len if is_link else child.own_link
+        node.text_len = total
+        node.link_len = links
+        node.own_len = own
+        node.own_link = own_link
+        node.blocky = blocky

@@ -1,0 +1,148 @@
+"""Fail-closed validation: every failure is a named reason, never a silent pass.
+
+Reasons (stable strings):
+
+``too-little-text``            Markdown text shorter than ``min_markdown_chars``
+``too-few-paragraphs``         fewer paragraphs than ``min_paragraphs``
+``boilerplate-ratio-exceeded`` chrome left in the output above ``boilerplate_ratio_max``
+``canonical-mismatch``         ``<link rel=canonical>`` names another page than ``url``
+``soft-404``                   title or headings read like an error page
+``required-heading-missing``   no heading matches ``required_heading``
+``language-mismatch``          declared language is not ``expected_language``
+``language-unknown``           ``expected_language`` is set but the page declares none
+``structure-anomalies``        more than ``max_structure_anomalies`` (skipped heading
+                               levels, empty list items, broken tables)
+``readiness-failed``           the renderer's readiness check did not pass
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from pressmark.markdown._policy import ConversionPolicy
+
+_SOFT_404 = re.compile(
+    r"(?:^\W*(?:error\W*)?404\b|\b404\W+(?:error|not found|page)\b|\bpage not found\b"
+    r"|\bnot found\b\W*$|^\W*not found\b|\b(?:page|article|content) (?:does not|doesn[’']t)"
+    r" exist\b|\b(?:page|article) (?:is )?no longer available\b"
+    r"|\b(?:can[’']t|cannot|couldn[’']t) find (?:that|this|the) page\b"
+    r"|\bseite nicht gefunden\b|\bpage introuvable\b|\bp[áa]gina no encontrada\b)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ValidationReport:
+    passed: bool
+    reasons: tuple[str, ...]
+    scores: Mapping[str, float | int]
+    anomalies: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "passed": self.passed,
+            "reasons": list(self.reasons),
+            "scores": dict(self.scores),
+            "anomalies": list(self.anomalies),
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Facts:
+    """What validation looks at, gathered by the converter."""
+
+    text_chars: int
+    markdown_chars: int
+    paragraphs: int
+    headings: tuple[tuple[int, str], ...]
+    chrome_chars: int
+    removed_ratio: float
+    empty_list_items: int
+    broken_tables: int
+    title: str | None
+    headline: str | None     # the page's first <h1> (the body may not repeat it)
+    url: str | None
+    canonical_url: str | None
+    language: str | None
+    readiness_passed: bool | None
+
+
+def _norm_url(url: str) -> tuple[str, str, str]:
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return ("", url, "")
+    host = (parts.hostname or "").lower().removeprefix("www.")
+    path = parts.path.rstrip("/") or "/"
+    return (host, path, parts.query)
+
+
+SOFT_404_CHARS = 3000  # an error template is short; longer pages only count their <title>
+
+
+def is_soft_404(title: str | None, headline: str | None,
+                headings: tuple[tuple[int, str], ...], text_chars: int) -> bool:
+    if title and _SOFT_404.search(title):
+        return True
+    if text_chars < SOFT_404_CHARS:
+        if headline and _SOFT_404.search(headline):
+            return True
+        return any(_SOFT_404.search(text) for level, text in headings[:3] if level <= 2)
+    return False
+
+
+def validate(facts: Facts, policy: ConversionPolicy) -> ValidationReport:
+    reasons: list[str] = []
+    if facts.markdown_chars < policy.min_markdown_chars:
+        reasons.append("too-little-text")
+    if facts.paragraphs < policy.min_paragraphs:
+        reasons.append("too-few-paragraphs")
+    ratio = facts.chrome_chars / facts.text_chars if facts.text_chars else 0.0
+    if ratio > policy.boilerplate_ratio_max:
+        reasons.append("boilerplate-ratio-exceeded")
+    if (policy.check_canonical and facts.url and facts.canonical_url
+            and _norm_url(facts.url) != _norm_url(facts.canonical_url)):
+        reasons.append("canonical-mismatch")
+    if policy.check_soft_404 and is_soft_404(facts.title, facts.headline, facts.headings,
+                                                 facts.text_chars):
+        reasons.append("soft-404")
+    if policy.required_heading is not None:
+        pattern = re.compile(policy.required_heading)
+        if not any(pattern.search(text) for _, text in facts.headings):
+            reasons.append("required-heading-missing")
+    if policy.expected_language is not None:
+        if not facts.language:
+            reasons.append("language-unknown")
+        elif (facts.language.split("-")[0].lower()
+              != policy.expected_language.split("-")[0].lower()):
+            reasons.append("language-mismatch")
+    anomalies: list[str] = []
+    previous = 0
+    for level, _ in facts.headings:
+        if previous and level > previous + 1:
+            anomalies.append(f"skipped-heading-level:h{previous}->h{level}")
+        previous = level
+    anomalies.extend(["empty-list-item"] * facts.empty_list_items)
+    anomalies.extend(["broken-table"] * facts.broken_tables)
+    if policy.check_structure and len(anomalies) > policy.max_structure_anomalies:
+        reasons.append("structure-anomalies")
+    if facts.readiness_passed is False:
+        reasons.append("readiness-failed")
+    presence = min(1.0, facts.text_chars / policy.min_markdown_chars) \
+        if policy.min_markdown_chars else 1.0
+    scores: dict[str, float | int] = {
+        "content_presence_score": round(presence, 4),
+        "boilerplate_ratio": round(ratio, 4),
+        "removed_ratio": round(facts.removed_ratio, 4),
+        "structure_quality_score": round(1.0 / (1 + len(anomalies)), 4),
+        "markdown_chars": facts.markdown_chars,
+        "text_chars": facts.text_chars,
+        "paragraph_count": facts.paragraphs,
+        "heading_count": len(facts.headings),
+    }
+    return ValidationReport(passed=not reasons, reasons=tuple(reasons), scores=scores,
+                            anomalies=tuple(anomalies))

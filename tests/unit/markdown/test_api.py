@@ -1,0 +1,225 @@
+"""Public API: results, validation reasons, evidence, stability, hints, metadata."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import pytest
+
+import pressmark.markdown as pm
+from pressmark._errors import PressmarkError
+from pressmark.markdown import (
+    POLICY_VERSION,
+    ConversionPolicy,
+    MarkdownError,
+    block_hash,
+    stability,
+    to_markdown,
+)
+
+PROSE = ("The committee met on Tuesday to review the proposal, and after a long debate it "
+         "agreed to fund the new library wing with money from the regional budget.")
+
+
+def page(body: str, head: str = "", lang: str = "en") -> str:
+    return f'<!doctype html><html lang="{lang}"><head>{head}</head><body>{body}</body></html>'
+
+
+ARTICLE = page(
+    f"<nav><a href='/'>Home</a><a href='/n'>News</a></nav><main><article>"
+    f"<h1>Library wing approved</h1><p>{PROSE}</p><h2>Costs</h2><p>{PROSE}</p>"
+    f"<h2>Timeline</h2><p>{PROSE}</p></article></main><footer>(c) Town</footer>",
+    head="<title>Library wing approved</title>"
+         "<link rel=canonical href='https://town.test/news/library'>"
+         "<meta name=description content='Funding agreed.'>"
+         "<meta property='article:published_time' content='2026-11-01'>"
+         "<script type='application/ld+json'>{\"@type\":\"NewsArticle\","
+         "\"dateModified\":\"2026-11-03\"}</script>"
+         "<script id='__NEXT_DATA__' type='application/json'>{\"props\":{\"a\":1}}</script>"
+         "<script>window.__INITIAL_STATE__ = {\"user\": null, \"n\": [1, 2]};</script>",
+)
+URL = "https://town.test/news/library"
+
+
+def test_exported_names_do_not_drift() -> None:
+    assert sorted(pm.__all__) == sorted([
+        "POLICY_VERSION", "ConversionPolicy", "EvidencePacket", "MarkdownError",
+        "MarkdownResult", "PageMetadata", "Provenance", "ReadinessFacts", "StabilityReport",
+        "Structure", "ValidationReport", "block_hash", "stability", "to_markdown",
+    ])
+
+
+def test_markdown_package_imports_only_errors_from_pressmark() -> None:
+    import ast
+    from pathlib import Path
+
+    seen: set[str] = set()
+    for source in Path(pm.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                seen.add(node.module)
+            elif isinstance(node, ast.Import):
+                seen.update(alias.name for alias in node.names)
+    foreign = {m for m in seen if m.split(".")[0] == "pressmark"
+               and not m.startswith("pressmark.markdown")}
+    assert foreign == {"pressmark._errors"}
+
+
+def test_result_fields() -> None:
+    r = to_markdown(ARTICLE, url=URL)
+    assert r.policy_version == POLICY_VERSION
+    assert r.title == "Library wing approved"
+    assert r.markdown.startswith(PROSE)  # the headline lives in .title
+    assert "## Costs" in r.markdown and "Home" not in r.markdown and "(c) Town" not in r.markdown
+    assert r.structure.headings == 2 and r.structure.paragraphs == 3
+    meta = r.metadata
+    assert (meta.canonical_url, meta.language, meta.description) == (URL, "en", "Funding agreed.")
+    assert (meta.published, meta.modified) == ("2026-11-01", "2026-11-03")
+    assert r.embedded_state["json_ld"][0]["@type"] == "NewsArticle"
+    assert r.embedded_state["next_data"] == {"props": {"a": 1}}
+    assert r.embedded_state["initial_state"] == {"user": None, "n": [1, 2]}
+    assert r.validation.passed, r.validation.reasons
+    assert r.headings == ("2 Costs", "2 Timeline")
+    assert len(r.block_hashes) == 5
+
+
+def test_keep_title_policy() -> None:
+    r = to_markdown(ARTICLE, url=URL, policy=ConversionPolicy(keep_title=True))
+    assert r.markdown.startswith("# Library wing approved\n\n")
+
+
+def test_evidence_packet_order_and_provenance() -> None:
+    @dataclass
+    class Ready:
+        passed: bool = True
+        reason: str = "main_selector_text_threshold"
+        elapsed_ms: float = 1840.0
+
+    r = to_markdown(ARTICLE, url=URL, readiness=Ready(), requested_url="https://town.test/l")
+    d = r.evidence.to_dict()
+    assert list(d) == ["policy_version", "url_requested", "url_final", "needs_render",
+                       "presence_score", "readiness", "main_selectors_used",
+                       "boilerplate_rules_used", "validation", "sample_provenance"]
+    assert d["url_requested"] == "https://town.test/l" and d["url_final"] == URL
+    assert d["readiness"] == {"passed": True, "reason": "main_selector_text_threshold",
+                              "elapsed_ms": 1840.0}
+    assert d["main_selectors_used"] == ["body > main:nth-of-type(1) > article:nth-of-type(1)"]
+    assert "exclude_title" in d["boilerplate_rules_used"]
+    heads = [p for p in d["sample_provenance"] if p["kind"] == "heading"]
+    assert heads[0]["dom_selector"].endswith("article:nth-of-type(1) > h2:nth-of-type(1)")
+    for p in d["sample_provenance"]:
+        start, end = p["markdown_span"]
+        assert r.markdown[start:end].lstrip("# ").startswith(p["text_preview"][:20])
+    assert json.loads(r.evidence.to_json()) == d
+    assert json.loads(r.to_json())["evidence"] == d
+
+
+@pytest.mark.parametrize(("html", "kwargs", "reason"), [
+    (page("<p>Short.</p>"), {}, "too-little-text"),
+    (page("<ul><li>a</li></ul>"), {}, "too-few-paragraphs"),
+    (ARTICLE, {"url": "https://town.test/other"}, "canonical-mismatch"),
+    (page(f"<h1>Page not found</h1><p>{PROSE}</p>", "<title>Oops</title>"), {}, "soft-404"),
+    (page(f"<p>{PROSE}</p>", "<title>404 Not Found</title>"), {}, "soft-404"),
+    (ARTICLE, {"policy": ConversionPolicy(required_heading=r"(?i)^introduction")},
+     "required-heading-missing"),
+    (ARTICLE, {"policy": ConversionPolicy(expected_language="fr")}, "language-mismatch"),
+    (page(f"<p>{PROSE}</p>", lang=""), {"policy": ConversionPolicy(expected_language="en")},
+     "language-unknown"),
+    (page(f"<h2>A</h2><p>{PROSE}</p><h5>B</h5><p>{PROSE}</p><ul><li></li><li></li><li>x</li>"
+          "</ul>"), {"policy": ConversionPolicy(select_main=False)}, "structure-anomalies"),
+])
+def test_validation_fails_closed_with_named_reasons(html: str, kwargs: dict[str, object],
+                                                     reason: str) -> None:
+    r = to_markdown(html, **kwargs)  # type: ignore[arg-type]
+    assert not r.validation.passed
+    assert reason in r.validation.reasons
+
+
+def test_readiness_failure_is_a_reason() -> None:
+    @dataclass
+    class NotReady:
+        passed: bool = False
+        reason: str = "timeout"
+        elapsed_ms: float = 8000.0
+
+    r = to_markdown(ARTICLE, url=URL, readiness=NotReady())
+    assert r.validation.reasons == ("readiness-failed",)
+
+
+def test_boilerplate_ratio_is_measured() -> None:
+    links = "".join(f"<p><a href='/{i}'>Another story about the harbour number {i}</a></p>"
+                    for i in range(8))
+    r = to_markdown(page(f"<div>{links}</div>"), policy=ConversionPolicy(select_main=False))
+    assert r.validation.scores["boilerplate_ratio"] > 0.9
+    assert "boilerplate-ratio-exceeded" in r.validation.reasons
+
+
+def test_cross_page_hints_prune_repeated_blocks() -> None:
+    promo = "Support independent local journalism today and become a member of our club."
+    html = page(f"<article><p>{PROSE}</p><p>{promo}</p><p>{PROSE} Again.</p></article>")
+    plain = to_markdown(html)
+    assert promo in plain.markdown
+    hinted = to_markdown(html, boilerplate_hints={block_hash(promo)})
+    assert promo not in hinted.markdown
+    assert "cross_page_repetition" in hinted.evidence.boilerplate_rules_used
+    assert block_hash(promo) in plain.block_hashes
+
+
+def test_stability_report() -> None:
+    a = to_markdown(ARTICLE, url=URL)
+    b = to_markdown(ARTICLE.replace("<h2>Timeline</h2>", "<h2>Schedule</h2>"), url=URL)
+    same = stability(a, a)
+    assert (same.heading_jaccard, same.block_jaccard, same.identical, same.score) == (
+        1.0, 1.0, True, 1.0)
+    diff = stability(a, b)
+    assert diff.heading_jaccard == round(1 / 3, 4) and not diff.identical
+    assert diff.same_policy and 0 < diff.score < 1
+    assert list(diff.to_dict()) == ["heading_jaccard", "block_jaccard", "identical",
+                                    "same_policy", "score"]
+
+
+def test_image_modes() -> None:
+    html = page(f"<p>{PROSE} <img src='/i.png' alt='A cat'></p>")
+    assert "![A cat](https://x.test/i.png)" in to_markdown(html, url="https://x.test/").markdown
+    alt = to_markdown(html, url="https://x.test/", policy=ConversionPolicy(images="alt"))
+    assert "A cat" in alt.markdown and "![" not in alt.markdown
+    drop = to_markdown(html, url="https://x.test/", policy=ConversionPolicy(images="drop"))
+    assert "A cat" not in drop.markdown
+
+
+def test_links_without_url_stay_relative_and_unsafe_schemes_lose_the_link() -> None:
+    md = to_markdown(page("<p><a href='/a'>rel</a> <a href='vbscript:x'>bad</a> "
+                          "<a href=' java\tscript:alert(1)'>bad2</a></p>"),
+                     policy=ConversionPolicy(select_main=False)).markdown
+    assert md == "[rel](/a) bad bad2\n"
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"images": "inline"}, {"boilerplate_ratio_max": 1.5}, {"min_markdown_chars": -1},
+    {"required_heading": "("},
+])
+def test_invalid_policy(kwargs: dict[str, object]) -> None:
+    with pytest.raises(MarkdownError) as info:
+        ConversionPolicy(**kwargs)  # type: ignore[arg-type]
+    assert isinstance(info.value, PressmarkError) and info.value.code == "invalid-policy"
+
+
+def test_non_text_input_is_refused() -> None:
+    with pytest.raises(MarkdownError) as info:
+        to_markdown(b"<p>x</p>")  # type: ignore[arg-type]
+    assert info.value.code == "invalid-input"
+
+
+def test_empty_and_shell_pages() -> None:
+    r = to_markdown("")
+    assert r.markdown == "" and not r.validation.passed and r.evidence.needs_render
+    shell = to_markdown(page("<div id='root'></div><script>boot()</script>"))
+    assert shell.markdown == "" and shell.evidence.presence_score == 0.0
+
+
+def test_deeply_nested_markup_does_not_recurse_out() -> None:
+    html = "<div>" * 5000 + "<p>deep text</p>" + "</div>" * 5000
+    assert "deep text" in to_markdown(html, policy=ConversionPolicy(select_main=False)).markdown
+    html = "<ul><li>" * 400 + "x" + "</li></ul>" * 400
+    assert "x" in to_markdown(html).markdown
