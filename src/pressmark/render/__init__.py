@@ -5,6 +5,14 @@ on first attribute access and fails with an install hint when Playwright is
 missing.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from pressmark.render._chromium import find_chromium
+from pressmark.render._errors import RenderError
+from pressmark.render._options import ConsentPolicy, PageState, PoolLimits
 from pressmark.render._protocol import (
     ReadinessReport,
     ReadinessSpec,
@@ -13,4 +21,35 @@ from pressmark.render._protocol import (
     RenderResult,
 )
 
-__all__ = ["ReadinessReport", "ReadinessSpec", "RenderOptions", "RenderResult", "Renderer"]
+if TYPE_CHECKING:
+    from pressmark.render._playwright import PlaywrightRenderer
+
+__all__ = [
+    "ConsentPolicy",
+    "PageState",
+    "PlaywrightRenderer",
+    "PoolLimits",
+    "ReadinessReport",
+    "ReadinessSpec",
+    "RenderError",
+    "RenderOptions",
+    "RenderResult",
+    "Renderer",
+    "find_chromium",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "PlaywrightRenderer":
+        try:
+            module = importlib.import_module("pressmark.render._playwright")
+        except ImportError as exc:
+            if exc.name is None or not exc.name.startswith("playwright"):
+                raise
+            raise RenderError(
+                "rendering needs Playwright: pip install 'pressmark[render]'"
+                " (pressmark uses the system's Chromium and never downloads one)",
+                code="playwright-missing",
+            ) from exc
+        return module.PlaywrightRenderer
+    raise AttributeError(f"module 'pressmark.render' has no attribute {name!r}")

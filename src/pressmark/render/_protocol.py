@@ -14,7 +14,17 @@ from typing import Protocol, runtime_checkable
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadinessSpec:
-    """Which readiness patterns to apply, in order (see the seed article, sections 5-7)."""
+    """Which readiness patterns to apply, in this order.
+
+    (A) the first of ``main_selectors`` that matches holds at least
+    ``min_main_text_chars`` of visible text; (B) a heading matches ``required_heading``
+    (a JavaScript regular expression; a leading ``(?i)`` makes it case-insensitive);
+    (C) no request in flight for ``network_idle_ms``, given up (with a warning) after
+    ``network_idle_cap_ms``; (E) when ``scroll``, scroll a viewport at a time until
+    the main text stops growing; (D) the hash of the main text unchanged for
+    ``stability_window_ms`` (0 skips it), sampled every ``poll_interval_ms``. Text
+    inside ``ignore_selectors`` (a live counter, a clock) is left out of (A), (D) and (E).
+    """
 
     main_selectors: tuple[str, ...] = ("main", "article", "[role=main]")
     min_main_text_chars: int = 200
@@ -23,11 +33,20 @@ class ReadinessSpec:
     stability_window_ms: int = 500
     poll_interval_ms: int = 100
     scroll: bool = False
+    network_idle_cap_ms: int = 3_000
+    max_scrolls: int = 40
+    ignore_selectors: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadinessReport:
-    """What the readiness engine observed; travels into the evidence packet."""
+    """What the readiness engine observed; travels into the evidence packet.
+
+    ``reason`` names the patterns that passed, joined by ``+`` (``"main-selector+stable"``),
+    or the first that failed and why (``"stable-failed: main text changed 3 times ..."``).
+    ``elapsed_ms`` counts from the start of navigation; ``samples`` is how many times
+    the page was probed, ``scrolls`` how many scroll steps were taken.
+    """
 
     passed: bool
     reason: str

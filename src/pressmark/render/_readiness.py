@@ -1,0 +1,274 @@
+"""The readiness engine: decide when the DOM holds the content, never by a fixed sleep.
+
+Each pattern runs as one script evaluated in the page, which polls on the page's own
+timers and resolves when its condition holds or its time budget is spent. That is
+one round trip per pattern instead of one per sample, and the budget comes from the
+render's deadline, so the renderer keeps ``timeout_ms`` even when a pattern cannot
+pass. A page that navigates mid-pattern (a client redirect) is probed again in its
+new document. A page whose main thread never yields (an endless loop) is cut off by
+the Python-side timeout around each evaluation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pressmark.render._protocol import ReadinessReport, ReadinessSpec
+
+# One function for every in-page pattern: arg = [phase, settings, budget_ms].
+PROBE_JS = r"""
+async ([phase, a, budget]) => {
+  const start = performance.now();
+  const left = () => budget - (performance.now() - start);
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+  const ignore = a.ignore.join(',');
+  const findMain = () => {
+    for (const sel of a.selectors) {
+      let el = null;
+      try { el = document.querySelector(sel); } catch (e) { el = null; }
+      if (el) return [sel, el];
+    }
+    return [null, null];
+  };
+  const textOf = (el) => {
+    if (!el) return '';
+    let text;
+    if (!ignore) {
+      text = el.innerText || '';
+    } else {
+      const parts = [];
+      const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const parent = n.parentElement;
+        if (!parent || parent.closest(ignore)) continue;
+        if (parent.closest('script,style,noscript,template')) continue;
+        if (parent.checkVisibility && !parent.checkVisibility()) continue;
+        parts.push(n.data);
+      }
+      text = parts.join(' ');
+    }
+    return text.replace(/\s+/g, ' ').trim();
+  };
+  const hash = (s) => {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 0x01000193); }
+    return (h >>> 0).toString(16);
+  };
+  const headingOk = () => {
+    if (!a.heading) return true;
+    let re;
+    try { re = new RegExp(a.heading, a.headingFlags); } catch (e) { return false; }
+    for (const h of document.querySelectorAll('h1,h2,h3,h4,h5,h6')) {
+      if (re.test((h.textContent || '').replace(/\s+/g, ' ').trim())) return true;
+    }
+    return false;
+  };
+  let samples = 0;
+  if (phase === 'main') {
+    let last = { sel: null, len: 0, heading: false };
+    while (true) {
+      samples++;
+      const [sel, el] = findMain();
+      const len = textOf(el).length;
+      const heading = headingOk();
+      last = { sel, len, heading };
+      if (sel !== null && len >= a.minChars && heading) return { ok: true, samples, ...last };
+      if (left() <= 0) return { ok: false, samples, ...last };
+      await sleep(Math.min(a.poll, left()));
+    }
+  }
+  if (phase === 'scroll') {
+    let scrolls = 0, lastLen = -1, lastGrowth = performance.now();
+    while (true) {
+      samples++;
+      const len = textOf(findMain()[1] || document.body).length;
+      const now = performance.now();
+      if (len !== lastLen) { lastLen = len; lastGrowth = now; }
+      const root = document.scrollingElement || document.documentElement;
+      const atBottom = window.scrollY + window.innerHeight >= root.scrollHeight - 2;
+      if (atBottom && now - lastGrowth >= a.window) {
+        window.scrollTo(0, 0);
+        return { ok: true, samples, scrolls, len };
+      }
+      if (left() <= 0 || scrolls >= a.maxScrolls) {
+        window.scrollTo(0, 0);
+        return { ok: false, samples, scrolls, len, atBottom, capped: scrolls >= a.maxScrolls };
+      }
+      if (!atBottom) { window.scrollBy(0, window.innerHeight); scrolls++; }
+      await sleep(Math.min(a.poll, left()));
+    }
+  }
+  if (phase === 'stable') {
+    let last = null, since = performance.now(), changes = 0, len = 0;
+    while (true) {
+      samples++;
+      const text = textOf(findMain()[1] || document.body);
+      const h = hash(text);
+      const now = performance.now();
+      len = text.length;
+      if (h !== last) { if (last !== null) changes++; last = h; since = now; }
+      if (now - since >= a.window) return { ok: true, samples, changes, len, hash: h };
+      if (left() <= 0) return { ok: false, samples, changes, len, hash: h };
+      await sleep(Math.min(a.poll, left()));
+    }
+  }
+  return { ok: false, samples, error: 'unknown phase ' + phase };
+}
+"""
+
+_RETRYABLE = ("Execution context was destroyed", "navigation", "Cannot find context")
+
+
+class Evaluator(Protocol):
+    """The slice of a Playwright page the engine needs."""
+
+    async def evaluate(self, expression: str, arg: Any = None) -> Any: ...
+
+
+@dataclass(slots=True)
+class _Tally:
+    samples: int = 0
+    scrolls: int = 0
+
+
+def _settings(spec: ReadinessSpec) -> dict[str, Any]:
+    heading = spec.required_heading
+    flags = ""
+    if heading is not None and heading.startswith("(?i)"):
+        heading, flags = heading[4:], "i"
+    return {
+        "selectors": list(spec.main_selectors),
+        "minChars": spec.min_main_text_chars,
+        "heading": heading,
+        "headingFlags": flags,
+        "poll": max(10, spec.poll_interval_ms),
+        "window": spec.stability_window_ms,
+        "maxScrolls": spec.max_scrolls,
+        "ignore": list(spec.ignore_selectors),
+    }
+
+
+class _Unresponsive(Exception):
+    """The page's main thread did not answer within the budget."""
+
+
+async def _run_phase(
+    page: Evaluator, phase: str, settings: dict[str, Any], deadline: float, grace: float
+) -> dict[str, Any]:
+    """Evaluate one pattern, re-probing after client-side navigations."""
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return {"ok": False, "samples": 0, "timeout": True}
+        # The page's own timers end the probe a little before the deadline, so its
+        # answer (and the reason it gives) arrives in time even on a loaded machine;
+        # the grace covers the round trip. A page stuck in a loop never answers.
+        in_page = max(0.0, remaining - min(0.3, remaining * 0.2))
+        try:
+            result = await asyncio.wait_for(
+                page.evaluate(PROBE_JS, [phase, settings, int(in_page * 1000)]), remaining + grace
+            )
+        except TimeoutError as exc:
+            raise _Unresponsive(phase) from exc
+        except Exception as exc:
+            if any(marker in str(exc) for marker in _RETRYABLE):
+                await asyncio.sleep(0.02)  # let the new document commit before re-probing
+                continue
+            raise
+        return dict(result) if isinstance(result, dict) else {"ok": False, "samples": 0}
+
+
+def _fail_reason(step: str, result: dict[str, Any], spec: ReadinessSpec) -> str:
+    if step == "main-selector":
+        if result.get("sel") is None:
+            return f"main-selector-failed: none of {', '.join(spec.main_selectors)} found"
+        return (
+            f"main-selector-failed: {result.get('sel')} text {result.get('len', 0)}"
+            f" < {spec.min_main_text_chars} chars"
+        )
+    if step == "heading":
+        return f"heading-failed: no heading matches {spec.required_heading!r}"
+    if step == "scroll":
+        if result.get("capped"):
+            return f"scroll-failed: still growing after {spec.max_scrolls} scrolls"
+        return f"scroll-failed: text still growing after {result.get('scrolls', 0)} scrolls"
+    if step == "stable":
+        return (
+            f"stable-failed: main text changed {result.get('changes', 0)} times, never"
+            f" unchanged for {spec.stability_window_ms} ms"
+        )
+    return f"{step}-failed"
+
+
+async def wait_ready(
+    page: Evaluator,
+    spec: ReadinessSpec,
+    *,
+    started: float,
+    deadline: float,
+    grace: float = 0.5,
+    network_quiet: Callable[[int, float], Awaitable[bool]] | None = None,
+) -> tuple[ReadinessReport, list[str]]:
+    """Apply ``spec`` until it passes or ``deadline`` (monotonic seconds); never raises for
+    a page that merely is not ready. A page that does not answer ``grace`` seconds after
+    its budget is reported unresponsive. Returns the report and warnings."""
+    settings = _settings(spec)
+    tally = _Tally()
+    passed: list[str] = []
+    warnings: list[str] = []
+
+    def report(ok: bool, reason: str) -> tuple[ReadinessReport, list[str]]:
+        elapsed = (time.monotonic() - started) * 1000.0
+        return (
+            ReadinessReport(
+                passed=ok,
+                reason=reason,
+                elapsed_ms=round(elapsed, 1),
+                samples=tally.samples,
+                scrolls=tally.scrolls,
+            ),
+            warnings,
+        )
+
+    steps: list[str] = ["main-selector"]
+    if spec.network_idle_ms is not None:
+        steps.append("network-idle")
+    if spec.scroll:
+        steps.append("scroll")
+    if spec.stability_window_ms > 0:
+        steps.append("stable")
+
+    for step in steps:
+        try:
+            if step == "network-idle":
+                assert spec.network_idle_ms is not None
+                cap = min(deadline, time.monotonic() + spec.network_idle_cap_ms / 1000.0)
+                if network_quiet is None or await network_quiet(spec.network_idle_ms, cap):
+                    passed.append(step)
+                else:
+                    warnings.append(
+                        f"readiness: network not idle for {spec.network_idle_ms} ms within"
+                        f" {spec.network_idle_cap_ms} ms; continuing"
+                    )
+                continue
+            phase = {"main-selector": "main", "scroll": "scroll", "stable": "stable"}[step]
+            result = await _run_phase(page, phase, settings, deadline, grace)
+        except _Unresponsive:
+            return report(False, f"{step}-failed: the page did not answer (main thread busy?)")
+        tally.samples += int(result.get("samples", 0))
+        tally.scrolls += int(result.get("scrolls", 0))
+        if not result.get("ok"):
+            failed = step
+            if step == "main-selector" and result.get("sel") is not None and not result.get(
+                "heading", True
+            ) and int(result.get("len", 0)) >= spec.min_main_text_chars:
+                failed = "heading"
+            return report(False, _fail_reason(failed, result, spec))
+        passed.append(step)
+        if step == "main-selector" and spec.required_heading is not None:
+            passed.append("heading")
+    return report(True, "+".join(passed))

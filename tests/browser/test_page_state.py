@@ -1,0 +1,71 @@
+"""Deterministic page state: fixed environment, blocked resources, consent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pressmark.render import ConsentPolicy, PageState, PoolLimits, ReadinessSpec, RenderOptions
+
+from ._site import PageServer
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+PROBE = (
+    "<main><h1>Env</h1><p id=env></p></main><script>document.getElementById('env').textContent ="
+    " JSON.stringify([innerWidth, innerHeight, navigator.language,"
+    " Intl.DateTimeFormat().resolvedOptions().timeZone, navigator.userAgent,"
+    " matchMedia('(prefers-reduced-motion: reduce)').matches,"
+    " matchMedia('(prefers-color-scheme: dark)').matches, typeof RTCPeerConnection]);</script>"
+)
+QUICK = RenderOptions(readiness=ReadinessSpec(min_main_text_chars=1, stability_window_ms=0))
+
+
+async def test_fixed_environment(renderer: Any, pages: PageServer) -> None:
+    pages.extra["/env"] = PROBE
+    result = await renderer.render(pages.origin + "/env", QUICK)
+    assert (
+        '[1280,800,"en-US","UTC","Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like'
+        ' Gecko) Chrome/130.0.0.0 Safari/537.36 pressmark",true,false,"undefined"]'
+    ) in result.html.replace("&quot;", '"')
+
+
+async def test_consent_cookies_and_dialog_removal(
+    policy: Any, pages: PageServer
+) -> None:
+    from pressmark.render import PlaywrightRenderer
+
+    state = PageState(
+        consent=ConsentPolicy(
+            cookies={"127.0.0.1": {"consent": "yes"}}, remove_selectors=(".cookie-dialog",)
+        )
+    )
+    async with PlaywrightRenderer(policy=policy, page_state=state) as r:
+        result = await r.render(pages.origin + "/consent", RenderOptions())
+    assert "consent given" in result.html
+    assert "cookie-dialog" not in result.html
+
+
+async def test_images_blocked_by_default(renderer: Any, pages: PageServer) -> None:
+    pages.extra["/img"] = (
+        "<main><h1>Img</h1><img src='/pic.png'><video src='/clip.mp4'></video>"
+        "<style>@font-face { font-family: f; src: url('/font.woff2'); } h1 { font-family: f; }"
+        " main { background: url('/bg.png'); }</style></main>"
+    )
+    before = len(pages.paths)
+    await renderer.render(pages.origin + "/img", QUICK)
+    fetched = set(pages.paths[before:])
+    assert fetched & {"/pic.png", "/clip.mp4", "/font.woff2", "/bg.png"} == set()
+
+
+async def test_blocking_can_be_turned_off(policy: Any, pages: PageServer) -> None:
+    from pressmark.render import PlaywrightRenderer
+
+    pages.extra["/img2"] = "<main><h1>Img</h1><img src='/pic2.png'></main>"
+    before = len(pages.paths)
+    async with PlaywrightRenderer(
+        policy=policy, page_state=PageState(block=frozenset()), limits=PoolLimits(max_pages=1)
+    ) as r:
+        await r.render(pages.origin + "/img2", QUICK)
+    assert "/pic2.png" in pages.paths[before:]

@@ -1,0 +1,131 @@
+"""The pool survives bad pages: endless loops, memory bombs, pop-ups, a killed browser."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from pressmark.render import PoolLimits, ReadinessSpec, RenderError, RenderOptions
+from pressmark.render._pool import find_marked_pids, group_members
+
+from ._site import PageServer
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def small(policy: Any) -> AsyncIterator[Any]:
+    from pressmark.render import PlaywrightRenderer
+
+    limits = PoolLimits(max_pages=2, js_heap_mb=64, close_timeout_s=3.0)
+    async with PlaywrightRenderer(policy=policy, limits=limits) as r:
+        yield r
+
+
+async def test_endless_loop_then_recovers(small: Any, pages: PageServer) -> None:
+    started = time.monotonic()
+    with pytest.raises(RenderError) as info:
+        await small.render(pages.origin + "/loop", RenderOptions(timeout_ms=1500))
+    assert info.value.code == "render-timeout"
+    assert time.monotonic() - started < 3.5  # 1.5 s, plus opening and closing the context
+    result = await small.render(pages.origin + "/static", RenderOptions())
+    assert result.readiness.passed
+
+
+async def test_memory_bomb_crashes_only_its_page(small: Any, pages: PageServer) -> None:
+    launches = small.pool.launches
+    with pytest.raises(RenderError) as info:
+        await small.render(pages.origin + "/bomb", RenderOptions(timeout_ms=10_000))
+    assert info.value.code == "page-crashed"
+    result = await small.render(pages.origin + "/static", RenderOptions())
+    assert result.readiness.passed
+    assert small.pool.launches == launches  # the browser itself survived
+
+
+async def test_popups_are_refused(small: Any, pages: PageServer) -> None:
+    before = len(pages.paths)
+    result = await small.render(pages.origin + "/popups", RenderOptions())
+    await asyncio.sleep(0.3)
+    assert result.readiness.passed
+    assert "<h1>Pop-ups</h1>" in result.html
+    assert not [p for p in pages.paths[before:] if p.startswith("/static")]
+
+
+async def test_killed_browser_is_replaced(small: Any, pages: PageServer) -> None:
+    launches = small.pool.launches
+    (pid,) = small.pool.pids
+    spec = ReadinessSpec(stability_window_ms=5000)
+    pending = asyncio.ensure_future(
+        small.render(pages.origin + "/live", RenderOptions(readiness=spec, timeout_ms=8000))
+    )
+    before = len(pages.paths)
+    for _ in range(400):  # kill it mid-render, not mid-setup
+        if "/live" in pages.paths[before:]:
+            break
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.3)
+    started = time.monotonic()
+    os.kill(pid, 9)
+    with pytest.raises(RenderError) as info:
+        await pending
+    assert info.value.code == "browser-crashed"
+    assert time.monotonic() - started < 2.0  # failed at once, not at its deadline
+    result = await small.render(pages.origin + "/static", RenderOptions())
+    assert result.readiness.passed
+    assert small.pool.launches == launches + 1
+    assert pid not in small.pool.pids
+
+
+async def test_hung_browser_is_killed_and_replaced(small: Any, pages: PageServer) -> None:
+    import signal
+
+    launches, kills = small.pool.launches, small.pool.kills
+    (pid,) = small.pool.pids
+    os.kill(pid, signal.SIGSTOP)  # the browser stops answering anything
+    try:
+        started = time.monotonic()
+        with pytest.raises(RenderError) as info:
+            await small.render(pages.origin + "/static", RenderOptions(timeout_ms=1500))
+        assert info.value.code in {"render-timeout", "browser-crashed"}
+        assert time.monotonic() - started < 1500 / 1000 + 1.0 + 3.0 + 0.5  # + close timeout
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGCONT)
+    assert small.pool.kills == kills + 1
+    result = await small.render(pages.origin + "/static", RenderOptions())
+    assert result.readiness.passed
+    assert small.pool.launches == launches + 1
+
+
+async def test_recycle_and_k_and_clean_close(
+    policy: Any, pages: PageServer
+) -> None:
+    from pressmark.render import PlaywrightRenderer
+
+    limits = PoolLimits(max_pages=2, recycle_after=2)
+    quick = RenderOptions(readiness=ReadinessSpec(stability_window_ms=100))
+    r = PlaywrightRenderer(policy=policy, limits=limits)
+    async with r:
+        results = await asyncio.gather(
+            *(r.render(pages.origin + "/static", quick) for _ in range(5))
+        )
+        assert all(res.readiness.passed for res in results)
+        assert r.pool.peak_active == 2
+        assert r.pool.launches == 3  # 5 pages, a new browser every 2
+        await asyncio.sleep(0.5)  # retired browsers finish closing in the background
+        pids = list(r.pool.pids)
+        (token,) = r.pool.tokens
+        assert len(pids) == 1
+    for pid in pids:
+        assert group_members(pid) == []
+    assert find_marked_pids(token) == []
+    with pytest.raises(RenderError) as info:
+        await r.render(pages.origin + "/static", quick)
+    assert info.value.code == "renderer-closed"

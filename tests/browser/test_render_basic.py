@@ -1,0 +1,153 @@
+"""The renderer end to end on small loopback pages: readiness, page state, limits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pressmark.render import ReadinessSpec, RenderError, RenderOptions
+
+from ._site import PageServer
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+
+async def test_shell_renders_with_selector_and_stability(renderer: Any, pages: PageServer) -> None:
+    result = await renderer.render(pages.origin + "/shell", RenderOptions(timeout_ms=8000))
+    assert "Rendered shell" in result.html
+    assert result.status == 200
+    assert result.final_url == pages.origin + "/shell"
+    assert result.readiness.passed
+    assert result.readiness.reason == "main-selector+stable"
+    assert result.readiness.samples >= 2
+    assert result.warnings == ()
+    assert set(result.timings) >= {"navigate_ms", "readiness_ms", "total_ms"}
+
+
+async def test_required_heading_pattern_b(renderer: Any, pages: PageServer) -> None:
+    spec = ReadinessSpec(required_heading="(?i)^(introduction|what you will learn)")
+    result = await renderer.render(pages.origin + "/heading", RenderOptions(readiness=spec))
+    assert result.readiness.passed
+    assert result.readiness.reason == "main-selector+heading+stable"
+
+    spec = ReadinessSpec(required_heading="^Overview$", stability_window_ms=0)
+    result = await renderer.render(
+        pages.origin + "/heading", RenderOptions(readiness=spec, timeout_ms=4000)
+    )
+    assert not result.readiness.passed
+    assert result.readiness.reason.startswith("heading-failed")
+
+
+async def test_not_ready_returns_dom_with_warning_within_timeout(
+    renderer: Any, pages: PageServer
+) -> None:
+    import time
+
+    started = time.monotonic()
+    result = await renderer.render(pages.origin + "/short", RenderOptions(timeout_ms=2000))
+    elapsed = time.monotonic() - started
+    assert result.timings["total_ms"] <= 2000 + 50  # the renderer keeps its own deadline
+    assert elapsed < 3.5  # plus opening and closing the context
+    assert not result.readiness.passed
+    assert result.readiness.reason == "main-selector-failed: main text 22 < 200 chars"
+    assert "Too little text." in result.html
+    assert any(w.startswith("readiness not reached") for w in result.warnings)
+
+
+async def test_server_that_never_answers_is_a_timeout_error(
+    renderer: Any, pages: PageServer
+) -> None:
+    import time
+
+    started = time.monotonic()
+    with pytest.raises(RenderError) as info:
+        await renderer.render(pages.origin + "/hang", RenderOptions(timeout_ms=1500))
+    assert info.value.code == "render-timeout"
+    assert time.monotonic() - started < 3.5
+
+
+async def test_network_idle_pattern_c(renderer: Any, pages: PageServer) -> None:
+    spec = ReadinessSpec(network_idle_ms=200, stability_window_ms=0)
+    result = await renderer.render(pages.origin + "/network", RenderOptions(readiness=spec))
+    assert result.readiness.reason == "main-selector+network-idle"
+    assert "late text" in result.html
+
+
+async def test_lazy_page_complete_only_with_scroll(renderer: Any, pages: PageServer) -> None:
+    plain = await renderer.render(pages.origin + "/lazy", RenderOptions())
+    assert plain.readiness.passed
+    assert plain.readiness.scrolls == 0
+    assert "Section 5" not in plain.html
+
+    spec = ReadinessSpec(scroll=True)
+    scrolled = await renderer.render(pages.origin + "/lazy", RenderOptions(readiness=spec))
+    assert scrolled.readiness.passed
+    assert scrolled.readiness.reason == "main-selector+scroll+stable"
+    assert scrolled.readiness.scrolls >= 1
+    for k in range(2, 6):
+        assert f"Section {k}" in scrolled.html
+
+
+async def test_live_counter_is_deterministic(renderer: Any, pages: PageServer) -> None:
+    # The counter changes every 250 ms: a 600 ms window can never hold still.
+    strict = RenderOptions(readiness=ReadinessSpec(stability_window_ms=600), timeout_ms=3000)
+    reasons = set()
+    for _ in range(2):
+        result = await renderer.render(pages.origin + "/live", strict)
+        assert not result.readiness.passed
+        reasons.add(result.readiness.reason.split(":")[0])
+    assert reasons == {"stable-failed"}
+
+    # Leaving the counter out, the stable region passes every time.
+    spec = ReadinessSpec(stability_window_ms=600, ignore_selectors=("#live-counter",))
+    for _ in range(2):
+        result = await renderer.render(pages.origin + "/live", RenderOptions(readiness=spec))
+        assert result.readiness.passed
+        assert result.readiness.reason == "main-selector+stable"
+
+
+async def test_client_side_navigation_is_cancelled(renderer: Any, pages: PageServer) -> None:
+    result = await renderer.render(pages.origin + "/js-redirect", RenderOptions())
+    assert result.final_url == pages.origin + "/js-redirect"
+    assert "<h1>Stay</h1>" in result.html
+    assert "/static?moved" not in pages.paths
+    assert f"cancelled a client-side navigation to {pages.origin}/static?moved" in result.warnings
+
+
+async def test_non_http_urls_are_refused(renderer: Any) -> None:
+    for url in ("file:///etc/passwd", "data:text/html,<p>x</p>", "chrome://version", "about:blank"):
+        with pytest.raises(RenderError) as info:
+            await renderer.render(url, RenderOptions())
+        assert info.value.code == "navigation-refused"
+
+
+async def test_max_html_bytes(renderer: Any, pages: PageServer) -> None:
+    with pytest.raises(RenderError) as info:
+        await renderer.render(pages.origin + "/static", RenderOptions(max_html_bytes=200))
+    assert info.value.code == "html-too-large"
+
+
+async def test_error_pages_and_non_html_are_captured_at_once(
+    renderer: Any, pages: PageServer
+) -> None:
+    missing = await renderer.render(pages.origin + "/nope", RenderOptions())
+    assert missing.status == 404
+    assert missing.readiness.reason == "not-attempted: HTTP status 404"
+    assert "not found" in missing.html
+    data = await renderer.render(pages.origin + "/api/article.json", RenderOptions())
+    assert data.readiness.reason == "not-attempted: content type application/json"
+    assert data.readiness.elapsed_ms < 5000
+
+
+async def test_downloads_are_refused(renderer: Any, pages: PageServer) -> None:
+    pages.extra["/download"] = (
+        "<main><h1>Download</h1><p>" + "Some text. " * 30 + "</p>"
+        '<a id="d" href="/dl.bin" download>file</a></main>'
+        "<script>document.getElementById('d').click();"
+        "location.href = '/dl.bin';</script>"
+    )
+    before = len(pages.paths)
+    result = await renderer.render(pages.origin + "/download", RenderOptions())
+    assert result.readiness.passed
+    assert "/dl.bin" not in pages.paths[before:]
