@@ -3,15 +3,16 @@
 ``pressmark md page.html --url https://example.com/a`` prints Markdown (or, with
 ``--json``, the whole result). ``pressmark md --batch IN_DIR OUT_DIR`` converts
 every ``*.html`` in IN_DIR to ``OUT_DIR/<name>.md`` (plus ``<name>.json`` with
-``--json``), optionally over a process pool (``--jobs``). Exit status 0 when
+``--json``); ``--jobs auto`` (the default) uses a process pool only when there are
+enough pages to pay for the workers. Exit status 0 when
 every page converted, 1 when any page raised, 2 for usage errors.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import sys
-from collections.abc import Iterable
 from pathlib import Path
 
 import click
@@ -37,43 +38,122 @@ def decode_html(data: bytes) -> str:
 
 
 def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8", newline="\n")
-    tmp.replace(path)
+    """Atomic: a temp file beside the target, renamed over it (raw ``os`` calls, no text layer)."""
+    tmp = f"{path.parent}{os.sep}.{path.name}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.write(fd, text.encode("utf-8"))
+    finally:
+        os.close(fd)
+    try:
+        os.replace(tmp, path)  # noqa: PTH105 - tmp is a str here, like the os calls above
+    except OSError:
+        os.unlink(tmp)  # noqa: PTH108 - as above
+        raise
 
 
 def _convert_one(job: tuple[str, str, bool]) -> str | None:
     source, out_dir, with_json = job
-    from pressmark.markdown import to_markdown  # noqa: PLC0415 - imported in the worker
+    from pressmark.markdown import to_markdown  # noqa: PLC0415 - `--help` stays fast
 
     src = Path(source)
+    out = Path(out_dir)
     try:
         result = to_markdown(decode_html(src.read_bytes()))
-    except Exception as exc:  # reported per page; the batch goes on
+        _write(out / f"{src.stem}.md", result.markdown)
+        if with_json:
+            _write(out / f"{src.stem}.json", result.to_json() + "\n")
+    except Exception as exc:  # reading, converting or writing: reported per page
         return f"{src.name}: {type(exc).__name__}: {exc}"
-    out = Path(out_dir)
-    _write(out / f"{src.stem}.md", result.markdown)
-    if with_json:
-        _write(out / f"{src.stem}.json", result.to_json() + "\n")
     return None
 
 
-def _run_batch(in_dir: Path, out_dir: Path, jobs: int, with_json: bool) -> int:
+PAGES_PER_WORKER = 16  # a worker costs about as much as converting this many pages
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every platform
+        return os.cpu_count() or 1
+
+
+def auto_jobs(pages: int, cores: int) -> int:
+    """Workers for ``--jobs auto``: one per core, but only with enough pages to pay for it."""
+    return max(1, min(cores, pages // PAGES_PER_WORKER))
+
+
+def _run_forked(work: list[tuple[str, str, bool]], jobs: int) -> list[str]:
+    """Pages ``i, i + jobs, ...`` go to worker ``i``; this process is worker 0.
+
+    Plain ``fork`` after the converter is imported: a worker starts with it loaded and
+    costs little more than the fork, with no pool, queues or pickling. A worker sends
+    its failure lines back through a pipe; one that dies unreported counts as failed.
+    """
+    import gc  # noqa: PLC0415 - only when forking
+
+    import pressmark.markdown  # noqa: F401, PLC0415 - imported once, before the fork
+
+    gc.freeze()  # a collection in a worker would otherwise touch, and copy, every page
+    children: list[tuple[int, int]] = []
+    for index in range(1, jobs):
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the worker: convert its share, report, exit without cleanup
+            status = 1
+            try:
+                os.close(read_end)
+                lines = [e for e in map(_convert_one, work[index::jobs]) if e is not None]
+                with os.fdopen(write_end, "wb") as pipe:
+                    pipe.write("\n".join(lines).encode("utf-8", "replace"))
+                status = 0
+            finally:  # a worker never returns into click, whatever happened
+                os._exit(status)
+        os.close(write_end)
+        children.append((pid, read_end))
+    failed = [e for e in map(_convert_one, work[0::jobs]) if e is not None]
+    for index, (pid, read_end) in enumerate(children, start=1):
+        with os.fdopen(read_end, "rb") as pipe:
+            report = pipe.read().decode("utf-8", "replace")
+        _, status = os.waitpid(pid, 0)
+        if status != 0:
+            failed.append(f"worker {index} failed (wait status {status}); its pages may be "
+                          "missing")
+        failed.extend(line for line in report.split("\n") if line)
+    return failed
+
+
+def _run_batch(in_dir: Path, out_dir: Path, jobs: int | None, with_json: bool) -> int:
     sources = sorted(p for p in in_dir.iterdir() if p.suffix == ".html" and p.is_file())
     out_dir.mkdir(parents=True, exist_ok=True)
     work = [(str(p), str(out_dir), with_json) for p in sources]
-    errors: Iterable[str | None]
-    if jobs <= 1 or len(work) < 2:
-        errors = [_convert_one(w) for w in work]
-    else:
-        from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415 - only for --jobs
+    if jobs is None:
+        jobs = auto_jobs(len(work), _cores())
+    jobs = min(jobs, len(work))
+    if jobs > 1 and hasattr(os, "fork"):
+        failed = _run_forked(work, jobs)
+    elif jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415 - no fork here
 
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            errors = list(pool.map(_convert_one, work, chunksize=max(1, len(work) // (jobs * 4))))
-    failed = [e for e in errors if e is not None]
-    for line in failed:
+            failed = [e for e in pool.map(_convert_one, work, chunksize=4) if e is not None]
+    else:
+        failed = [e for e in map(_convert_one, work) if e is not None]
+    for line in sorted(failed):  # the same report whatever the --jobs
         click.echo(line, err=True)
     return 1 if failed else 0
+
+
+def _jobs(value: str) -> int | None:
+    if value == "auto":
+        return None
+    try:
+        jobs = int(value)
+    except ValueError:
+        jobs = 0
+    if not 1 <= jobs <= 64:
+        raise click.BadParameter(f"{value!r}: expected 'auto' or a number from 1 to 64")
+    return jobs
 
 
 @click.command("md")
@@ -82,11 +162,12 @@ def _run_batch(in_dir: Path, out_dir: Path, jobs: int, with_json: bool) -> int:
 @click.option("--url", help="The page's URL: links resolve against it, canonical is checked.")
 @click.option("--json", "as_json", is_flag=True, help="Print (or write) the full result as JSON.")
 @click.option("--batch", is_flag=True, help="Convert every *.html in SOURCE into OUT_DIR.")
-@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Worker processes for --batch.")
+@click.option("--jobs", default="auto", show_default=True, metavar="N|auto",
+              help="Worker processes for --batch; auto: one per core, at most one per "
+                   f"{PAGES_PER_WORKER} pages.")
 def md(  # noqa: PLR0917 - click's signature: one parameter per option
     source: str | None, out_dir: str | None, url: str | None, as_json: bool, batch: bool,
-    jobs: int,
+    jobs: str,
 ) -> None:
     """Convert HTML to deterministic Markdown (FILE, or - / nothing for stdin)."""
     if batch:
@@ -95,7 +176,7 @@ def md(  # noqa: PLR0917 - click's signature: one parameter per option
         in_path = Path(source)
         if not in_path.is_dir():
             raise click.UsageError(f"not a directory: {source}")
-        sys.exit(_run_batch(in_path, Path(out_dir), jobs, as_json))
+        sys.exit(_run_batch(in_path, Path(out_dir), _jobs(jobs), as_json))
     if out_dir is not None:
         raise click.UsageError("OUT_DIR is only valid with --batch")
     from pressmark.markdown import to_markdown  # noqa: PLC0415 - keeps `--help` fast

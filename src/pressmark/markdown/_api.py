@@ -19,7 +19,7 @@ from pressmark.markdown._blocks import (
     Table,
 )
 from pressmark.markdown._convert import Converter
-from pressmark.markdown._metadata import read_embedded_state, read_metadata
+from pressmark.markdown._metadata import HeadNodes, read_embedded_state, read_metadata
 from pressmark.markdown._policy import POLICY_VERSION, ConversionPolicy, MarkdownError
 from pressmark.markdown._render import Placed, render
 from pressmark.markdown._result import (
@@ -66,8 +66,7 @@ class _Resolver:
         return url
 
 
-def _base_url(parser: Any, url: str | None) -> str | None:
-    node = parser.css_first("base[href]")
+def _base_url(node: Any, url: str | None) -> str | None:
     href = (node.attributes.get("href") or "").strip() if node is not None else ""
     if href:
         try:
@@ -98,9 +97,10 @@ def to_markdown(
     if not isinstance(html, str):
         raise MarkdownError("to_markdown() takes decoded HTML text (str)", code="invalid-input")
     doc = parse(html, skip_chrome=policy.select_main)
-    resolve = _Resolver(_base_url(doc.parser, url))
-    state = read_embedded_state(doc.parser)
-    metadata = read_metadata(doc.parser, resolve, state, lambda: _first_h1(doc.body))
+    head = HeadNodes(doc.parser)
+    resolve = _Resolver(_base_url(head.base, url))
+    state = read_embedded_state(head)
+    metadata = read_metadata(head, resolve, state, lambda: _first_h1(doc.body))
     hints = frozenset(boilerplate_hints or ())
     if policy.select_main:
         selection = select(doc, hints=hints)
@@ -150,12 +150,49 @@ def to_markdown(
 
 
 _DATELINE = re.compile(
-    r"^(?:by|por|von|par|door|di|af|av)\s|\b\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\b|\b\d{1,2}:\d\d\b"
+    # "By ..." and its translations, or a labelled byline ("Autor: ...")
+    r"^(?:by|por|von|par|door|di|af|av|przez|written by|escrito por|scritto da"
+    r"|geschrieben von|écrit par)\s|^(?:texto|text|tekst|autor|auteur|autore|author"
+    r"|redacción|redaktion|rédaction|redazione|redactie)\s*:"
+    r"|\b\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\b|\b\d{1,2}[:h.]\d\d\s*(?:uhr|h|am|pm)\b"
+    r"|\b\d{1,2}:\d\d\b"
     r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}\b"
     r"|\b\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
-    r"|\b(?:updated|published|posted)\b|\b\d+ (?:min|minute)s? read\b",
+    # "updated", "published"; in other languages only opening the line, where the
+    # participle is a label ("Publicado: ..."), not a verb in a standfirst sentence
+    r"|\b(?:updated|published|posted)\b"
+    r"|^\W*(?:aktualisiert|veröffentlicht|publié|mis à jour|publicado|actualizado"
+    r"|pubblicato|aggiornato|atualizado|gepubliceerd|bijgewerkt|publicerad|uppdaterad"
+    r"|publisert|oppdatert|opublikowano|zaktualizowano)\b"
+    r"|\b\d+ (?:min|minute|minutes|minuten|minutos|minuti|minuter|minutter)\.?s? "
+    r"(?:read|de lecture|lesezeit|de lectura|di lettura|de leitura|leestijd|läsning|lesetid)"
+    r"|\b(?:lesezeit|lesedauer|temps de lecture|tiempo de lectura|tempo di lettura)\b",
     re.IGNORECASE,
 )
+# A month name next to a day number ("12. März", "3 de marzo", "mars 3"), in German,
+# French, Spanish, Italian, Portuguese, Dutch and the Scandinavian languages: a word
+# beside a number, looked up in a set (an alternation this long is slow to compile).
+_DAY_WORD = re.compile(
+    r"\b\d{1,2}\.? (?:de )?([^\W\d_]+)\.?(?=\s|$|,)|\b([^\W\d_]+)\.? \d{1,2}\b")
+_MONTH_NAMES = (
+    "januar februar märz mai juni juli oktober dezember janvier février mars avril juin "
+    "juillet août septembre octobre novembre décembre enero febrero marzo abril mayo junio "
+    "julio agosto septiembre setiembre octubre noviembre diciembre gennaio febbraio aprile "
+    "maggio giugno luglio settembre ottobre dicembre janeiro fevereiro março maio junho "
+    "julho setembro outubro novembro dezembro januari februari maart mei augustus augusti "
+    "okt dez déc ene abr ago dic mrt maj"
+)
+_MONTHS = frozenset(_MONTH_NAMES.split())
+
+
+def _is_dateline(text: str) -> bool:
+    if _DATELINE.search(text):
+        return True
+    return any((m.group(1) or m.group(2)).lower() in _MONTHS for m in _DAY_WORD.finditer(text))
+
+
+# a byline may link its author ("By [Jane Doe](/authors/jane)"); other linked lines stay
+_BYLINE = re.compile(r"(?:by|por|von|par|door|di|af|av|przez)\s", re.IGNORECASE)
 LEAD_BLOCK = 100   # chars: the lead section ends at the first paragraph this long
 
 
@@ -179,7 +216,8 @@ def _lead_trim(blocks: list[Block], title: str | None, rules: set[str],
             rules.add("exclude_title")
             continue
         if lead and isinstance(block, Para) and len(block.plain) < LEAD_BLOCK \
-                and "](" not in block.text and _DATELINE.search(block.plain):
+                and ("](" not in block.text or _BYLINE.match(block.plain)) \
+                and _is_dateline(block.plain):
             rules.add("exclude_dateline")
             continue
         out.append(block)

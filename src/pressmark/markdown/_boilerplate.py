@@ -6,6 +6,11 @@ first: the element's tag, its ARIA role, and whole words of its ``class`` /
 ``id`` (``related-posts`` -> ``related``, ``shareBar`` -> ``share``). Words,
 not substrings: ``header`` does not match ``ad``.
 
+Text rules cover what markup does not name: UI labels ("Read more", "Anzeige"),
+headings that open a chrome section, image credits and paywall prompts, in
+English and the major European languages. They only apply to short text and are
+anchored at its start, so prose that mentions a photo or a subscription stays.
+
 Pattern rules are only *signals*. An element that matches but carries most of
 the page's content (a layout wrapper called ``has-sidebar``) is kept; the
 selection code applies that guard.
@@ -50,14 +55,21 @@ for _rule, _words in {
     "exclude_aside": "sidebar aside rail widget widgets",
     "exclude_cookie_banner": "cookie cookies consent gdpr ccpa cmp onetrust",
     "exclude_dialog": "modal popup overlay dialog lightbox interstitial",
-    "exclude_share": "share sharing sharebar social sns",
+    # class/id words in other languages than English are common on European sites
+    "exclude_share": "share sharing sharebar social sns teilen partager compartir "
+                     "condividi delen partilhar",
     "exclude_subscribe": "subscribe subscription newsletter signup login signin "
                          "registration",
+    # not "paywall" or "piano": publishers wrap the article itself in those to gate it
     "exclude_related": "related recommended recommendations recirc recirculation popular "
-                       "trending outbrain taboola teaser teasers",
-    "exclude_comments": "comment comments disqus respond",
+                       "trending outbrain taboola teaser teasers mostread mostpopular "
+                       "verwandt weiterlesen empfehlungen relacionados relacionadas "
+                       "correlati relacionadas similaires gerelateerd",
+    "exclude_comments": "comment comments disqus respond kommentare kommentar comentarios "
+                        "commentaires commenti reacties komentarze",
     "exclude_ads": "ad ads adv advert adverts advertisement advertising adslot adunit dfp "
-                   "sponsor sponsored promo promotion promoted",
+                   "sponsor sponsored promo promotion promoted anzeige werbung publicidad "
+                   "publicite pubblicita publicidade reklame reklama advertentie",
     "exclude_byline": "byline dateline timestamp meta",
     "exclude_tags": "tags tagcloud keywords topics",
     "exclude_feedback": "feedback survey rating vote print",
@@ -89,21 +101,22 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 @functools.lru_cache(maxsize=8192)  # a pure memo: class strings repeat a lot within a site
 def words_rule(value: str) -> str | None:
-    rule: str | None = None
     for name in value.split():
-        whole = _WHOLE_RULES.get(name.lower())
+        low = name.lower()
+        whole = _WHOLE_RULES.get(low)
         if whole is not None:
-            rule = whole
-            break
-        words = [w.lower() for w in _SPLIT.split(_CAMEL.sub(" ", name)) if w]
+            return whole
+        if low != name:  # camelCase words ("shareBar") only when there is a capital
+            words = [w.lower() for w in _SPLIT.split(_CAMEL.sub(" ", name)) if w]
+        elif name.isascii() and name.isalnum():
+            words = [name]
+        else:
+            words = [w for w in _SPLIT.split(name) if w]
         for word in words:
             found = _WORD_RULES.get(word)
             if found is not None and not (found in _LAYOUT_RULES and _POSITIVE.intersection(words)):
-                rule = found
-                break
-        if rule is not None:
-            break
-    return rule
+                return found
+    return None
 
 
 def match(node: Node) -> str | None:
@@ -142,7 +155,164 @@ _LOADING = re.compile(
     re.IGNORECASE,
 )
 
+# The multilingual rules below are phrase sets looked up after ``_norm``, not regex
+# alternations: a set costs nothing to build, a long alternation costs milliseconds to
+# compile at every start of the command line.
+_EDGES = re.compile(r"^\W+|\W+$")
+
+
+def _norm(text: str) -> str:
+    """Lower case, whitespace collapsed, punctuation and symbols trimmed at both ends."""
+    return _EDGES.sub("", " ".join(text.split()).lower())
+
+
+def _phrases(*groups: str) -> frozenset[str]:
+    return frozenset(p.strip() for group in groups for p in group.split("|"))
+
+
+# "read more", "read also", "advertisement" in German, French, Spanish, Italian, Dutch,
+# Portuguese, Swedish, Norwegian, Danish and Polish
+_LABELS = _phrases(
+    "weiterlesen|mehr lesen|mehr dazu|mehr zum thema|lesen sie auch|lesen sie mehr|anzeige",
+    "werbung|lire la suite|lire aussi|lire plus|publicité|leer más|lea también",
+    "seguir leyendo|publicidad|leggi anche|leggi di più|leggi tutto|continua a leggere",
+    "pubblicità|lees meer|lees ook|lees verder|advertentie|leia mais|leia também|ler mais",
+    "publicidade|läs mer|läs också|les mer|les også|læs mere|læs også|czytaj więcej",
+    "czytaj też|czytaj także|reklam|reklame|reklama|annonse",
+    # share / follow buttons
+    "teilen|artikel teilen|partager|compartir|condividi|delen|partilhar|dela|del|udostępnij",
+    "folgen sie uns|suivez-nous|síguenos|seguici|volg ons|siga-nos|följ oss|følg oss",
+)
+
 
 def is_placeholder(text: str) -> bool:
     """Text that is UI state or a UI label, not content ("Loading...", "Read more")."""
-    return len(text) < 40 and _LOADING.match(text) is not None
+    return len(text) < 40 and (_LOADING.match(text) is not None or _norm(text) in _LABELS)
+
+
+# Headings that open a section of chrome: further reading, most read, comments,
+# newsletter boxes; English and the major European languages. Whole heading only.
+_CHROME_HEADINGS = _phrases(
+    "related|related articles|related article|related posts|related post|related stories",
+    "related content|related news|related coverage|related reading|more stories|more news",
+    "more articles|more headlines|latest stories|latest news|latest articles|latest headlines",
+    "top stories|top news|top articles|top headlines|most read|most popular|most viewed",
+    "most shared|most commented|popular|popular now|popular stories|trending|trending now",
+    "trending stories|you may also like|you might also like|you may like|you might like",
+    "you may also enjoy|you might also enjoy|we think you might like|read more|read next",
+    "read also|recommended|recommended for you|recommended reading|recommended stories",
+    "picks|editor's picks|editors' picks|editors picks|further reading|see also|also read",
+    "newsletter|newsletters|sign up for our newsletter|subscribe to our newsletter",
+    "get our newsletter|share this article|share this story|share this post",
+    "share the article|share the story|follow us",
+    # German, French, Spanish, Italian, Dutch, Portuguese, Scandinavian
+    "meistgelesen|meistgelesene artikel|mehr zum thema|das könnte sie auch interessieren",
+    "das könnte sie interessieren|weitere artikel|lesen sie auch|ähnliche artikel",
+    "lire aussi|à lire aussi|les plus lus|sur le même sujet|article similaire",
+    "articles similaires|vous aimerez aussi|te puede interesar|le puede interesar",
+    "lo más leído|más leídas|noticias relacionadas|leggi anche|più lette|le più lette",
+    "articoli correlati|meest gelezen|lees ook|gerelateerde artikelen|mais lidas",
+    "leia também|notícias relacionadas|mest lästa|läs också|mest lest|mest læste",
+    # newsletter boxes and follow-us blocks
+    "newsletter abonnieren|jetzt newsletter abonnieren|unser newsletter|nieuwsbrief",
+    "inscrivez-vous à notre newsletter|abonnez-vous à notre newsletter|notre newsletter",
+    "suscríbete a nuestro boletín|suscríbete a nuestra newsletter|boletín",
+    "iscriviti alla newsletter",
+    "schrijf je in voor de nieuwsbrief|assine nossa newsletter|folgen sie uns|suivez-nous",
+    "síguenos|seguici|volg ons|siga-nos|följ oss|følg oss",
+)
+_COMMENT_HEADINGS = _phrases(
+    "leave a reply|leave a comment|join the conversation|join the discussion|kommentare",
+    "commentaires|comentarios|commenti|reacties|comentários|kommentarer",
+)
+# the parametric ones: "12 comments", "more from Politics", "follow us on Instagram"
+_COUNTED_COMMENTS = re.compile(r"\d+ ?comments?")
+_CHROME_HEADING_FORMS = re.compile(
+    r"(?:more|latest) from [\w ]{1,30}|follow us on [\w ]{1,20}"
+    r"|(?:sign up for|subscribe to|get) (?:our|the) [\w ]{0,30}newsletters?")
+
+
+def comments_heading(text: str) -> bool:
+    """A heading over a comment thread: all that follows it in its section is comments."""
+    if len(text) >= 60:
+        return False
+    norm = _norm(text)
+    return norm in _COMMENT_HEADINGS or _COUNTED_COMMENTS.fullmatch(norm) is not None
+
+
+def chrome_heading(text: str) -> bool:
+    """A heading that introduces further reading, comments or a newsletter box."""
+    if len(text) >= 60:
+        return False
+    norm = _norm(text)
+    return norm in _CHROME_HEADINGS or comments_heading(text) \
+        or _CHROME_HEADING_FORMS.fullmatch(norm) is not None
+
+
+# Short lines that are a paywall or sign-in prompt, or an image credit. Matched at the
+# start and only for short blocks, so prose that mentions a photo or a subscription stays.
+_PAYWALL = tuple(sorted(_phrases(
+    "this article is for subscribers|this article is only for subscribers",
+    "this article is available to subscribers|this article is reserved for subscribers",
+    "this story is for subscribers|this story is only for subscribers",
+    "this content is for subscribers|this content is only for subscribers",
+    "this article is for paying subscribers|this article is for members",
+    "this story is for members|this content is for members|already a subscriber",
+    "already subscribed|already a member|subscribe to continue reading",
+    "subscribe now to continue reading|subscribe to keep reading",
+    "subscribe now to keep reading|to continue reading, please subscribe",
+    "to continue reading, subscribe|to continue reading, please log in",
+    "to continue reading, please sign in|to continue reading, log in",
+    "to continue reading, sign in|to continue reading please subscribe",
+    "to continue reading, please login|to continue reading, login",
+    "you have reached your free article limit|you have reached your article limit",
+    "you have reached your limit|you have reached the free article limit",
+    "create a free account to continue|create a free account to read",
+    # German, French, Spanish, Italian, Dutch, Portuguese
+    "dieser artikel ist nur für abonnenten|dieser artikel ist exklusiv für abonnenten",
+    "dieser beitrag ist nur für abonnenten|dieser inhalt ist nur für abonnenten",
+    "der artikel ist nur für abonnenten|jetzt weiterlesen|jetzt abonnieren|jetzt testen",
+    "bereits abonnent|réservé aux abonnés|déjà abonné|abonnez-vous",
+    "contenido exclusivo para suscriptores|contenido para suscriptores",
+    "ya eres suscriptor|suscríbete",
+    "articolo riservato agli abbonati|contenuto riservato agli abbonati|sei già abbonato",
+    "dit artikel is alleen voor abonnees|conteúdo exclusivo para assinantes",
+    "já é assinante|assine",
+)))
+_WORD_END = re.compile(r"\w")
+_LEAD = re.compile(r"\W*")
+# "Photo: ...", "Foto von ...", "Imagen de ...", "Crédit photo : ..."; "(Photo ...", "© ..."
+_CREDIT_ONE = re.compile(r"(\w+)\s*(?::|©|(?:by|von|de|di|par)\b)")
+_CREDIT_TWO = re.compile(r"(\w+ \w+)\s*(?::|©|(?:by|von|de|di|par)\b)")
+_BRACKETED = re.compile(r"(?:photo|foto|image|bild)\b", re.IGNORECASE)
+_CREDIT_WORDS = _phrases(
+    "photo|image|picture|video|illustration|graphic|foto|fotos|bild|bilder|grafik|imagen",
+    "imagem|immagine|fotografía|fotografia|crédito|credito|credit|credits|quelle",
+    "crédit photo|photo credit",
+)
+CREDIT_MAX = 120      # chars: a credit line is short
+PAYWALL_MAX = 250     # chars: so is a paywall prompt
+
+
+def _is_credit(text: str) -> bool:
+    lead = _LEAD.match(text)
+    assert lead is not None  # \W* matches anywhere
+    if "©" in lead.group():
+        return True
+    rest = text[lead.end():]
+    if lead.group().endswith("(") and _BRACKETED.match(rest):
+        return True
+    return any((m := form.match(rest)) is not None and m.group(1).lower() in _CREDIT_WORDS
+               for form in (_CREDIT_ONE, _CREDIT_TWO))
+
+
+def text_rule(text: str) -> str | None:
+    """A rule for a short block by its text alone: paywall prompt or image credit."""
+    if len(text) < CREDIT_MAX and _is_credit(text):
+        return "image_credit"
+    if len(text) < PAYWALL_MAX:
+        norm = _norm(text)
+        for prefix in _PAYWALL:
+            if norm.startswith(prefix) and not _WORD_END.match(norm[len(prefix):len(prefix) + 1]):
+                return "paywall_prompt"
+    return None

@@ -19,16 +19,14 @@ _ALWAYS = re.compile(r"([\\`*\[\]|~])")
 # noncharacters (reserved for internal use, removed from input by ``clean``) and
 # ``resolve`` decides once the whole run of inline text is assembled.
 _MARKS = {"_": "\ufdd0", "<": "\ufdd1", "&": "\ufdd2", "!": "\ufdd3"}
-_MARK_CHARS = str.maketrans(_MARKS)
-_UNMARK = str.maketrans({v: k for k, v in _MARKS.items()})
 MARKED = frozenset(_MARKS.values())
 _UNDERSCORE = re.compile("(?<![^\\W_\ufdd0])\ufdd0|\ufdd0(?![^\\W_\ufdd0])")
 _LT = re.compile("\ufdd1(?=[A-Za-z/!?\ufdd3])")
 _AMP = re.compile("\ufdd2(?=#?[A-Za-z0-9]+;)")
 _BANG = re.compile("\ufdd3(?=\\[)")  # "!" right before a link would make it an image
-_CONTROL: dict[int, str | None] = dict.fromkeys(
-    (*range(9), 11, 12, *range(14, 32), 0x7F, 0x200B, 0xFEFF, *range(0xFDD0, 0xFDF0)))
-_CONTROL[0xA0] = " "
+# C0 controls but tab/LF/CR, DEL, zero-width space, BOM and the noncharacters (the marks).
+# A regex, not str.translate with a dict, which looks up every character of every text.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b\ufeff\ufdd0-\ufdef]+")
 
 _LINE_START = re.compile(
     r"^(?:(#{1,6})(?=[ \t]|$)|([>+=-])|(\d{1,9})([.)])(?=[ \t]|$))"
@@ -37,12 +35,18 @@ _LINE_START = re.compile(
 
 def clean(text: str) -> str:
     """Drop control characters and zero-width spaces; NBSP becomes a space."""
-    return text.translate(_CONTROL)
+    if "\xa0" in text:
+        text = text.replace("\xa0", " ")
+    return _CONTROL.sub("", text)
 
 
 def escape_text(text: str) -> str:
     """Escape what is syntax anywhere; mark what needs ``resolve`` later."""
-    return _ALWAYS.sub(r"\\\1", text).translate(_MARK_CHARS)
+    text = _ALWAYS.sub(r"\\\1", text)
+    for char, mark in _MARKS.items():
+        if char in text:
+            text = text.replace(char, mark)
+    return text
 
 
 def resolve(text: str) -> str:
@@ -55,7 +59,10 @@ def resolve(text: str) -> str:
         text = _AMP.sub(r"\\&", text)
     if "\ufdd3" in text:
         text = _BANG.sub(r"\\!", text)
-    return text.translate(_UNMARK)
+    for char, mark in _MARKS.items():
+        if mark in text:
+            text = text.replace(mark, char)
+    return text
 
 
 def escape_line_start(line: str) -> str:

@@ -60,29 +60,66 @@ def _clean(value: str | None) -> str | None:
     return value or None
 
 
-def read_metadata(parser: Any, resolve: Callable[[str], str | None],
+# Every element the metadata readers look at, in one CSS pass: each Lexbor query walks
+# the whole document, so six separate queries cost six walks.
+_HEAD_QUERY = ("meta, title, link[rel], script, base[href], [itemprop=datePublished], "
+               "[itemprop=dateModified]")
+_DATE_PROPS = ("datePublished", "dateModified")
+
+
+class HeadNodes:
+    """The matches of ``_HEAD_QUERY`` by kind, each list in document order."""
+
+    __slots__ = ("base", "dates", "links", "metas", "parser", "scripts", "title")
+
+    def __init__(self, parser: Any) -> None:
+        self.parser = parser
+        self.metas: list[Any] = []
+        self.dates: list[Any] = []   # [itemprop=datePublished], [itemprop=dateModified]
+        self.links: list[Any] = []   # link[rel]
+        self.scripts: list[Any] = []
+        self.title: Any = None       # the first <title>
+        self.base: Any = None        # the first base[href]
+        for node in parser.css(_HEAD_QUERY):
+            tag = node.tag
+            attrs = node.attributes
+            if tag == "meta":
+                self.metas.append(node)
+            elif tag == "script":
+                self.scripts.append(node)
+            elif tag == "link":
+                self.links.append(node)
+            elif tag == "title" and self.title is None:
+                self.title = node
+            elif tag == "base" and self.base is None:
+                self.base = node
+            if attrs.get("itemprop") in _DATE_PROPS:
+                self.dates.append(node)
+
+
+def read_metadata(head: HeadNodes, resolve: Callable[[str], str | None],
                   state: dict[str, Any], first_h1: Callable[[], str | None]) -> PageMetadata:
     metas: dict[str, str] = {}
-    for meta in parser.css("meta"):
+    for meta in head.metas:
         attrs = meta.attributes
         key = attrs.get("property") or attrs.get("name") or attrs.get("itemprop") \
             or attrs.get("http-equiv")
         content = attrs.get("content")
         if key and content:
             metas.setdefault(key.strip().lower(), content)
-    for node in parser.css("[itemprop=datePublished], [itemprop=dateModified]"):
+    for node in head.dates:
         value = node.attributes.get("content") or node.attributes.get("datetime")
         if value:
             metas.setdefault(node.attributes.get("itemprop", "").lower(), value)
-    title_node = parser.css_first("title")
+    title_node = head.title
     canonical = None
-    for link in parser.css("link[rel]"):
+    for link in head.links:
         rels = (link.attributes.get("rel") or "").lower().split()
         href = link.attributes.get("href")
         if "canonical" in rels and href:
             canonical = resolve(href.strip())
             break
-    root = parser.root
+    root = head.parser.root
     lang = (root.attributes.get("lang") if root is not None else None) \
         or metas.get("content-language") or (metas.get("og:locale") or "").replace("_", "-")
     ld = _jsonld_dates(state.get("json_ld", []))
@@ -128,12 +165,12 @@ def _loads(text: str) -> Any:
     return json.loads(text, parse_constant=reject)
 
 
-def read_embedded_state(parser: Any) -> dict[str, Any]:
+def read_embedded_state(head: HeadNodes) -> dict[str, Any]:
     """``{"json_ld": [...], "next_data": {...}, "initial_state": {...}}`` (keys present only)."""
     state: dict[str, Any] = {}
     json_ld: list[Any] = []
     invalid = 0
-    for script in parser.css("script"):
+    for script in head.scripts:
         attrs = script.attributes
         kind = (attrs.get("type") or "").strip().lower()
         if "src" in attrs:

@@ -7,7 +7,11 @@ subtree, and the main region is the element with the highest score (ties go to
 the deeper element, the tighter fit). A semantic anchor (``article``, ``main``,
 ``[role=main]``, ``[itemprop=articleBody]``) inside that element wins when it
 keeps nearly all of the score. Inside the region, chrome is then pruned and
-every pruning rule that fired is recorded by name.
+every pruning rule that fired is recorded by name: per element (boilerplate
+signals, link density, repeated or placeholder text, credit and paywall lines)
+and per run of siblings (``teaser_cards``: a row of link-led cards pointing at
+other pages; ``chrome_section``: what follows a "Related" / "Most read" /
+comments heading, in the major European languages).
 
 Nothing here depends on dict or set iteration order of unordered data, on
 hashing or on time: the same tree always yields the same region.
@@ -34,6 +38,15 @@ INLINE_LINKS = 3         # links in one inline element that make it a widget
 _REPEATABLE = frozenset(("p", "div", "section", "header", "footer", "aside", "figcaption",
                          "center", "span", "form", "nav", "figure", "blockquote"))
 REPEAT_MIN = 3           # identical short blocks seen this often on a page are chrome
+_TEXT_RULE_TAGS = _REPEATABLE - {"blockquote"}  # blocks a credit or paywall line may fill
+CARD_MAX = 300           # chars: a teaser card (headline link, a line of text) is short
+CARD_MIN_RUN = 3         # sibling cards of one kind that make a teaser row
+CARD_LINK_SHARE = 0.2    # a card's link text is at least this share of its text
+CARD_TAGS = frozenset(("div", "article", "li", "section"))
+# a chrome section goes only if the region keeps this much (a region that is itself a
+# "Related" box, picked on a page with almost no prose, is left alone)
+SECTION_KEEP_CHARS = 200
+SECTION_KEEP = 0.2
 
 
 def block_hash(text: str) -> str:
@@ -138,10 +151,11 @@ def _prune(doc: Document, sel: Selection, hints: Collection[str]) -> None:
     keep_share = 0.5 * root.pos
     fired: set[str] = set()
     repeated = _repeated_texts(root)
+    marks = _section_marks(root)
     stack: list[Node] = list(reversed(root.elems))
     while stack:
         node = stack.pop()
-        rule = _prune_rule(node, keep_share, repeated, hints)
+        rule = marks.get(node.idx) or _prune_rule(node, keep_share, repeated, hints)
         if rule is not None:
             node.removed = rule
             fired.add(rule)
@@ -163,6 +177,11 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
         # innermost such element goes, so a link wrapped around the card survives
         if _link_cluster(node) and not any(_link_cluster(c) for c in node.elems):
             return "inline_link_cluster"
+        parent = node.parent
+        if node.tag in ("span", "small") and parent is not None and text_len < \
+                _boilerplate.CREDIT_MAX and text_len >= 0.9 * parent.text_len:
+            # the only text beside an image: "<div><img><span>Photo: ...</span></div>"
+            return _boilerplate.text_rule(node.text())
         return None
     if (node.tag in BLOCK_TAGS and node.score <= 0 and text_len >= 20
             and node.link_len > 0.6 * text_len and node.tag not in HEADINGS
@@ -178,6 +197,10 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
             return "cross_page_repetition"
     elif node.tag in BLOCK_TAGS and text_len < 40 and _boilerplate.is_placeholder(node.text()):
         return "ui_label"
+    if node.tag in _TEXT_RULE_TAGS and text_len < _boilerplate.PAYWALL_MAX:
+        rule = _boilerplate.text_rule(node.text())
+        if rule is not None and not any(n.tag == "img" for n in node.iter()):
+            return rule  # (with an image inside, the credit's own element goes instead)
     if hints and node.own_len and node.tag in BLOCK_TAGS and block_hash(node.text()) in hints:
         return "cross_page_repetition"
     return None
@@ -196,3 +219,83 @@ def _repeated_texts(root: Node) -> set[str]:
         if node.own_len and node.tag in _REPEATABLE and node.text_len <= 100:
             counts[node.text()] += 1
     return {text for text, n in counts.items() if n >= REPEAT_MIN and text}
+
+
+def _section_marks(root: Node) -> dict[int, str]:
+    """Sibling-level chrome inside the region, by node index: teaser rows, chrome sections.
+
+    A teaser row is three or more sibling containers of one kind (tag and class), each
+    short, opening with a link (usually a linked headline) and carrying a heading or an
+    image: cards pointing at other pages. A chrome section is what follows a heading
+    such as "Related articles", "Most read" or "Kommentare" (``_boilerplate``): the
+    heading, and after it the link lists and short blocks up to the next prose or an
+    equal heading; after a comments heading, everything up to the next equal heading.
+    """
+    marks: dict[int, str] = {}
+    budget = 0.5 * root.text_len
+    for parent in root.iter():
+        elems = parent.elems
+        if len(elems) >= CARD_MIN_RUN:
+            _teaser_row(elems, marks, budget)
+        for index, node in enumerate(elems):
+            if node.tag in HEADINGS and node.idx not in marks:
+                section = _chrome_section(elems, index)
+                left = root.text_len - sum(n.text_len for n in section)
+                if section and left >= max(SECTION_KEEP_CHARS, SECTION_KEEP * root.text_len):
+                    marks.update((n.idx, "chrome_section") for n in section)
+    return marks
+
+
+def _teaser_row(elems: list[Node], marks: dict[int, str], budget: float) -> None:
+    groups: dict[tuple[str, str], list[Node]] = {}
+    for node in elems:
+        if node.tag in CARD_TAGS:
+            groups.setdefault((node.tag, node.attr("class")), []).append(node)
+    for group in groups.values():  # insertion order: deterministic
+        if len(group) < CARD_MIN_RUN:
+            continue
+        cards = [n for n in group if _is_card(n)]
+        if len(cards) >= CARD_MIN_RUN and 4 * len(cards) >= 3 * len(group) \
+                and sum(n.text_len for n in cards) <= budget:
+            for node in cards:
+                marks[node.idx] = "teaser_cards"
+
+
+def _is_card(node: Node) -> bool:
+    if not 0 < node.text_len <= CARD_MAX or node.link_len < CARD_LINK_SHARE * node.text_len:
+        return False
+    visual = False
+    first_linked: bool | None = None
+    stack: list[tuple[Node | str, bool, bool]] = [(node, False, False)]
+    while stack:
+        item, linked, headed = stack.pop()
+        if isinstance(item, str):
+            if first_linked is None and item.strip():
+                first_linked = linked
+                if not linked:
+                    return False
+            continue
+        tag = item.tag
+        if tag in ("img", "picture", "figure") or (tag in HEADINGS and (linked or item.link_len)):
+            visual = True
+        linked = linked or tag == "a"
+        headed = headed or tag in HEADINGS
+        stack.extend((c, linked, headed) for c in reversed(item.children))
+    return bool(first_linked) and visual
+
+
+def _chrome_section(elems: list[Node], index: int) -> list[Node]:
+    heading = elems[index]
+    text = heading.text()
+    if not _boilerplate.chrome_heading(text):
+        return []
+    comments = _boilerplate.comments_heading(text)
+    level = int(heading.tag[1])
+    section = [heading]
+    for node in elems[index + 1:]:
+        if node.tag in HEADINGS and int(node.tag[1]) <= level:
+            break
+        if not comments and node.text_len >= 100 and node.link_len < 0.4 * node.text_len:
+            break  # prose again: the section was only a heading and its links
+        section.append(node)
+    return section

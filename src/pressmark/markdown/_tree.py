@@ -232,7 +232,8 @@ def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str],
                     if attrs and ("hidden" in attrs or "style" in attrs
                                   or "aria-hidden" in attrs) and _hidden(attrs):
                         pass
-                    elif limit >= 0 and (tag in _CHROME_TAGS or attrs) and (
+                    elif limit >= 0 and (tag in _CHROME_TAGS or (attrs and (
+                        "class" in attrs or "id" in attrs or "role" in attrs))) and (
                             found := _chrome(child, tag, attrs, parent.tag, limit)):
                         skipped.add(found[0])
                         parent.chrome += found[1]  # still weighs against its container
@@ -245,7 +246,7 @@ def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str],
                             flat = child.text(deep=True)
                             if flat:
                                 node.children.append(flat)
-                        elif child.child is not None:
+                        else:  # asking Lexbor for .child here would wrap it twice
                             stack.append((child, node))
             child = child.next
 

@@ -55,3 +55,45 @@ def test_md_batch_serial_and_pool_agree(tmp_path: Path) -> None:
     assert not list(pooled.glob("*.json"))
     for name in names:
         assert (serial / f"{name}.md").read_bytes() == (pooled / f"{name}.md").read_bytes()
+
+
+def test_md_batch_jobs_auto_and_bad_values(tmp_path: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(main, ["md", "--batch", str(GOLDEN), str(tmp_path / "a")])
+    assert result.exit_code == 0, result.output
+    for bad in ("0", "65", "many"):
+        out = tmp_path / f"bad{bad}"
+        assert runner.invoke(main, ["md", "--batch", str(GOLDEN), str(out), "--jobs", bad]
+                             ).exit_code == 2
+
+
+def test_auto_jobs_needs_enough_pages_per_worker() -> None:
+    from pressmark.cli._md import PAGES_PER_WORKER, auto_jobs
+
+    assert auto_jobs(0, 8) == 1
+    assert auto_jobs(PAGES_PER_WORKER * 2 - 1, 8) == 1
+    assert auto_jobs(PAGES_PER_WORKER * 2, 8) == 2
+    assert auto_jobs(10_000, 2) == 2
+
+
+def test_md_batch_forked_workers_match_serial_and_report_failures(tmp_path: Path) -> None:
+    src = tmp_path / "in"
+    src.mkdir()
+    for page in sorted(GOLDEN.glob("page_*.html")):
+        (src / page.name).write_bytes(page.read_bytes())
+    runner = CliRunner()
+    serial, forked = tmp_path / "serial", tmp_path / "forked"
+    r1 = runner.invoke(main, ["md", "--batch", str(src), str(serial), "--jobs", "1"])
+    r2 = runner.invoke(main, ["md", "--batch", str(src), str(forked), "--jobs", "3"])
+    assert r1.exit_code == 0 and r2.exit_code == 0, (r1.output, r2.output)
+    names = sorted(p.name for p in serial.iterdir())
+    assert names == sorted(p.name for p in forked.iterdir())
+    assert all((serial / n).read_bytes() == (forked / n).read_bytes() for n in names)
+    for jobs in ("1", "3"):  # a page that cannot be written is reported, the rest go on
+        out = tmp_path / f"fail{jobs}"
+        (out / "page_paywall.md").mkdir(parents=True)
+        result = runner.invoke(main, ["md", "--batch", str(src), str(out), "--jobs", jobs])
+        assert result.exit_code == 1
+        assert result.stderr.startswith("page_paywall.html: IsADirectoryError")
+        assert (out / "page_teaser_row.md").read_bytes() == (
+            serial / "page_teaser_row.md").read_bytes()

@@ -1,0 +1,151 @@
+"""The general boilerplate rules, beyond the golden pages: which rule fires, and what stays.
+
+Each golden page below exercises one rule (``golden/page_*.html``); here we check the
+rule is named in the evidence, and pin the multilingual patterns line by line, with
+near misses that must stay content.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pressmark.markdown import to_markdown
+from pressmark.markdown._api import _is_dateline
+from pressmark.markdown._boilerplate import (
+    chrome_heading,
+    comments_heading,
+    is_placeholder,
+    text_rule,
+    words_rule,
+)
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+@pytest.mark.parametrize(("name", "rule"), [
+    ("page_dateline_de", "exclude_dateline"),
+    ("page_dateline_es", "exclude_dateline"),
+    ("page_teaser_row", "teaser_cards"),
+    ("page_chrome_i18n", "chrome_section"),
+    ("page_chrome_i18n", "ui_label"),
+    ("page_chrome_i18n", "exclude_ads"),
+    ("page_chrome_i18n", "exclude_share"),
+    ("page_comments_heading", "chrome_section"),
+    ("page_paywall", "paywall_prompt"),
+    ("page_image_credit", "image_credit"),
+])
+def test_rule_fires_and_is_named(name: str, rule: str) -> None:
+    html = (GOLDEN / f"{name}.html").read_text(encoding="utf-8")
+    assert rule in to_markdown(html).evidence.boilerplate_rules_used
+
+
+def test_teaser_row_keeps_link_led_list_items() -> None:
+    md = (GOLDEN / "page_teaser_row.md").read_text(encoding="utf-8")
+    assert "Ferries cancelled" not in md
+    assert "[Sandbags]" in md and "[Emergency help]" in md  # no headline, no image: prose
+
+
+def test_image_credit_keeps_the_image() -> None:
+    md = (GOLDEN / "page_image_credit.md").read_text(encoding="utf-8")
+    assert md.startswith("![Boats in the harbour]")
+    assert "Photo:" not in md and "©" not in md
+    assert "Photography was banned" in md
+
+
+@pytest.mark.parametrize("line", [
+    "Von Max Mustermann", "12. März 2026, 10:15 Uhr", "Publié le 3 janvier 2026 à 10h15",
+    "Actualizado: 12 de marzo de 2026", "Pubblicato il 4 febbraio 2026", "Por Ana García",
+    "3 min de lecture", "Lesezeit: 4 Min.", "Door Jan Jansen, 4 mei 2026", "12.03.2026",
+    "March 3, 2026", "Autor: Jan Nowak", "Publicerad 5 maj 2026", "Texto: Ana García",
+])
+def test_dateline_lines(line: str) -> None:
+    assert _is_dateline(line)
+
+
+@pytest.mark.parametrize("line", [
+    "De acuerdo con las cifras oficiales", "Text message scams are rising",
+    "Mayo es el mes más lluvioso", "Set the table for six", "The market opened higher",
+])
+def test_dateline_near_misses(line: str) -> None:
+    assert not _is_dateline(line)
+
+
+@pytest.mark.parametrize("heading", [
+    "Related articles", "Most read", "You may also like", "Meistgelesen",
+    "Das könnte Sie auch interessieren", "Lire aussi", "Te puede interesar", "Leggi anche",
+    "Lees ook", "Leia também", "Läs också", "Sign up for our newsletter",
+    "Newsletter abonnieren", "Suivez-nous", "Iscriviti alla newsletter",
+])
+def test_chrome_headings(heading: str) -> None:
+    assert chrome_heading(heading)
+    assert not comments_heading(heading)
+
+
+@pytest.mark.parametrize("heading", ["3 Comments", "Leave a Reply", "Kommentare",
+                                     "Commentaires", "Comentarios"])
+def test_comment_headings(heading: str) -> None:
+    assert chrome_heading(heading) and comments_heading(heading)
+
+
+@pytest.mark.parametrize("heading", ["Comments", "Related work", "Reading the results",
+                                     "The most read book of the year"])
+def test_headings_that_stay(heading: str) -> None:
+    # a tutorial may have a "Comments" section about code comments
+    assert not comments_heading(heading)
+    assert not chrome_heading(heading)
+
+
+@pytest.mark.parametrize(("line", "rule"), [
+    ("Photo: Reuters", "image_credit"), ("Foto: dpa", "image_credit"),
+    ("Bild: Keystone", "image_credit"), ("© 2026 Getty Images", "image_credit"),
+    ("Fotografía de Ana García", "image_credit"),
+    ("Already a subscriber? Log in", "paywall_prompt"),
+    ("Réservé aux abonnés", "paywall_prompt"),
+    ("Dieser Artikel ist nur für Abonnenten verfügbar.", "paywall_prompt"),
+    ("Contenido exclusivo para suscriptores", "paywall_prompt"),
+    ("Photography was banned on the pier", None), ("(c) the third option", None),
+    ("Subscribers said the service was slow.", None),
+])
+def test_text_rules(line: str, rule: str | None) -> None:
+    assert text_rule(line) == rule
+
+
+@pytest.mark.parametrize(("label", "expected"), [
+    ("Weiterlesen", True), ("Lire la suite", True), ("Leer más", True), ("Anzeige", True),
+    ("Publicidad", True), ("Czytaj więcej", True), ("Teilen", True), ("Síguenos", True),
+    ("Read the report", False),
+])
+def test_ui_labels(label: str, expected: bool) -> None:
+    assert is_placeholder(label) is expected
+
+
+@pytest.mark.parametrize(("value", "rule"), [
+    ("kommentare-liste", "exclude_comments"), ("werbung-box", "exclude_ads"),
+    ("articoli-correlati", "exclude_related"), ("teilen-leiste", "exclude_share"),
+    ("paywall", None),  # publishers wrap the gated article itself in it
+])
+def test_class_words(value: str, rule: str | None) -> None:
+    assert words_rule(value) == rule
+
+
+@pytest.mark.parametrize("line", [
+    "Since March 2020 prices have doubled", "El gobierno ha publicado hoy el informe",
+    "Abbonati in calo del dieci per cento",
+])
+def test_standfirst_sentences_stay(line: str) -> None:
+    assert not _is_dateline(line)
+    assert text_rule(line) is None
+
+
+def test_chrome_section_stops_at_prose() -> None:
+    html = ("<html><body><div class='box'><p>A short notice from the editors today.</p>"
+            "<h2>Most read</h2><p>Harbour reopens after six months of repairs and dredging"
+            " work, ahead of the summer festival season in the old town.</p>"
+            "<p>Storm closes the coast road between the harbour and the lighthouse for a "
+            "week while engineers inspect the embankment.</p></div></body></html>")
+    result = to_markdown(html)
+    assert "Most read" not in result.markdown  # the heading goes, the prose after it stays
+    assert "Harbour reopens" in result.markdown
+    assert "Storm closes the coast road" in result.markdown
