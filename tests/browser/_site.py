@@ -71,6 +71,26 @@ HEADING = _page(
     "<main><h1>Guide</h1><h2>What you will learn</h2><p>" + LONG + "</p></main>"
 )
 
+DIVS = _page(
+    "<header><nav>" + " ".join(f"<a href=/s{i}>Section {i}</a>" for i in range(30)) + "</nav>"
+    '</header><div class="wrap"><div class="post"><h1>Only divs</h1><p>' + LONG + "</p></div>"
+    "</div><footer>" + LONG + "</footer>"
+)
+
+CHROME_ONLY = _page(  # plenty of text, all of it navigation and footer
+    "<header><nav>" + " ".join(f"<a href=/s{i}>Section {i}</a>" for i in range(30)) + "</nav>"
+    '</header><div class="post"><h1>Stub</h1><p>Short.</p></div><footer>' + LONG + "</footer>"
+)
+
+LATE_MAIN = _page(  # a slow shell: its teaser is long enough for the fallback, then main
+    '<div id="root"><p>' + LONG + "</p></div><script>setTimeout(() => {"
+    "  const m = document.createElement('main');"
+    "  m.innerHTML = '<h1>Late main</h1><p>' + document.querySelector('#root p').textContent"
+    "    + ' And the rest of it.</p>';"
+    "  document.getElementById('root').replaceChildren(m);"
+    "}, 1300);</script>"
+)
+
 SHORT = _page("<main><h1>Short</h1><p>Too little text.</p></main>")
 
 LOOP = _page(
@@ -169,6 +189,9 @@ class PageServer:
             "/static": lambda: (200, "text/html", STATIC),
             "/heading": lambda: (200, "text/html", HEADING),
             "/short": lambda: (200, "text/html", SHORT),
+            "/divs": lambda: (200, "text/html", DIVS),
+            "/late-main": lambda: (200, "text/html", LATE_MAIN),
+            "/chrome-only": lambda: (200, "text/html", CHROME_ONLY),
             "/lazy": lambda: (200, "text/html", LAZY),
             "/live": lambda: (200, "text/html", LIVE),
             "/loop": lambda: (200, "text/html", LOOP),
@@ -181,6 +204,7 @@ class PageServer:
                 200, "application/json", json.dumps({"title": "Rendered shell", "body": LONG})
             ),
             "/sw.js": lambda: (200, "text/javascript", "self.onfetch = () => {};"),
+            "/dl.bin": lambda: (200, "application/octet-stream", "binary"),
             "/cdn.js": lambda: (
                 200,
                 "text/javascript",

@@ -90,3 +90,42 @@ async def test_live_counter_fails_stability_or_ignores_it(
     result = await demo_renderer.render(demo_origin + "/special/live", options)
     assert result.readiness.passed, result.readiness
     assert result.readiness.reason == "main-selector+stable"
+
+
+async def test_div_only_article_falls_back_to_body(
+    demo_renderer: Any, demo_server: Any, demo_site: Any
+) -> None:
+    import asyncio
+    import time
+
+    def served(path: str) -> str:
+        with urllib.request.urlopen(demo_server.url + path) as response:
+            return str(response.read().decode("utf-8"))
+
+    for path in demo_site.paths_of_kind("article")[:12]:  # the div-only layout variant
+        body = await asyncio.to_thread(served, path)
+        if not any(tag in body for tag in ("<main", "<article", 'role="main"')):
+            break
+    else:
+        pytest.fail("no div-only article among the first twelve")
+    started = time.monotonic()
+    result = await demo_renderer.render(demo_server.url + path, RenderOptions(timeout_ms=10_000))
+    elapsed = time.monotonic() - started
+    assert result.readiness.passed, result.readiness
+    assert result.readiness.reason == "fallback-body+stable"
+    assert result.readiness.elapsed_ms < 5_000  # not the 10 s deadline
+    assert elapsed < 6.0
+    assert f"<h1>{html.escape(demo_site.content(path).title, quote=False)}</h1>" in result.html
+
+
+async def test_demo_client_redirects_are_followed_once(
+    demo_renderer: Any, demo_origin: str
+) -> None:
+    for path in ("/special/js-redirect", "/special/meta-refresh"):
+        # The target page is short (readiness fails): the deadline bounds the test.
+        result = await demo_renderer.render(demo_origin + path, RenderOptions(timeout_ms=2500))
+        assert result.final_url == demo_origin + "/special/redirect-target", (path, result)
+        assert "You have arrived" in result.html
+        assert result.status == 200
+        followed = "followed a same-origin client-side redirect"
+        assert any(w.startswith(followed) for w in result.warnings), result.warnings

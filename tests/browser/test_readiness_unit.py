@@ -111,3 +111,37 @@ async def test_heading_is_case_insensitive_with_flag() -> None:
 
     settings = _settings(ReadinessSpec(required_heading="(?i)^intro"))
     assert (settings["heading"], settings["headingFlags"]) == ("^intro", "i")
+
+
+async def test_fallback_body_reasons() -> None:
+    started, deadline = _deadline()
+    page = ScriptedPage(
+        {"ok": True, "samples": 12, "sel": "body", "len": 900, "heading": True, "fallback": True},
+        {"ok": True, "samples": 6, "changes": 0},
+    )
+    report, _ = await wait_ready(page, ReadinessSpec(), started=started, deadline=deadline)
+    assert (report.passed, report.reason) == (True, "fallback-body+stable")
+
+    short = ScriptedPage({"ok": False, "samples": 4, "sel": "body", "len": 40, "fallback": True})
+    report, _ = await wait_ready(short, ReadinessSpec(), started=started, deadline=deadline)
+    assert report.reason == (
+        "fallback-body-failed: none of main, article, [role=main] found, body text 40 < 200 chars"
+    )
+
+
+def test_fallback_settings_reach_the_page() -> None:
+    from pressmark.render._readiness import _settings
+
+    assert _settings(ReadinessSpec())["fallbackAfter"] == 1000
+    assert "nav" in _settings(ReadinessSpec())["boilerplate"]
+    assert _settings(ReadinessSpec(fallback_after_ms=None))["fallbackAfter"] is None
+
+
+async def test_main_that_appears_after_the_fallback_is_named() -> None:
+    started, deadline = _deadline()
+    page = ScriptedPage(
+        {"ok": True, "samples": 11, "sel": "body", "len": 300, "heading": True, "fallback": True},
+        {"ok": True, "samples": 9, "changes": 1, "root": "main"},
+    )
+    report, _ = await wait_ready(page, ReadinessSpec(), started=started, deadline=deadline)
+    assert report.reason == "main-selector+stable"

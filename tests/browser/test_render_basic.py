@@ -107,12 +107,42 @@ async def test_live_counter_is_deterministic(renderer: Any, pages: PageServer) -
         assert result.readiness.reason == "main-selector+stable"
 
 
-async def test_client_side_navigation_is_cancelled(renderer: Any, pages: PageServer) -> None:
+async def test_same_origin_client_redirect_is_followed_once(
+    renderer: Any, pages: PageServer
+) -> None:
     result = await renderer.render(pages.origin + "/js-redirect", RenderOptions())
-    assert result.final_url == pages.origin + "/js-redirect"
+    assert result.final_url == pages.origin + "/static?moved"
+    assert "<h1>Static</h1>" in result.html
+    assert result.status == 200
+    assert result.readiness.passed
+    assert (
+        f"followed a same-origin client-side redirect to {pages.origin}/static?moved"
+        in result.warnings
+    )
+    # A second hop is cancelled: the page it would have left is captured, with a warning.
+    pages.extra["/hop1"] = '<script>location.replace("/hop2")</script>'
+    pages.extra["/hop2"] = (
+        "<main><h1>Hop two</h1><p>" + "Some text. " * 30 + "</p></main>"
+        '<script>setTimeout(() => { location.href = "/static?third"; }, 30);</script>'
+    )
+    result = await renderer.render(pages.origin + "/hop1", RenderOptions())
+    assert result.final_url == pages.origin + "/hop2"
+    assert "<h1>Hop two</h1>" in result.html
+    assert "/static?third" not in pages.paths
+    assert f"cancelled a client-side navigation to {pages.origin}/static?third" in result.warnings
+
+
+async def test_cross_origin_client_redirect_is_cancelled(renderer: Any, pages: PageServer) -> None:
+    other = pages.origin.replace("127.0.0.1", "localhost")  # another origin, same server
+    pages.extra["/leave"] = (
+        "<main><h1>Stay</h1><p>" + "Some text. " * 30 + "</p></main>"
+        f'<meta http-equiv="refresh" content="0;url={other}/static?left">'
+    )
+    result = await renderer.render(pages.origin + "/leave", RenderOptions())
+    assert result.final_url == pages.origin + "/leave"
     assert "<h1>Stay</h1>" in result.html
-    assert "/static?moved" not in pages.paths
-    assert f"cancelled a client-side navigation to {pages.origin}/static?moved" in result.warnings
+    assert "/static?left" not in pages.paths
+    assert f"cancelled a client-side navigation to {other}/static?left" in result.warnings
 
 
 async def test_non_http_urls_are_refused(renderer: Any) -> None:
@@ -150,4 +180,37 @@ async def test_downloads_are_refused(renderer: Any, pages: PageServer) -> None:
     before = len(pages.paths)
     result = await renderer.render(pages.origin + "/download", RenderOptions())
     assert result.readiness.passed
-    assert "/dl.bin" not in pages.paths[before:]
+    # The download link is never fetched; the location change is a same-origin redirect,
+    # followed once (through the proxy), and its answer, a file, is not saved: the page
+    # it would have replaced is what we capture.
+    assert pages.paths[before:].count("/dl.bin") <= 1
+    assert result.final_url == pages.origin + "/download"
+    assert "<h1>Download</h1>" in result.html
+    assert any("did not replace the page" in w for w in result.warnings)
+
+
+async def test_page_without_main_falls_back_to_body(renderer: Any, pages: PageServer) -> None:
+    result = await renderer.render(pages.origin + "/divs", RenderOptions(timeout_ms=8000))
+    assert result.readiness.passed, result.readiness
+    assert result.readiness.reason == "fallback-body+stable"
+    assert result.readiness.elapsed_ms < 4000  # well before the deadline
+    assert "<h1>Only divs</h1>" in result.html
+
+    # A main element that appears after the fallback passed is what stability judges.
+    result = await renderer.render(pages.origin + "/late-main", RenderOptions(timeout_ms=8000))
+    assert result.readiness.passed, result.readiness
+    assert result.readiness.reason == "main-selector+stable"
+    assert "<h1>Late main</h1>" in result.html
+
+    # Navigation and footer text does not count as content.
+    result = await renderer.render(pages.origin + "/chrome-only", RenderOptions(timeout_ms=1500))
+    assert not result.readiness.passed
+    assert result.readiness.reason.startswith("fallback-body-failed: none of main, article")
+    assert result.readiness.reason.endswith("body text 11 < 200 chars")  # "Stub Short."
+
+    # Turned off, a page without main waits for one until the deadline, as before.
+    spec = ReadinessSpec(fallback_after_ms=None, stability_window_ms=0)
+    result = await renderer.render(
+        pages.origin + "/divs", RenderOptions(readiness=spec, timeout_ms=1200)
+    )
+    assert result.readiness.reason.startswith("main-selector-failed: none of")

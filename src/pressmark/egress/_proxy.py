@@ -20,7 +20,14 @@ When the policy names an upstream proxy, CONNECT tunnels go through it too.
 
 Every request must carry ``Proxy-Authorization: Basic`` with this instance's
 random credentials (407 otherwise), so other local processes cannot use it as
-an open proxy. Everything refused is appended to :attr:`EgressProxy.denied`.
+an open proxy. Everything refused is appended to :attr:`EgressProxy.denied`, except
+the browser's ordinary handshake: a first attempt without credentials that is then
+retried with the right ones is counted in :attr:`EgressProxy.challenges` only. A
+challenge never answered is recorded as a ``PROXY_AUTH`` denial when its connection
+ends; wrong credentials are a denial at once.
+
+:meth:`EgressProxy.close` cancels every request in flight (one waiting on its
+upstream included) and closes every connection it accepted.
 """
 
 from __future__ import annotations
@@ -32,7 +39,8 @@ import hmac
 import logging
 import re
 import secrets
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from typing import Final
 
 from pressmark.egress._connector import AsyncioConnector, Connector, GuardedOpener, pin
@@ -60,6 +68,7 @@ logger = logging.getLogger("pressmark.egress.proxy")
 
 MAX_REQUEST_BODY: Final = 16 * 1024 * 1024
 MAX_DENIED_KEPT: Final = 10_000  # the newest refusals are kept in EgressProxy.denied
+MAX_PENDING_CHALLENGES: Final = 32  # per connection; beyond that a 407 is a denial at once
 IDLE_TIMEOUT: Final = 60.0
 CONNECT_TIMEOUT: Final = 10.0
 READ_TIMEOUT: Final = 30.0
@@ -85,6 +94,13 @@ class ProxyDenial:
 
 class _ClientGone(Exception):
     pass
+
+
+@dataclass(slots=True)
+class _Peer:
+    """Per-connection state: the 407 challenges this connection has not answered yet."""
+
+    pending: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _status_line(status: int, reason: str) -> bytes:
@@ -115,10 +131,14 @@ class EgressProxy:
             f"{self.username}:{self.password}".encode()
         ).decode("ascii")
         self.denied: list[ProxyDenial] = []
+        self.challenges = 0  # 407s answered by a retry with the right credentials
+        self._unanswered: Counter[tuple[str, str]] = Counter()
         self.forwarded = 0
         self.tunnels = 0
         self._server: asyncio.AbstractServer | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._writers: set[asyncio.StreamWriter] = set()
+        self._closing = False
         self.port = 0
 
     @property
@@ -130,12 +150,15 @@ class EgressProxy:
     async def start(self) -> None:
         if self._server is not None:
             return
+        self._closing = False
         self._server = await asyncio.start_server(
             self._handle, "127.0.0.1", 0, limit=MAX_HEAD_BYTES + 1024
         )
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def close(self) -> None:
+        """Stop accepting, cancel every request in flight and close every connection."""
+        self._closing = True
         server, self._server = self._server, None
         if server is not None:
             server.close()
@@ -143,6 +166,9 @@ class EgressProxy:
             task.cancel()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
+        for writer in list(self._writers):  # accepted, but its handler never ran
+            await _close_writer(writer)
+        self._writers.clear()
         if server is not None:
             await server.wait_closed()
         self._pool.close()
@@ -166,9 +192,14 @@ class EgressProxy:
     # -- connection handling -------------------------------------------------------------
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self._closing:  # accepted just before close(): nothing is served after it
+            await _close_writer(writer)
+            return
         task = asyncio.current_task()
         if task is not None:
             self._tasks.add(task)
+        self._writers.add(writer)
+        peer = _Peer()
         try:
             while True:
                 try:
@@ -176,7 +207,7 @@ class EgressProxy:
                         head = await reader.readuntil(b"\r\n\r\n")
                 except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError):
                     return
-                keep = await self._request(head, reader, writer)
+                keep = await self._request(head, reader, writer, peer)
                 if not keep:
                     return
         except (ConnectionError, _ClientGone, asyncio.CancelledError):
@@ -185,9 +216,41 @@ class EgressProxy:
             logger.debug("proxy connection ended by an error", exc_info=True)
             return
         finally:
+            self._settle(peer)
             if task is not None:
                 self._tasks.discard(task)
-            writer.close()
+            self._writers.discard(writer)
+            await _close_writer(writer)
+
+    def _challenge(self, peer: _Peer, method: str, target: str) -> None:
+        if len(peer.pending) >= MAX_PENDING_CHALLENGES:  # a peer that never authenticates
+            self._deny(PROXY_AUTH, method, _target_host(method, target), None,
+                       "no proxy credentials")
+            return
+        key = (method, target)
+        peer.pending.append(key)
+        self._unanswered[key] += 1
+
+    def _answered(self, method: str, target: str) -> None:
+        """An authenticated request: it answers an earlier challenge for the same target
+        (Chromium retries on the same connection, or on another one)."""
+        key = (method, target)
+        if self._unanswered[key] > 0:
+            self._unanswered[key] -= 1
+            if not self._unanswered[key]:
+                del self._unanswered[key]
+            self.challenges += 1
+
+    def _settle(self, peer: _Peer) -> None:
+        """A connection ended: its challenges nobody answered are refusals after all."""
+        for method, target in peer.pending:
+            if self._unanswered[(method, target)] > 0:
+                self._unanswered[(method, target)] -= 1
+                if not self._unanswered[(method, target)]:
+                    del self._unanswered[(method, target)]
+                self._deny(PROXY_AUTH, method, _target_host(method, target), None,
+                           "no proxy credentials after the challenge")
+        peer.pending.clear()
 
     async def _reply(
         self,
@@ -210,7 +273,11 @@ class EgressProxy:
         return not close
 
     async def _request(
-        self, head: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+        self,
+        head: bytes,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        peer: _Peer,
     ) -> bool:
         lines = head[:-4].decode("latin-1").split("\r\n")
         if any(c in line for line in lines for c in "\r\n\0"):  # bare CR/LF: request splitting
@@ -225,14 +292,20 @@ class EgressProxy:
             if not sep or _HEADER_NAME.fullmatch(name) is None:  # tokens only: no smuggling
                 return await self._reply(writer, 400, "Bad Request", close=True)
             headers.append((name, value.strip()))
-        auth = next((v for k, v in headers if k.lower() == "proxy-authorization"), "")
-        if not hmac.compare_digest(auth.encode("latin-1"), self._expected.encode("latin-1")):
-            self._deny(PROXY_AUTH, method, None, None, "missing or wrong proxy credentials")
+        auth = next((v for k, v in headers if k.lower() == "proxy-authorization"), None)
+        if auth is None or not hmac.compare_digest(
+            auth.encode("latin-1"), self._expected.encode("latin-1")
+        ):
+            if auth is None:  # the browser's first attempt: a denial only if never answered
+                self._challenge(peer, method, target)
+            else:
+                self._deny(PROXY_AUTH, method, None, None, "wrong proxy credentials")
             keep = await self._discard_body(headers, reader)
             return await self._reply(
                 writer, 407, "Proxy Authentication Required",
                 (("Proxy-Authenticate", 'Basic realm="pressmark"'),), close=not keep,
             )
+        self._answered(method, target)
         if method == "CONNECT":
             await self._tunnel(target, reader, writer)
             return False
@@ -461,6 +534,25 @@ class EgressProxy:
         finally:
             await body.aclose()
         return keep
+
+
+async def _close_writer(writer: asyncio.StreamWriter) -> None:
+    """Close a connection and wait (briefly) until its transport is gone."""
+    writer.close()
+    with contextlib.suppress(Exception, asyncio.CancelledError):
+        async with asyncio.timeout(1.0):
+            await writer.wait_closed()
+
+
+def _target_host(method: str, target: str) -> str | None:
+    """The host a refused request was for, for the record only (never for a decision)."""
+    authority = target if method == "CONNECT" else target.partition("://")[2].split("/", 1)[0]
+    authority = authority.rpartition("@")[2]
+    if authority.startswith("["):
+        host = authority[1:].partition("]")[0]
+    else:
+        host = authority.rsplit(":", 1)[0]
+    return host.lower()[:253] or None
 
 
 _HEX: Final = re.compile(rb"[0-9A-Fa-f]+")

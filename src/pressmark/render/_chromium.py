@@ -84,11 +84,33 @@ def find_chromium(environ: Mapping[str, str] | None = None) -> str:
     raise RenderError(INSTALL_HINT, code=BROWSER_NOT_FOUND)
 
 
+# Ours, then the ones Playwright disables by default (its own flag would be overridden).
+DISABLED_FEATURES = (
+    "DnsOverHttps", "NetworkPrediction", "MediaRouter", "OptimizationHints",
+    "OptimizationGuideModelDownloading", "OptimizationHintsFetching", "Translate",
+    "AutofillServerCommunication", "InterestFeedContentSuggestions",
+    "CertificateTransparencyComponentUpdater", "NetworkTimeServiceQuerying",
+    "DialMediaRouteProvider", "PrivacySandboxSettings4",
+    "AvoidUnnecessaryBeforeUnloadCheckSync", "DestroyProfileOnBrowserClose", "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable", "LensOverlay", "PaintHolding",
+    "ThirdPartyStoragePartitioning", "AvoidCorsURLLoaderRestartOnRedirect", "AimEnabled",
+    "PreconnectToSearch",
+)
+
+
 def chromium_args(*, js_heap_mb: int, block_images: bool, block_fonts: bool) -> list[str]:
     """Switches that keep the browser quiet, deterministic and inside the egress proxy.
 
     The proxy itself (``--proxy-server`` and ``--proxy-bypass-list=<-loopback>``) is
     added by Playwright from the launch ``proxy`` option.
+
+    Chromium's own background traffic never reaches the proxy: some components
+    register for updates even with ``--disable-component-update``, so the updater's
+    server is ``about:blank`` (nothing is sent); the account service's "list
+    accounts" call at startup goes to an unsafe port (refused inside the browser,
+    before any connection). A page's own requests to Google hosts are unaffected.
+    ``--disable-features`` is given once (Chromium keeps only the last one), so it
+    repeats the features Playwright disables.
     """
     args = [
         "--no-sandbox",  # containers run as root; isolation comes from the proxy and contexts
@@ -110,10 +132,10 @@ def chromium_args(*, js_heap_mb: int, block_images: bool, block_fonts: bool) -> 
         "--webrtc-ip-handling-policy=disable_non_proxied_udp",
         # Chromium resolves nothing itself: every request goes to the proxy by IP.
         "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-        "--disable-features=DnsOverHttps,NetworkPrediction,MediaRouter,OptimizationHints,"
-        "Translate,AutofillServerCommunication,InterestFeedContentSuggestions,"
-        "CertificateTransparencyComponentUpdater,NetworkTimeServiceQuerying,"
-        "DialMediaRouteProvider,PrivacySandboxSettings4",
+        "--disable-features=" + ",".join(DISABLED_FEATURES),
+        "--component-updater=url-source=about:blank",
+        "--gaia-url=http://gaia.invalid:1/",
+        "--google-apis-url=http://google-apis.invalid:1/",
         "--mute-audio",
         "--hide-scrollbars",
         "--font-render-hinting=none",

@@ -5,8 +5,10 @@ caller shares): Playwright starts Chromium with ``--proxy-server`` and
 ``--proxy-bypass-list=<-loopback>``, the proxy's per-instance secret is answered
 only to proxy challenges, and Chromium resolves no host name itself. Inside the
 page, cross-document navigations after the first (``location``, meta refresh, form
-submission) are cancelled, pop-ups are refused and closed, service workers and
-downloads are off. What the page shows is fixed by :class:`PageState`.
+submission) are cancelled, except one same-origin client-side redirect, which is
+followed once (through the proxy) and reported in ``final_url`` and a warning;
+pop-ups are refused and closed, service workers and downloads are off. What the
+page shows is fixed by :class:`PageState`.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from pressmark.render._errors import (
 from pressmark.render._options import PageState, PoolLimits
 from pressmark.render._pool import BrowserPool, Lease
 from pressmark.render._protocol import ReadinessReport, RenderOptions, RenderResult
-from pressmark.render._readiness import wait_ready
+from pressmark.render._readiness import NAVIGATING, wait_ready
 
 if TYPE_CHECKING:
     from pressmark.egress import EgressPolicy, Resolver
@@ -73,13 +75,32 @@ INIT_SCRIPT = r"""
   if (window.top === window && window.navigation) {
     // The render is of the URL we were given: later cross-document navigations of the
     // top frame (location, meta refresh, form POST) are cancelled; SPA pushState is not.
+    // One exception: the first same-origin client-side redirect (location change or
+    // meta refresh, no form data) is followed once, through the proxy like any request;
+    // sessionStorage carries "already followed" into the next document.
     const cancelled = [];
+    let followed = null;
+    try { followed = JSON.parse(sessionStorage.getItem('__pressmarkFollowed') || '[]'); }
+    catch (e) { followed = null; }
+    if (!Array.isArray(followed)) followed = null;
     Object.defineProperty(window, '__pressmarkCancelled', { value: cancelled });
+    Object.defineProperty(window, '__pressmarkFollowed', { value: followed || [] });
     window.navigation.addEventListener('navigate', (event) => {
-      if (event.cancelable && !event.destination.sameDocument) {
-        event.preventDefault();
-        if (cancelled.length < 10) cancelled.push(String(event.destination.url).slice(0, 200));
+      if (!event.cancelable || event.destination.sameDocument) return;
+      const dest = String(event.destination.url);
+      let sameOrigin = false;
+      try { sameOrigin = new URL(dest).origin === location.origin; } catch (e) {}
+      if (followed !== null && followed.length === 0 && sameOrigin && !event.formData
+          && !event.downloadRequest
+          && (event.navigationType === 'push' || event.navigationType === 'replace')) {
+        try {
+          sessionStorage.setItem('__pressmarkFollowed', JSON.stringify([dest.slice(0, 200)]));
+          followed.push(dest.slice(0, 200));
+          return;
+        } catch (e) {}
       }
+      event.preventDefault();
+      if (cancelled.length < 10) cancelled.push(dest.slice(0, 200));
     });
   }
 })();
@@ -101,6 +122,8 @@ CAPTURE_JS = r"""
     status: (nav && nav.responseStatus) || null,
     cancelled: Array.isArray(window.__pressmarkCancelled)
       ? window.__pressmarkCancelled.slice(0, 10) : [],
+    followed: Array.isArray(window.__pressmarkFollowed)
+      ? window.__pressmarkFollowed.slice(0, 1) : [],
   };
 }
 """
@@ -346,6 +369,26 @@ class PlaywrightRenderer:
         finally:
             self.rendered += 1
 
+    @staticmethod
+    async def _capture(
+        page: Page, state: PageState, max_units: int, deadline: float
+    ) -> dict[str, Any]:
+        """Serialise the DOM; a followed redirect that commits meanwhile is waited for once."""
+        args = [list(state.consent.remove_selectors), max_units]
+        for attempt in range(2):
+            try:
+                captured = await asyncio.wait_for(
+                    page.evaluate(CAPTURE_JS, args), max(0.2, deadline - time.monotonic())
+                )
+                return dict(captured)
+            except PlaywrightError as exc:
+                if attempt or not any(m in str(exc) for m in NAVIGATING):
+                    raise
+                left_ms = max(100.0, (deadline - time.monotonic()) * 1000)
+                with contextlib.suppress(PlaywrightError):
+                    await page.wait_for_load_state("domcontentloaded", timeout=left_ms)
+        raise AssertionError("unreachable")
+
     async def _render_in(
         self, lease: Lease, url: str, options: RenderOptions, queued: float
     ) -> RenderResult:
@@ -448,10 +491,7 @@ class PlaywrightRenderer:
 
         max_units = options.max_html_bytes or 0
         try:
-            captured = await asyncio.wait_for(
-                page.evaluate(CAPTURE_JS, [list(state.consent.remove_selectors), max_units]),
-                max(0.2, deadline - time.monotonic()),
-            )
+            captured = await self._capture(page, state, max_units, deadline)
         except TimeoutError as exc:
             raise RenderError(
                 f"the page did not answer within {options.timeout_ms} ms ({report.reason})",
@@ -476,13 +516,23 @@ class PlaywrightRenderer:
             )
         for target in captured.get("cancelled") or ():
             warnings.append(f"cancelled a client-side navigation to {str(target)[:200]}")
+        followed = False
+        for target in captured.get("followed") or ():
+            if final_url != (response.url if response is not None else url):
+                followed = True
+                warnings.append(f"followed a same-origin client-side redirect to {final_url[:200]}")
+            else:  # a download, an error, or not loaded before the capture
+                warnings.append(
+                    f"a client-side redirect to {str(target)[:200]} did not replace the page"
+                    " (a download, an error, or too late); captured the page before it"
+                )
         # The status is the navigation response's, not the page's say-so, unless the
         # document was replaced after all (then the new document's entry is all we have).
         nav_status = captured.get("status")
         if response is not None and not same_origin(response.url, final_url):
             warnings.append(f"the page ended on another document: {final_url[:200]}")
             status = nav_status if isinstance(nav_status, int) and nav_status > 0 else None
-        elif status is None and isinstance(nav_status, int) and nav_status > 0:
+        elif (status is None or followed) and isinstance(nav_status, int) and nav_status > 0:
             status = nav_status
         if time.monotonic() > deadline:
             warnings.append(f"render took longer than timeout_ms={options.timeout_ms}")

@@ -24,6 +24,13 @@ class ReadinessSpec:
     the main text stops growing; (D) the hash of the main text unchanged for
     ``stability_window_ms`` (0 skips it), sampled every ``poll_interval_ms``. Text
     inside ``ignore_selectors`` (a live counter, a clock) is left out of (A), (D) and (E).
+
+    A page with none of ``main_selectors`` (many real pages) falls back to ``body`` as
+    its content root, with the text inside ``boilerplate_selectors`` (navigation,
+    header, footer, asides, dialogs) left out, under the same rules; it is tried once
+    ``fallback_after_ms`` have passed since navigation and the document has loaded (or
+    at the last sample), so a shell that builds its ``<main>`` late still gets it.
+    ``None`` turns the fallback off. The report then says ``fallback-body+...``.
     """
 
     main_selectors: tuple[str, ...] = ("main", "article", "[role=main]")
@@ -36,6 +43,12 @@ class ReadinessSpec:
     network_idle_cap_ms: int = 3_000
     max_scrolls: int = 40
     ignore_selectors: tuple[str, ...] = ()
+    fallback_after_ms: int | None = 1_000
+    boilerplate_selectors: tuple[str, ...] = (
+        "nav", "header", "footer", "aside", "[role=navigation]", "[role=banner]",
+        "[role=contentinfo]", "[role=complementary]", "[role=dialog]", "[role=alertdialog]",
+        "[aria-modal=true]",
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -26,6 +26,15 @@ async ([phase, a, budget]) => {
   const left = () => budget - (performance.now() - start);
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
   const ignore = a.ignore.join(',');
+  // No main selector: the body is the content root, without its chrome.
+  const fbIgnore = a.ignore.concat(a.boilerplate).join(',');
+  const fallbackOk = () => a.fallbackAfter !== null && !!document.body && (
+    left() <= a.poll || (performance.now() >= a.fallbackAfter
+      && (document.readyState === 'complete' || performance.now() >= 2 * a.fallbackAfter)));
+  const rootOf = () => {
+    const [sel, el] = findMain();
+    return el ? [el, ignore, sel] : [document.body, fbIgnore, 'body'];
+  };
   const findMain = () => {
     for (const sel of a.selectors) {
       let el = null;
@@ -34,7 +43,7 @@ async ([phase, a, budget]) => {
     }
     return [null, null];
   };
-  const textOf = (el) => {
+  const textOf = (el, ignore) => {
     if (!el) return '';
     let text;
     if (!ignore) {
@@ -69,13 +78,17 @@ async ([phase, a, budget]) => {
   };
   let samples = 0;
   if (phase === 'main') {
-    let last = { sel: null, len: 0, heading: false };
+    let last = { sel: null, len: 0, heading: false, fallback: false };
     while (true) {
       samples++;
-      const [sel, el] = findMain();
-      const len = textOf(el).length;
+      let [sel, el] = findMain();
+      let len = textOf(el, ignore).length, fallback = false;
+      if (sel === null && fallbackOk()) {
+        sel = 'body'; fallback = true;
+        len = textOf(document.body, fbIgnore).length;
+      }
       const heading = headingOk();
-      last = { sel, len, heading };
+      last = { sel, len, heading, fallback };
       if (sel !== null && len >= a.minChars && heading) return { ok: true, samples, ...last };
       if (left() <= 0) return { ok: false, samples, ...last };
       await sleep(Math.min(a.poll, left()));
@@ -85,7 +98,7 @@ async ([phase, a, budget]) => {
     let scrolls = 0, lastLen = -1, lastGrowth = performance.now();
     while (true) {
       samples++;
-      const len = textOf(findMain()[1] || document.body).length;
+      const len = textOf(...rootOf()).length;
       const now = performance.now();
       if (len !== lastLen) { lastLen = len; lastGrowth = now; }
       const root = document.scrollingElement || document.documentElement;
@@ -106,13 +119,14 @@ async ([phase, a, budget]) => {
     let last = null, since = performance.now(), changes = 0, len = 0;
     while (true) {
       samples++;
-      const text = textOf(findMain()[1] || document.body);
+      const [el, ign, root] = rootOf();
+      const text = textOf(el, ign);
       const h = hash(text);
       const now = performance.now();
       len = text.length;
       if (h !== last) { if (last !== null) changes++; last = h; since = now; }
-      if (now - since >= a.window) return { ok: true, samples, changes, len, hash: h };
-      if (left() <= 0) return { ok: false, samples, changes, len, hash: h };
+      if (now - since >= a.window) return { ok: true, samples, changes, len, hash: h, root };
+      if (left() <= 0) return { ok: false, samples, changes, len, hash: h, root };
       await sleep(Math.min(a.poll, left()));
     }
   }
@@ -120,7 +134,8 @@ async ([phase, a, budget]) => {
 }
 """
 
-_RETRYABLE = ("Execution context was destroyed", "navigation", "Cannot find context")
+# Playwright's words for "the document went away under this call" (a client redirect).
+NAVIGATING = ("Execution context was destroyed", "navigation", "Cannot find context")
 
 
 class Evaluator(Protocol):
@@ -149,6 +164,8 @@ def _settings(spec: ReadinessSpec) -> dict[str, Any]:
         "window": spec.stability_window_ms,
         "maxScrolls": spec.max_scrolls,
         "ignore": list(spec.ignore_selectors),
+        "fallbackAfter": spec.fallback_after_ms,
+        "boilerplate": list(spec.boilerplate_selectors),
     }
 
 
@@ -175,7 +192,7 @@ async def _run_phase(
         except TimeoutError as exc:
             raise _Unresponsive(phase) from exc
         except Exception as exc:
-            if any(marker in str(exc) for marker in _RETRYABLE):
+            if any(marker in str(exc) for marker in NAVIGATING):
                 await asyncio.sleep(0.02)  # let the new document commit before re-probing
                 continue
             raise
@@ -184,6 +201,11 @@ async def _run_phase(
 
 def _fail_reason(step: str, result: dict[str, Any], spec: ReadinessSpec) -> str:
     if step == "main-selector":
+        if result.get("fallback"):
+            return (
+                f"fallback-body-failed: none of {', '.join(spec.main_selectors)} found,"
+                f" body text {result.get('len', 0)} < {spec.min_main_text_chars} chars"
+            )
         if result.get("sel") is None:
             return f"main-selector-failed: none of {', '.join(spec.main_selectors)} found"
         return (
@@ -268,7 +290,11 @@ async def wait_ready(
             ) and int(result.get("len", 0)) >= spec.min_main_text_chars:
                 failed = "heading"
             return report(False, _fail_reason(failed, result, spec))
-        passed.append(step)
+        if step == "stable" and result.get("root") not in (None, "body") and passed:
+            # The body passed (A) but a main element appeared since (a late shell):
+            # stability was judged on it, so that is the selector the report names.
+            passed[0] = "main-selector"
+        passed.append("fallback-body" if result.get("fallback") else step)
         if step == "main-selector" and spec.required_heading is not None:
             passed.append("heading")
     return report(True, "+".join(passed))
