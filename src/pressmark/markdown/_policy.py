@@ -14,7 +14,7 @@ from typing import Literal
 
 from pressmark._errors import PressmarkError
 
-POLICY_VERSION = "pressmark-md/1.1"
+POLICY_VERSION = "pressmark-md/1.2"
 
 ImageMode = Literal["markdown", "alt", "drop"]
 
@@ -38,7 +38,7 @@ class ConversionPolicy:
     select_main: bool = True
     images: ImageMode = "markdown"
     links: bool = True
-    keep_title: bool = False       # the headline is ``MarkdownResult.title``; the body follows it
+    keep_title: bool = True        # the page's h1 stays in the body (also ``MarkdownResult.title``)
     # validation
     min_markdown_chars: int = 200
     min_paragraphs: int = 1

@@ -70,9 +70,11 @@ def test_result_fields() -> None:
     r = to_markdown(ARTICLE, url=URL)
     assert r.policy_version == POLICY_VERSION
     assert r.title == "Library wing approved"
-    assert r.markdown.startswith(PROSE)  # the headline lives in .title
+    assert r.markdown.startswith("# Library wing approved\n\n" + PROSE)
     assert "## Costs" in r.markdown and "Home" not in r.markdown and "(c) Town" not in r.markdown
-    assert r.structure.headings == 2 and r.structure.paragraphs == 3
+    assert r.structure.headings == 3 and r.structure.paragraphs == 3
+    bare = to_markdown(ARTICLE, url=URL, policy=ConversionPolicy(keep_title=False))
+    assert bare.markdown.startswith(PROSE)  # the headline then lives in .title only
     meta = r.metadata
     assert (meta.canonical_url, meta.language, meta.description) == (URL, "en", "Funding agreed.")
     assert (meta.published, meta.modified) == ("2026-11-01", "2026-11-03")
@@ -80,8 +82,8 @@ def test_result_fields() -> None:
     assert r.embedded_state["next_data"] == {"props": {"a": 1}}
     assert r.embedded_state["initial_state"] == {"user": None, "n": [1, 2]}
     assert r.validation.passed, r.validation.reasons
-    assert r.headings == ("2 Costs", "2 Timeline")
-    assert len(r.block_hashes) == 5
+    assert r.headings == ("1 Library wing approved", "2 Costs", "2 Timeline")
+    assert len(r.block_hashes) == 6
 
 
 def test_keep_title_policy() -> None:
@@ -96,7 +98,8 @@ def test_evidence_packet_order_and_provenance() -> None:
         reason: str = "main_selector_text_threshold"
         elapsed_ms: float = 1840.0
 
-    r = to_markdown(ARTICLE, url=URL, readiness=Ready(), requested_url="https://town.test/l")
+    r = to_markdown(ARTICLE, url=URL, readiness=Ready(), requested_url="https://town.test/l",
+                    policy=ConversionPolicy(keep_title=False))
     d = r.evidence.to_dict()
     assert list(d) == ["policy_version", "url_requested", "url_final", "needs_render",
                        "presence_score", "readiness", "main_selectors_used",
@@ -167,8 +170,9 @@ def test_cross_page_hints_prune_repeated_blocks() -> None:
 
 
 def test_stability_report() -> None:
-    a = to_markdown(ARTICLE, url=URL)
-    b = to_markdown(ARTICLE.replace("<h2>Timeline</h2>", "<h2>Schedule</h2>"), url=URL)
+    bare = ConversionPolicy(keep_title=False)
+    a = to_markdown(ARTICLE, url=URL, policy=bare)
+    b = to_markdown(ARTICLE.replace("<h2>Timeline</h2>", "<h2>Schedule</h2>"), url=URL, policy=bare)
     same = stability(a, a)
     assert (same.heading_jaccard, same.block_jaccard, same.identical, same.score) == (
         1.0, 1.0, True, 1.0)

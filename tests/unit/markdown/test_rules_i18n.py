@@ -49,7 +49,7 @@ def test_teaser_row_keeps_link_led_list_items() -> None:
 
 def test_image_credit_keeps_the_image() -> None:
     md = (GOLDEN / "page_image_credit.md").read_text(encoding="utf-8")
-    assert md.startswith("![Boats in the harbour]")
+    assert md.startswith("# The harbour reopens\n\n![Boats in the harbour]")
     assert "Photo:" not in md and "©" not in md
     assert "Photography was banned" in md
 
