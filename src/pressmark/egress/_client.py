@@ -48,7 +48,8 @@ _CREDENTIAL_HEADERS: Final = frozenset({"authorization", "cookie", "proxy-author
 _SKIP_HEADERS: Final = frozenset(
     {"host", "content-length", "transfer-encoding", "connection", "keep-alive", "upgrade", "te"}
 )
-_BAD_HEADER_CHARS: Final = frozenset("\r\n\0")
+# CR, LF, NUL, or anything Latin-1 cannot encode (every code point above U+00FF).
+_BAD_HEADER_VALUE: Final = re.compile(r"[\r\n\x00]|[^\x00-\xff]")
 _HEADER_NAME: Final = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 
 
@@ -108,7 +109,7 @@ def _prepare_headers(headers: HeadersArg, user_agent: str) -> list[tuple[str, st
     for name, value in items:
         if _HEADER_NAME.fullmatch(name) is None:  # "Host:x" or "Host " would smuggle a header
             raise ValueError("header names must be HTTP tokens")
-        if any(c in _BAD_HEADER_CHARS for c in value) or not _latin1(value):
+        if _BAD_HEADER_VALUE.search(value) is not None:
             raise ValueError("header values must be Latin-1 without CR, LF or NUL")
         low = name.lower()
         if low in _SKIP_HEADERS:
@@ -121,14 +122,6 @@ def _prepare_headers(headers: HeadersArg, user_agent: str) -> list[tuple[str, st
     if not seen_ae:
         out.append(("Accept-Encoding", "gzip, deflate, br, zstd"))
     return out
-
-
-def _latin1(text: str) -> bool:
-    try:
-        text.encode("latin-1")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _location_text(raw: str) -> str:

@@ -31,10 +31,11 @@ Rules applied, in order (each one a browser's, not an invention):
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final, Literal
 from urllib.parse import unquote_to_bytes
 
@@ -82,6 +83,24 @@ class ParsedURL:
     path: str
     query: str | None
     fragment: str | None
+    # The serialisations below are read several times per request (pool key, Host
+    # header, robots, hop checks): computed once, from the fields, when it is built.
+    _authority: str = field(default="", init=False, repr=False, compare=False)
+    _origin: str = field(default="", init=False, repr=False, compare=False)
+    _target: str = field(default="", init=False, repr=False, compare=False)
+    _url: str = field(default="", init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        host = f"[{self.host}]" if self.host_kind == "ipv6" else self.host
+        authority = host if self.explicit_port is None else f"{host}:{self.explicit_port}"
+        origin = f"{self.scheme}://{authority}"
+        target = self.path if self.query is None else f"{self.path}?{self.query}"
+        base = origin + target
+        object.__setattr__(self, "_authority", authority)
+        object.__setattr__(self, "_origin", origin)
+        object.__setattr__(self, "_target", target)
+        object.__setattr__(self, "_url", base if self.fragment is None
+                           else f"{base}#{self.fragment}")
 
     @property
     def netloc_host(self) -> str:
@@ -90,23 +109,20 @@ class ParsedURL:
     @property
     def authority(self) -> str:
         """``host[:port]`` as sent in the Host header."""
-        if self.explicit_port is None:
-            return self.netloc_host
-        return f"{self.netloc_host}:{self.explicit_port}"
+        return self._authority
 
     @property
     def origin(self) -> str:
-        return f"{self.scheme}://{self.authority}"
+        return self._origin
 
     @property
     def target(self) -> str:
         """The request target: path and query, never the fragment."""
-        return self.path if self.query is None else f"{self.path}?{self.query}"
+        return self._target
 
     @property
     def url(self) -> str:
-        base = f"{self.scheme}://{self.authority}{self.target}"
-        return base if self.fragment is None else f"{base}#{self.fragment}"
+        return self._url
 
     def __str__(self) -> str:
         return self.url
@@ -297,7 +313,19 @@ def _normalise_path(path: str) -> str:
 
 
 def parse_url(url: str) -> ParsedURL:
-    """Parse an absolute http(s) URL; raises :class:`EgressDenied` with a URL-level code."""
+    """Parse an absolute http(s) URL; raises :class:`EgressDenied` with a URL-level code.
+
+    The result is a pure function of the string and immutable, so recent results are
+    cached: one fetch parses its URL in the fetch layer (robots, source id) and again
+    in the client; the second parse is a dict hit. Failures are not cached (every
+    caller gets its own exception to annotate).
+    """
+    if type(url) is str:
+        return _parse_url_cached(url)
+    return _parse_url(url)
+
+
+def _parse_url(url: str) -> ParsedURL:
     text = url.strip(_C0_SPACE)
     if _SURROGATE.search(text) is not None:  # not encodable: no browser could send it
         raise _deny(INVALID_URL, None, "URL contains lone surrogate code points")
@@ -361,6 +389,9 @@ def parse_url(url: str) -> ParsedURL:
         query=query,
         fragment=fragment,
     )
+
+
+_parse_url_cached: Final = functools.lru_cache(maxsize=1024)(_parse_url)
 
 
 def join_url(base: ParsedURL, reference: str) -> str:

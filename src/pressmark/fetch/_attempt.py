@@ -19,6 +19,7 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from itertools import chain
 from typing import TYPE_CHECKING
 
 from pressmark._errors import PressmarkError
@@ -147,8 +148,9 @@ def backoff_s(attempt: int, options: FetchOptions) -> float:
 async def _read_response(response: GuardedResponse, max_bytes: int,
                          options: FetchOptions) -> WireResponse:
     headers = response.headers
-    if len(headers) > options.max_headers or sum(
-            len(k) + len(v) + 4 for k, v in headers) > options.max_header_bytes:
+    if len(headers) > options.max_headers or (  # each line: name, ": ", value, CRLF
+            sum(map(len, chain.from_iterable(headers))) + 4 * len(headers)
+            > options.max_header_bytes):
         raise HeadersTooLarge("the response headers exceed the header count or size limit")
     status = response.status
     body = b""

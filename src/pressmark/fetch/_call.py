@@ -6,8 +6,8 @@ lives in :mod:`pressmark.fetch._fetch`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+import functools
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit
 
@@ -58,6 +58,12 @@ _FORBIDDEN_HEADERS = frozenset({
 })
 _MAX_RETRIES = 10
 _T = TypeVar("_T")
+
+
+@functools.lru_cache(maxsize=1024)
+def host_key(url: str) -> str:
+    """The politeness key of a URL: its ``urlsplit`` host name (cached: one per page)."""
+    return urlsplit(url).hostname or ""
 
 
 def validate_source(source: SourceConfig) -> str | None:
@@ -232,7 +238,7 @@ class CallState:
             client=self.client, url=self.url, headers=headers, timeout_s=self.timeout_s,
             max_bytes=self.max_bytes, retries=self.retries, hop_check=hop_check,
             spent_s=robots_spent_s,
-            politeness=self.options.politeness, host=(urlsplit(self.url).hostname or ""),
+            politeness=self.options.politeness, host=host_key(self.url),
             delay_s=delay, clock=self.clock, options=self.options, meter=self.meter,
             warnings=self.warnings)
         if wire.status == 304:
@@ -291,7 +297,7 @@ class CallState:
         try:
             if politeness is not None:
                 delay = await self.crawl_delay_s()
-                async with politeness.slot(urlsplit(self.url).hostname or "",
+                async with politeness.slot(host_key(self.url),
                                            delay_s=delay) as waited:
                     self.meter.wait_ms += waited * 1000.0
                     started = self.clock.now()
@@ -391,9 +397,8 @@ def _dedupe(items: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 
 
-@asynccontextmanager
-async def call_scope(call: CallState) -> AsyncIterator[None]:
-    """Borrow the shared client and robots cache, or make per-call ones."""
+def borrow_robots(call: CallState) -> None:
+    """Use the shared robots cache, or make a per-call one."""
     options = call.options
     robots = options.robots
     if robots is None:
@@ -401,13 +406,3 @@ async def call_scope(call: CallState) -> AsyncIterator[None]:
     else:
         robots.adopt(options.egress, options.resolver)
     call.robots = robots
-    if options.client is not None:
-        call.client = options.client
-        yield
-        return
-    async with GuardedClient(options.egress, options.resolver,
-                             user_agent=call.user_agent) as client:
-        call.client = client
-        yield
-
-

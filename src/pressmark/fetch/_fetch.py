@@ -15,9 +15,9 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from pressmark.egress import evaluate_url
+from pressmark.egress import GuardedClient, evaluate_url
 from pressmark.fetch._attempt import AttemptFailed, translate
-from pressmark.fetch._call import CallState, call_scope, validate_source
+from pressmark.fetch._call import CallState, borrow_robots, validate_source
 from pressmark.fetch._config import (
     FetchFailure,
     FetchOptions,
@@ -59,16 +59,26 @@ async def fetch_source(source: SourceConfig, options: FetchOptions) -> FetchResu
     policy: RenderPolicy = resolved  # type: ignore[assignment]
     call = CallState(source, options, policy)
     try:
-        async with call_scope(call):
-            if policy == "always":
-                return await _always(call)
-            return await _plain_first(call, escalate=policy == "on-shell")
+        borrow_robots(call)
+        if options.client is not None:  # shared: connections are reused across calls
+            call.client = options.client
+            return await _run(call, policy)
+        async with GuardedClient(options.egress, options.resolver,
+                                 user_agent=call.user_agent) as client:
+            call.client = client
+            return await _run(call, policy)
     except AttemptFailed as exc:
         return call.result(error=exc.failure)
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # a lower layer failed in a way we do not model: still a result
         return call.result(error=translate(exc, source.url).failure)
+
+
+async def _run(call: CallState, policy: RenderPolicy) -> FetchResult:
+    if policy == "always":
+        return await _always(call)
+    return await _plain_first(call, escalate=policy == "on-shell")
 
 
 async def _stored(call: CallState, snapshot: Snapshot) -> tuple[SnapshotRef | None, str]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import functools
 import re
 import time
 from collections.abc import Iterator
@@ -59,6 +60,7 @@ _MAX_AGE = re.compile(r"(?:^|,)\s*(s-maxage|max-age)\s*=\s*\"?(\d+)", re.IGNOREC
 _TOKEN = re.compile(r"[A-Za-z_-]+")
 
 
+@functools.lru_cache(maxsize=64)
 def product_token(user_agent: str) -> str:
     """The RFC 9309 product token of a User-Agent: ``pressmark/0.1 (...)`` -> ``pressmark``."""
     match = _TOKEN.match(user_agent.strip())
@@ -109,9 +111,10 @@ class RobotsRules:
     group naming exactly our token (case-insensitively) applies, else ``*``.
     """
 
-    __slots__ = ("_parser",)
+    __slots__ = ("_delays", "_parser")
 
     def __init__(self, text: str) -> None:
+        self._delays: dict[str, float | None] = {}  # agent -> Crawl-delay (rules never change)
         lines = []
         for line in text.splitlines():
             match = _UA_LINE.match(line)
@@ -130,8 +133,13 @@ class RobotsRules:
         return bool(self._parser.can_fetch(url, self._agent(user_agent)))
 
     def crawl_delay(self, user_agent: str) -> float | None:
-        delay = self._parser.crawl_delay(self._agent(user_agent))
-        return None if delay is None else float(delay)
+        agent = self._agent(user_agent)
+        try:
+            return self._delays[agent]
+        except KeyError:
+            delay = self._parser.crawl_delay(agent)
+            found = self._delays[agent] = None if delay is None else float(delay)
+            return found
 
     @property
     def sitemaps(self) -> list[str]:

@@ -24,9 +24,10 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import Any, Literal, Protocol
+from json.encoder import encode_basestring_ascii as _q
+from typing import Any, Final, Literal, Protocol
 
 from pressmark.snapshot._charset import (
     bom_encoding,
@@ -45,6 +46,7 @@ ENVELOPE_FORMAT = "pressmark-snapshot/1"
 MAX_SOURCE_ID_CHARS = 2048
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # C0 controls and DEL, searched in C
 _KINDS: frozenset[str] = frozenset({"html", "xml", "json", "text", "binary"})
 _CHARSET_SOURCES: frozenset[str] = frozenset({"header", "meta", "bom", "default"})
 _BASES: frozenset[str] = frozenset({"bytes", "decoded-utf8"})
@@ -93,6 +95,20 @@ class Snapshot:
     last_modified: str | None = None
     warnings: tuple[str, ...] = ()
     _digest: str = field(default="", init=False, repr=False, compare=False)
+    # Set only by the constructors that established every invariant of *this* instance
+    # (new_snapshot hashed these very bytes; read_record verified them): the store's
+    # put() then need not check and hash again. Never set by __init__ (so never by
+    # dataclasses.replace), never pickled: a snapshot from elsewhere is checked in full.
+    _verified: bool = field(default=False, init=False, repr=False, compare=False)
+
+    def __getstate__(self) -> list[object]:
+        return [getattr(self, name) for name in _STATE_FIELDS]
+
+    def __setstate__(self, state: list[object]) -> None:
+        for name, value in zip(_STATE_FIELDS, state, strict=True):
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_digest", "")
+        object.__setattr__(self, "_verified", False)
 
     @property
     def body(self) -> str:
@@ -105,7 +121,7 @@ class Snapshot:
     def snapshot_sha256(self) -> str:
         """SHA-256 hex of the canonical replay envelope (computed once, then cached)."""
         if not self._digest:
-            object.__setattr__(self, "_digest", envelope_digest(snapshot_envelope(self)))
+            object.__setattr__(self, "_digest", hashlib.sha256(envelope_json(self)).hexdigest())
         return self._digest
 
     def header(self, name: str) -> str | None:
@@ -117,16 +133,86 @@ class Snapshot:
         return None
 
 
+# One stateless encoder (json.dumps would build a new one per call).
+_CANONICAL_ENCODER: Final = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
+)
+
+
+_STATE_FIELDS: Final = tuple(f.name for f in fields(Snapshot) if f.init)
+
+
+def mark_verified(snapshot: Snapshot) -> None:
+    """Record that ``snapshot`` passed :func:`check_snapshot` with ``verify_body=True``."""
+    object.__setattr__(snapshot, "_verified", True)
+
+
 def canonical_json(value: Any) -> builtins.bytes:
     """Sorted-key, compact, ASCII-only JSON: one byte string per value."""
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
-    ).encode("ascii")
+    return _CANONICAL_ENCODER.encode(value).encode("ascii")
 
 
 def envelope_digest(envelope: Mapping[str, Any]) -> str:
     """SHA-256 hex of an envelope's canonical JSON."""
     return hashlib.sha256(canonical_json(envelope)).hexdigest()
+
+
+def envelope_json(snapshot: Snapshot) -> builtins.bytes:
+    """``canonical_json(snapshot_envelope(snapshot))``, byte for byte, built directly.
+
+    The envelope's shape is fixed, so its sorted keys are written out here and only the
+    values go through the C string escaper ``json`` itself uses. Any value of a type
+    the shortcut does not spell exactly as ``json`` would (a bool status, a non-str
+    header) takes the generic path; the tests hold both paths to the same bytes.
+    """
+    try:
+        return _envelope_json_fast(snapshot)
+    except (_NotPlain, TypeError, ValueError):
+        return canonical_json(snapshot_envelope(snapshot))
+
+
+class _NotPlain(Exception):
+    """A value the shortcut in :func:`envelope_json` does not spell as ``json`` would."""
+
+
+def _json_bool(value: object) -> str:
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    raise _NotPlain
+
+
+def _json_int(value: object) -> str:
+    if type(value) is not int:
+        raise _NotPlain
+    return str(value)
+
+
+def _json_opt(value: str | None) -> str:
+    return "null" if value is None else _q(value)
+
+
+def _envelope_json_fast(s: Snapshot) -> builtins.bytes:
+    headers = ",".join([f"[{_q(name)},{_q(value)}]" for name, value in s.headers])
+    redirects = ",".join([
+        f'{{"ip":{_json_opt(hop.ip)},"location":{_q(hop.location)},'
+        f'"status":{_json_int(hop.status)}}}'
+        for hop in s.redirects
+    ])
+    warnings = ",".join([_q(w) for w in s.warnings])
+    return (
+        f'{{"body_hash":{_q(s.body_hash)},"body_length":{len(s.bytes)},'
+        f'"charset_source":{_q(s.charset_source)},"content_type":{_q(s.content_type)},'
+        f'"declared_charset":{_json_opt(s.declared_charset)},"etag":{_json_opt(s.etag)},'
+        f'"fetched_at":{_q(s.fetched_at)},"format":{_q(ENVELOPE_FORMAT)},'
+        f'"hash_basis":{_q(s.hash_basis)},"headers":[{headers}],'
+        f'"last_modified":{_json_opt(s.last_modified)},'
+        f'"not_modified":{_json_bool(s.not_modified)},"redirects":[{redirects}],'
+        f'"rendered":{_json_bool(s.rendered)},"requested_url":{_q(s.requested_url)},'
+        f'"source_id":{_q(s.source_id)},"status":{_json_int(s.status)},"url":{_q(s.url)},'
+        f'"warnings":[{warnings}]}}'
+    ).encode("ascii")
 
 
 def snapshot_envelope(snapshot: Snapshot) -> dict[str, Any]:
@@ -234,17 +320,20 @@ def validate_source_id(source_id: object) -> str:
         raise InvalidSnapshot("source id must be a non-empty string")
     if len(source_id) > MAX_SOURCE_ID_CHARS:
         raise InvalidSnapshot("source id is too long")
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in source_id):
+    if _CONTROL.search(source_id) is not None:
         raise InvalidSnapshot("source id contains control characters")
-    try:
-        source_id.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates: no file name, no sourceRef can hold them
-        raise InvalidSnapshot("source id is not valid UTF-8") from None
+    if not source_id.isascii():
+        try:
+            source_id.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates: no file name, no sourceRef can hold them
+            raise InvalidSnapshot("source id is not valid UTF-8") from None
     return source_id
 
 
 def check_snapshot(snapshot: Snapshot, *, verify_body: bool = False) -> None:
     """Check a snapshot's invariants (cheap ones always; the body hash when asked)."""
+    if snapshot._verified:  # checked in full when it was built or read
+        return
     validate_source_id(snapshot.source_id)
     if not is_canonical_timestamp(snapshot.fetched_at):
         raise InvalidSnapshot("fetched_at is not canonical ISO-8601 UTC (YYYY-MM-DDTHH:MM:SS.mmmZ)")
@@ -305,10 +394,9 @@ def new_snapshot(
     * decoding problems (unknown label, invalid bytes) are added to ``warnings``.
     """
     validate_source_id(source_id)
-    if isinstance(headers, Mapping):
-        pairs = tuple((str(k).lower(), str(v)) for k, v in headers.items())
-    else:
-        pairs = tuple((str(k).lower(), str(v)) for k, v in headers)
+    items = headers.items() if isinstance(headers, Mapping) else headers
+    pairs = tuple([(str(k).lower(), str(v)) for k, v in items])
+    first = dict(reversed(pairs))  # name -> its first value
     if fetched_at is None:
         stamp = utc_now_iso()
     elif isinstance(fetched_at, datetime):
@@ -319,12 +407,12 @@ def new_snapshot(
         hop if isinstance(hop, RedirectRecord) else RedirectRecord(hop.status, hop.location, hop.ip)
         for hop in redirects
     )
-    header_type = next((v for k, v in pairs if k == "content-type"), None)
+    header_type = first.get("content-type")
     notes = list(warnings)
     data = bytes(body)
     hash_basis: HashBasis = "bytes"
-    etag = next((v for k, v in pairs if k == "etag"), None)
-    last_modified = next((v for k, v in pairs if k == "last-modified"), None)
+    etag = first.get("etag")
+    last_modified = first.get("last-modified")
     if rendered:
         text = data.decode("utf-8", "replace")
         if text.encode("utf-8") != data:
@@ -363,6 +451,7 @@ def new_snapshot(
         warnings=tuple(dict.fromkeys(notes)),
     )
     check_snapshot(snapshot)
+    mark_verified(snapshot)  # body_hash was computed from these very bytes just above
     return snapshot
 
 

@@ -6,7 +6,9 @@ which is what lets the filesystem store find the head without reading history.
 
 from __future__ import annotations
 
+import functools
 import re
+import time
 from datetime import UTC, datetime
 
 # [0-9], not \d: \d also matches other scripts' digits, which int() accepts.
@@ -25,13 +27,24 @@ def format_timestamp(moment: datetime) -> str:
 
 
 def utc_now_iso() -> str:
-    """Now, in the canonical spelling."""
-    return format_timestamp(datetime.now(UTC))
+    """Now, in the canonical spelling (the wall clock ``datetime.now`` reads, truncated to ms)."""
+    seconds, nanos = divmod(time.time_ns(), 1_000_000_000)
+    return f"{_second_prefix(seconds)}.{nanos // 1_000_000:03d}Z"
+
+
+@functools.lru_cache(maxsize=4)
+def _second_prefix(seconds: int) -> str:
+    return format_timestamp(datetime.fromtimestamp(seconds, UTC))[:-5]  # drop ".mmmZ"
 
 
 def is_canonical_timestamp(value: object) -> bool:
     """True when ``value`` is a real instant spelled exactly as :func:`format_timestamp` would."""
-    if not isinstance(value, str) or _CANONICAL.match(value) is None:
+    return isinstance(value, str) and _is_canonical(value)
+
+
+@functools.lru_cache(maxsize=256)  # a snapshot's stamp is checked several times on its way
+def _is_canonical(value: str) -> bool:
+    if _CANONICAL.match(value) is None:
         return False
     try:
         datetime(int(value[0:4]), int(value[5:7]), int(value[8:10]),

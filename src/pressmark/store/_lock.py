@@ -50,6 +50,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
+import math
 import os
 import secrets
 import socket
@@ -130,17 +131,25 @@ class _Heartbeat:
         self._every: dict[str, float] = {}  # held lock path -> refresh interval
         self._due: dict[str, float] = {}  # held lock path -> next refresh (monotonic)
         self._thread: threading.Thread | None = None
+        # When the waiting thread will wake by itself; -inf while it is not waiting
+        # (it then reads ``_due`` before it waits again, so it needs no wake-up).
+        self._wake_at = -math.inf
 
     def add(self, path: str, every: float = REFRESH_EVERY) -> None:
         with self._cond:
+            due = time.monotonic() + every
             self._every[path] = every
-            self._due[path] = time.monotonic() + every
+            self._due[path] = due
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(
                     target=self._run, name="pressmark-lock-heartbeat", daemon=True
                 )
                 self._thread.start()
-            self._cond.notify()
+            if due < self._wake_at:
+                # Wake the thread only when this lock is due before it would wake anyway:
+                # a put() holds its lock for milliseconds, and waking a thread per put
+                # costs a GIL hand-off on the store's hot path.
+                self._cond.notify()
 
     def discard(self, path: str) -> None:
         with self._cond:
@@ -159,13 +168,20 @@ class _Heartbeat:
                 with contextlib.suppress(OSError):
                     os.utime(path, follow_symlinks=False)
             with self._cond:
-                self._cond.wait(max(0.0, wake - time.monotonic()))
+                # Locks added while we refreshed are in ``_due`` now: wait for the earliest.
+                wake = min([wake, *self._due.values()])
+                self._wake_at = wake
+                try:
+                    self._cond.wait(max(0.0, wake - time.monotonic()))
+                finally:
+                    self._wake_at = -math.inf
 
     def reset_after_fork(self) -> None:
         self._cond = threading.Condition(threading.Lock())
         self._every = {}
         self._due = {}
         self._thread = None
+        self._wake_at = -math.inf
 
 
 _HEARTBEAT = _Heartbeat()

@@ -43,8 +43,9 @@ class MemorySnapshotStore:
 
     def put(self, snapshot: Snapshot) -> SnapshotRef:
         check_snapshot(snapshot, verify_body=True)
-        encode_record(snapshot)  # the same 64 MiB body / 96 MiB record caps as on disk
-        sha = snapshot.snapshot_sha256
+        # The same 64 MiB body / 96 MiB record caps as on disk; the envelope digest it
+        # computes is the snapshot's (encode_record caches it on the snapshot).
+        sha = encode_record(snapshot)[2]
         with self._lock:
             history = self._data.setdefault(snapshot.source_id, {})
             if sha not in history:

@@ -22,8 +22,8 @@ import os
 import re
 from typing import Any, BinaryIO
 
-from pressmark.snapshot import InvalidSnapshot, Snapshot, canonical_json, snapshot_envelope
-from pressmark.snapshot._model import snapshot_from_envelope
+from pressmark.snapshot import InvalidSnapshot, Snapshot, canonical_json
+from pressmark.snapshot._model import envelope_json, mark_verified, snapshot_from_envelope
 from pressmark.store._errors import SnapshotCorrupt, SnapshotStoreError, SnapshotTooLarge
 from pressmark.store._protocol import MAX_BODY_BYTES, MAX_RECORD_BYTES
 
@@ -49,8 +49,13 @@ def encode_record(snapshot: Snapshot) -> tuple[bytes, bytes, str]:
     body = snapshot.bytes
     if len(body) > MAX_BODY_BYTES:
         raise SnapshotTooLarge("snapshot body exceeds 64 MiB")
-    header = canonical_json(snapshot_envelope(snapshot))
+    header = envelope_json(snapshot)
     digest = hashlib.sha256(header).hexdigest()
+    cached = snapshot._digest  # the digest cache of this very envelope
+    if not cached:  # spare snapshot_sha256 a rerun
+        object.__setattr__(snapshot, "_digest", digest)
+    elif cached != digest:  # only object.__setattr__ from outside could do this
+        raise InvalidSnapshot("snapshot digest cache disagrees with its envelope")
     head = MAGIC + f"{len(header)} {len(body)}\n".encode("ascii") + header
     if len(head) + len(body) > MAX_RECORD_BYTES:
         raise SnapshotTooLarge("snapshot record exceeds 96 MiB")
@@ -128,6 +133,7 @@ def read_record(path: str, name: str, source_id: str) -> Snapshot:
     if canonical_json(envelope) != header:
         raise SnapshotCorrupt("snapshot record header is not canonical")
     object.__setattr__(snapshot, "_digest", digest)
+    mark_verified(snapshot)  # framing, identity, body hash and invariants all checked above
     return snapshot
 
 
