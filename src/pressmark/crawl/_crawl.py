@@ -1,0 +1,260 @@
+"""``crawl()``: wire policy, output directory, resume state, fetcher and engine together.
+
+Only invalid configuration raises (:class:`CrawlError`); every page failure is
+a record in the manifest. ``manifest.json`` is written at the end, also when
+the crawl is interrupted (Ctrl-C, cancellation, time budget).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pressmark.crawl._canonical import canonical_parts
+from pressmark.crawl._engine import Engine, make_pool
+from pressmark.crawl._fetcher import LazyRenderer, LiveFetcher, PageFetcher, ReplayFetcher
+from pressmark.crawl._manifest import CrawlManifest
+from pressmark.crawl._output import OutputDir
+from pressmark.crawl._policy import CrawlError, CrawlPolicy, Seed
+from pressmark.crawl._process import StoreSpec
+from pressmark.crawl._progress import NullProgress, Progress
+from pressmark.crawl._resume import ResumeJournal
+from pressmark.crawl._writer import StoreWriter
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from pressmark.egress import Resolver
+    from pressmark.render import Renderer
+    from pressmark.store import SnapshotStore
+
+SeedLike = Seed | str
+
+
+def _utc_now() -> str:
+    from pressmark.snapshot import utc_now_iso  # noqa: PLC0415  # loaded on first use
+
+    return utc_now_iso()
+
+
+def normalise_seeds(seeds: SeedLike | Sequence[SeedLike], policy: CrawlPolicy,
+                    ) -> list[tuple[Seed, str, str]]:
+    items = [seeds] if isinstance(seeds, str | Seed) else list(seeds)
+    if not items:
+        raise CrawlError("a crawl needs at least one seed URL")
+    out: list[tuple[Seed, str, str]] = []
+    for raw in items:
+        seed = Seed(raw) if isinstance(raw, str) else raw
+        parts = canonical_parts(seed.url, strip_tracking=policy.strip_tracking_params)
+        if parts is None:
+            raise CrawlError(f"seed is not an http(s) URL: {seed.url!r}")
+        out.append((seed, parts.url, parts.host))
+    return out
+
+
+async def crawl(
+    seeds: SeedLike | Sequence[SeedLike],
+    policy: CrawlPolicy | None = None,
+    *,
+    out_dir: str | Path | None = None,
+    resume: bool = False,
+    renderer: Renderer | None = None,
+    resolver: Resolver | None = None,
+    progress: Progress | None = None,
+    stop: asyncio.Event | None = None,
+    fetcher: PageFetcher | None = None,
+) -> CrawlManifest:
+    """Crawl from ``seeds`` under ``policy``; with ``out_dir``, write the crawl directory.
+
+    ``stop`` ends the crawl gracefully when set (in-flight pages finish, the
+    manifest says ``complete: false``). ``resume=True`` continues the crawl
+    recorded in ``out_dir``. ``fetcher`` replaces the acquisition seam (tests, custom
+    sources); by default live crawls go through ``fetch_source`` and replays read the store.
+    """
+    policy = policy or CrawlPolicy()
+    policy.validate()
+    seed_list = normalise_seeds(seeds, policy)
+    if resume and out_dir is None:
+        raise CrawlError("resume needs the output directory of the interrupted crawl")
+    if policy.mode == "replay" and policy.store is None and out_dir is None:
+        raise CrawlError("replay needs a store (policy.store) or an output directory with one")
+    out = OutputDir(Path(out_dir)) if out_dir is not None else None
+    if out is not None:
+        in_place = policy.mode == "replay" and _same_store(policy.store, out.store_dir)
+        out.prepare(resume=resume, replace=in_place)
+    journal = ResumeJournal(out.state_dir) if out is not None else None
+    identity = {"seeds": [url for _, url, _ in seed_list], "policy": policy.describe()}
+    started_at = _utc_now()
+    prior_s = 0.0
+    restored: tuple[list[Any], list[Any]] | None = None
+    if out is not None and journal is not None:
+        journal.check_or_write_identity(identity, resume=resume)
+        if resume:
+            started_at, prior_s = _previous_run(out, started_at)
+            restored = (journal.load(), out.read_pages())
+        journal.open()
+        out.open_pages()
+    stop = stop or asyncio.Event()
+    progress = progress or NullProgress()
+    target: SnapshotStore | None = None  # where fetched snapshots are put
+    if fetcher is not None:
+        pass
+    elif policy.mode == "replay":
+        source, target = _stores(policy, out)
+        fetcher = ReplayFetcher(source)
+    else:
+        target, _ = _stores(policy, out)
+        wants_browser = policy.render != "never" or any(s.render for s, _, _ in seed_list)
+        if renderer is None and wants_browser:
+            renderer = LazyRenderer(policy.egress, resolver)
+        live = LiveFetcher(policy, resolver=resolver, renderer=renderer)
+        fetcher = await live.__aenter__()
+    # Puts wait on metadata I/O more than on the CPU, so several run at once.
+    writer = (StoreWriter(target, threads=min(8, policy.politeness.concurrency))
+              if target is not None else None)
+    pool = make_pool(policy)
+    engine = Engine(policy=policy, seeds=seed_list, fetcher=fetcher, out=out, journal=journal,
+                    progress=progress, pool=pool, stop=stop, writer=writer)
+    if restored is not None:
+        engine.restore(*restored)
+    t0 = time.monotonic()
+    interrupted = False
+    progress.start(engine)
+    try:
+        await engine.run()
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        interrupted = True
+        raise
+    finally:
+        duration = prior_s + (time.monotonic() - t0)
+        complete = not interrupted and engine.stop_reason not in ("interrupted", "time-budget")
+        manifest = CrawlManifest(
+            started_at=started_at, finished_at=_utc_now(),
+            seeds=tuple(url for _, url, _ in seed_list), policy=policy.describe(),
+            summary=engine.summary.to_dict(duration), sitemap=engine.sitemap.to_dict(),
+            complete=complete, pages=tuple(engine.pages),
+            stop_reason="interrupted" if interrupted else engine.stop_reason,
+        )
+        try:
+            if out is not None:
+                out.write_manifest(manifest.to_dict())
+        finally:
+            if journal is not None:
+                journal.close()
+            if out is not None:
+                out.close()
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+            await fetcher.aclose()
+            if writer is not None:
+                writer.close()
+            progress.finish(manifest)
+    return manifest
+
+
+def _stores(policy: CrawlPolicy, out: OutputDir | None,
+            ) -> tuple[SnapshotStore, SnapshotStore | None]:
+    """(the store pages are fetched into or replayed from, an extra store to copy them to)."""
+    own: SnapshotStore | None = None
+    if out is not None:
+        from pressmark.store import FilesystemSnapshotStore  # noqa: PLC0415  # loaded on first use
+
+        own = FilesystemSnapshotStore(out.store_dir, durability=policy.store_durability)
+    if policy.store is not None:
+        in_place = out is not None and _same_store(policy.store, out.store_dir)
+        mirror = own if policy.mode == "replay" and not in_place else None
+        return policy.store, mirror
+    if own is not None:
+        return own, None
+    from pressmark.store import MemorySnapshotStore  # noqa: PLC0415  # loaded on first use
+
+    return MemorySnapshotStore(), None
+
+
+def _same_store(store: SnapshotStore | None, root: Path) -> bool:
+    where = getattr(store, "root", None)
+    return where is not None and Path(where).resolve() == root.resolve()
+
+
+def _store_spec(store: SnapshotStore | None) -> StoreSpec | None:
+    """How a worker process can open ``store`` itself (filesystem stores only)."""
+    from pressmark.store import FilesystemSnapshotStore  # noqa: PLC0415  # loaded on first use
+
+    if not isinstance(store, FilesystemSnapshotStore):
+        return None
+    return StoreSpec(root=str(store.root), durability="fsync" if store.fsync else "flush")
+
+
+def _previous_run(out: OutputDir, default_start: str) -> tuple[str, float]:
+    if not out.manifest_path.exists():
+        return default_start, 0.0
+    try:
+        data = json.loads(out.manifest_path.read_text(encoding="utf-8"))
+        return str(data["started_at"]), float(data["summary"]["duration_s"])
+    except (ValueError, KeyError, TypeError):
+        return default_start, 0.0
+
+
+def crawl_sync(
+    seeds: SeedLike | Sequence[SeedLike],
+    policy: CrawlPolicy | None = None,
+    *,
+    handle_sigint: bool = False,
+    **kwargs: Any,
+) -> CrawlManifest:
+    """``asyncio.run(crawl(...))``. With ``handle_sigint``, Ctrl-C stops the crawl gracefully
+    (the second Ctrl-C aborts)."""
+
+    async def main() -> CrawlManifest:
+        stop: asyncio.Event = kwargs.pop("stop", None) or asyncio.Event()
+        if handle_sigint:
+            loop = asyncio.get_running_loop()
+            current = asyncio.current_task()
+
+            def on_sigint() -> None:
+                if stop.is_set() and current is not None:
+                    current.cancel()
+                stop.set()
+
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(signal.SIGINT, on_sigint)
+        return await crawl(seeds, policy, stop=stop, **kwargs)
+
+    return asyncio.run(main())
+
+
+def render_summary_table(manifest: CrawlManifest) -> Table:
+    """A rich table of a crawl's summary (print it with ``rich.console.Console().print``)."""
+    from rich.table import Table  # noqa: PLC0415  # loaded on first use
+
+    s = manifest.summary
+    table = Table(title="pressmark crawl", show_header=True, header_style="bold")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    rows: list[tuple[str, str]] = [
+        ("pages", str(s["pages"])),
+        *((f"  {k}", str(v)) for k, v in s["by_outcome"].items()),
+        *((f"  error: {k}", str(v)) for k, v in s["errors_by_kind"].items()),
+        ("robots denied", str(s["robots_denied"])),
+        ("egress denied", str(s["egress_denied"])),
+        ("render rate", f"{s['render_rate']:.1%}"),
+        ("validation pass rate",
+         "-" if s["validation_pass_rate"] is None else f"{s['validation_pass_rate']:.1%}"),
+        ("mean readiness",
+         "-" if s["mean_readiness_ms"] is None else f"{s['mean_readiness_ms']} ms"),
+        ("bytes", f"{s['bytes']:,}"),
+        ("duration", f"{s['duration_s']} s"),
+        ("pages/s", str(s["pages_per_s"])),
+        ("sitemap documents", str(manifest.sitemap.get("documents_read", 0))),
+        ("sitemap URLs", str(manifest.sitemap.get("urls_discovered", 0))),
+        ("complete", "yes" if manifest.complete else f"no ({manifest.stop_reason})"),
+    ]
+    for key, value in rows:
+        table.add_row(key, value)
+    return table

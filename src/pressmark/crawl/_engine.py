@@ -1,0 +1,414 @@
+"""The crawl loop: one dispatcher, bounded concurrent page tasks, one parser pool.
+
+The dispatcher pops ready items from the host-partitioned frontier while fewer
+than ``politeness.concurrency`` pages are in flight; each page task fetches
+(through the fetch seam), hands HTML to :func:`process_page` (in a worker
+process when a pool is configured), admits the links it found, and records the
+page. Recording order per page is: frontier journal, then ``pages.jsonl``
+(see :mod:`pressmark.crawl._resume`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+import uuid
+from concurrent.futures import Executor, ProcessPoolExecutor
+from typing import TYPE_CHECKING
+
+from pressmark.crawl._canonical import canonical_parts
+from pressmark.crawl._fetcher import PageFetcher
+from pressmark.crawl._frontier import Frontier, FrontierItem, Via
+from pressmark.crawl._manifest import CrawlSummary, Outcome, PageError, PageRecord, Validation
+from pressmark.crawl._output import OutputDir, page_name
+from pressmark.crawl._policy import CrawlPolicy, FollowCandidate, Scope, Seed
+from pressmark.crawl._process import PageJob, PageWork, StoreSpec, process_page, warm_up
+from pressmark.crawl._resume import ResumeJournal
+from pressmark.crawl._sitemaps import SitemapReport, discover_sitemap_urls
+from pressmark.crawl._writer import StoreWriter
+
+if TYPE_CHECKING:
+    from pressmark.crawl._fetcher import Fetched
+    from pressmark.crawl._progress import Progress
+    from pressmark.store import SnapshotRef, SnapshotStore
+
+
+STORE_BACKLOG = 4
+"""Pages waiting only for their snapshot put, per unit of ``concurrency``."""
+
+FLUSH_EVERY_PAGES = 64
+FLUSH_EVERY_S = 0.25
+"""Page records reach the kernel in batches this big or this old (see _output)."""
+
+
+def _store_failed(item: FrontierItem, fetched: Fetched, message: str) -> PageRecord:
+    return PageRecord(url=item.url, final_url=None, depth=item.depth, status=fetched.status,
+                      outcome="error", error=PageError(kind="store-error", message=message),
+                      warnings=fetched.warnings)
+
+
+def _origin(url: str) -> str:
+    scheme, _, authority = url.split("/", 3)[:3]
+    return f"{scheme}//{authority}"
+
+
+def make_pool(policy: CrawlPolicy) -> Executor | None:
+    """A spawn-context process pool, or ``None`` to run page work inline."""
+    workers = policy.workers
+    if workers is None:
+        cpus = os.cpu_count() or 1
+        # Measured on 2 cores: without Markdown a page's CPU work (one Lexbor parse, link
+        # canonicalisation) is cheaper than a round trip to a worker, so it runs inline.
+        workers = min(cpus, 2) if policy.markdown and cpus >= 2 else 0
+    if workers <= 0:
+        return None
+    import multiprocessing  # noqa: PLC0415  # loaded on first use
+
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=warm_up)
+
+
+class Engine:
+    def __init__(
+        self, *, policy: CrawlPolicy, seeds: list[tuple[Seed, str, str]], fetcher: PageFetcher,
+        out: OutputDir | None, journal: ResumeJournal | None, progress: Progress,
+        pool: Executor | None, stop: asyncio.Event, writer: StoreWriter | None = None,
+        store_spec: StoreSpec | None = None, mirror_store: SnapshotStore | None = None,
+    ) -> None:
+        self.policy = policy
+        self.seeds = seeds
+        self.fetcher = fetcher
+        self.out = out
+        self.journal = journal
+        self.progress = progress
+        self.pool = pool
+        self.stop = stop
+        if writer is None and mirror_store is not None:  # older spelling of ``writer``
+            writer = StoreWriter(mirror_store)
+            self._own_writer = True
+        else:
+            self._own_writer = False
+        self.writer = writer
+        self.store_spec = store_spec if pool is not None else None
+        pol = policy.politeness
+        self.max_pages = policy.effective_max_pages()
+        self.frontier = Frontier(
+            per_host_concurrency=pol.per_host_concurrency, delay_s=pol.delay_ms / 1000.0,
+            max_admitted=max(self.max_pages * 4, self.max_pages + 10_000),
+        )
+        self.scope = Scope(policy, [host for _, _, host in seeds])
+        self.summary = CrawlSummary()
+        self.sitemap = SitemapReport()
+        self.pages: list[PageRecord] = []
+        self.dispatched = 0
+        self.in_flight = 0
+        self.storing = 0
+        """Pages (counted in ``in_flight`` too) whose request is done and that only wait for
+        their snapshot put; the dispatcher does not count them against ``concurrency``."""
+        self.stop_reason: str | None = None
+        # Optional on custom fetchers: without it, robots is only checked when fetching.
+        self._robots_allows = getattr(fetcher, "robots_allows", None)
+        self._flushed_at = time.monotonic()
+        # Links a parser already reported need no second admission when admission does not
+        # depend on the depth they are found at (no max_depth) and the page budget is not
+        # the admission cap. Hash collisions (64-bit) could drop a link; accepted, as in
+        # the frontier's own dedupe.
+        self._dedupe_id = uuid.uuid4().hex if policy.max_depth is None else None
+        self._wake = asyncio.Event()
+        self._delay_known: set[str] = set()
+        self._sitemap_task: asyncio.Task[None] | None = None
+        self._seed_by_url = {url: seed for seed, url, _ in seeds}
+        self._deadline = (time.monotonic() + policy.time_budget_s
+                          if policy.time_budget_s is not None else None)
+
+    # -- admission -------------------------------------------------------------------------
+
+    def admit(self, url: str, host: str, depth: int, parent: str | None, via: Via, *,
+              seed_index: int | None = None) -> bool:
+        if via != "seed":
+            if self.policy.max_depth is not None and depth > self.policy.max_depth:
+                return False
+            if not self.scope.allows(url, host):
+                return False
+        if self.frontier.seen(url):
+            return False
+        if via != "seed" and self._robots_allows is not None and self._robots_allows(url) is False:
+            self._record_robots_denied(url, depth)
+            return False
+        score = 0.0
+        hook = self.policy.should_follow
+        if hook is not None and via != "seed":
+            verdict = hook(FollowCandidate(url=url, depth=depth, parent_url=parent, via=via))
+            if verdict is False:
+                return False
+            score = 0.0 if verdict is True else float(verdict)
+        item = FrontierItem(url=url, host=host, depth=depth, score=score, parent_url=parent,
+                            via=via, seed_index=seed_index)
+        if not self.frontier.add(item):
+            return False
+        if self.journal is not None:
+            self.journal.record(item)
+        self._wake.set()
+        return True
+
+    def _maybe_flush(self, *, force: bool = False) -> None:
+        """Journal first, then page records: every recorded page's links are journaled."""
+        now = time.monotonic()
+        if self.out is None or not (force or self.out.buffered >= FLUSH_EVERY_PAGES
+                                    or now - self._flushed_at >= FLUSH_EVERY_S):
+            return
+        self._flushed_at = now
+        if self.journal is not None:
+            self.journal.flush()
+        self.out.flush_pages()
+
+    def _record_robots_denied(self, url: str, depth: int) -> None:
+        """A URL robots.txt (already cached) disallows: recorded at once, never requested."""
+        if not self.frontier.mark_seen(url):
+            return
+        record = PageRecord(url=url, final_url=None, depth=depth, status=None, outcome="error",
+                            error=PageError(kind="robots-denied",
+                                            message="robots.txt disallows this URL"))
+        if self.out is not None:
+            self.out.append_page(record)
+        self.summary.add(record)
+        self.pages.append(record)
+
+    def restore(self, items: list[FrontierItem], done: list[PageRecord]) -> None:
+        """Rebuild the frontier of an interrupted crawl: done pages are seen, the rest queued."""
+        for page in done:
+            self.summary.add(page)
+            self.pages.append(page)
+            if self.frontier.mark_seen(page.url):
+                self.frontier.admitted += 1
+        self.dispatched = sum(
+            1 for page in done if page.error is None or page.error.kind != "robots-denied")
+        for item in items:
+            self.frontier.add(item)
+
+    # -- the loop --------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        for index, (_seed, url, host) in enumerate(self.seeds):
+            self.admit(url, host, 0, None, "seed", seed_index=index)
+        if self.policy.discovery in ("sitemap", "both"):
+            self._sitemap_task = asyncio.create_task(self._discover_sitemaps())
+        if self.journal is not None:
+            self.journal.flush()
+        tasks: set[asyncio.Task[None]] = set()
+        concurrency = self.policy.politeness.concurrency
+        try:
+            while True:
+                if self.stop.is_set():
+                    self.stop_reason = self.stop_reason or "interrupted"
+                    break
+                if self._deadline is not None and time.monotonic() >= self._deadline:
+                    self.stop_reason = "time-budget"
+                    break
+                budget_left = self.dispatched < self.max_pages
+                if not budget_left and self.in_flight == 0:
+                    if self.frontier.queued:
+                        self.stop_reason = "max-pages"
+                    break
+                wake_at: float | None = None
+                fetching = self.in_flight - self.storing
+                if (budget_left and fetching < concurrency
+                        and self.storing < concurrency * STORE_BACKLOG):
+                    item, wake_at = self.frontier.pop_ready(time.monotonic())
+                    if item is not None:
+                        self.dispatched += 1
+                        self.in_flight += 1
+                        task = asyncio.create_task(self._page(item))
+                        tasks.add(task)
+                        task.add_done_callback(tasks.discard)
+                        continue
+                sitemap_busy = self._sitemap_task is not None and not self._sitemap_task.done()
+                if self.in_flight == 0 and self.frontier.queued == 0 and not sitemap_busy:
+                    break
+                self._wake.clear()
+                timeout = None if wake_at is None else max(0.0, wake_at - time.monotonic())
+                if self._deadline is not None:
+                    left = max(0.0, self._deadline - time.monotonic())
+                    timeout = left if timeout is None else min(timeout, left)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), timeout)
+        finally:
+            if tasks:
+                if self.stop_reason == "interrupted":
+                    await asyncio.wait(tasks, timeout=5.0)
+                    for task in tasks:
+                        task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+            if self._sitemap_task is not None and not self._sitemap_task.done():
+                self._sitemap_task.cancel()
+                await asyncio.gather(self._sitemap_task, return_exceptions=True)
+            if self.journal is not None:
+                self.journal.flush()
+            self._maybe_flush(force=True)
+            if self._own_writer and self.writer is not None:
+                self.writer.close()
+
+    def _signal(self) -> None:
+        self._wake.set()
+
+    async def _discover_sitemaps(self) -> None:
+        origins: list[str] = []
+        for _seed, url, _host in self.seeds:
+            root = _origin(url)
+            if root not in origins:
+                origins.append(root)
+        roots: list[str] = []
+        for origin in origins:
+            roots.extend(await self.fetcher.sitemap_roots(origin))
+
+        def on_url(raw: str) -> None:
+            parts = canonical_parts(raw, strip_tracking=self.policy.strip_tracking_params)
+            if parts is not None:
+                self.admit(parts.url, parts.host, 1, None, "sitemap")
+
+        try:
+            await discover_sitemap_urls(roots, self.fetcher.fetch_document, self.policy.sitemaps,
+                                        self.sitemap, on_url)
+        finally:
+            if self.journal is not None:
+                self.journal.flush()
+            self._wake.set()
+
+    async def _page(self, item: FrontierItem) -> None:
+        try:
+            record = await self._fetch_and_process(item)
+        except asyncio.CancelledError:
+            self.frontier.release(item.host)
+            self.in_flight -= 1
+            self._wake.set()
+            raise
+        except Exception as exc:  # a bug on one page must not end the crawl
+            record = PageRecord(url=item.url, final_url=None, depth=item.depth, status=None,
+                                outcome="error",
+                                error=PageError(kind="crawl-error",
+                                                message=f"{type(exc).__name__}: {exc}"))
+        if self.out is not None:
+            self.out.append_page(record)
+            self._maybe_flush()
+        elif self.journal is not None:
+            self.journal.flush()
+        self.summary.add(record)
+        self.pages.append(record)
+        if record.error is not None and record.error.kind == "robots-denied":
+            self.dispatched -= 1  # never requested: recorded, but not charged to max_pages
+        self.frontier.release(item.host)
+        self.in_flight -= 1
+        self.progress.page(record, self)
+        await self._learn_delay(item.host, item.url)
+        self._wake.set()
+
+    async def _learn_delay(self, host: str, url: str) -> None:
+        if host in self._delay_known:
+            return
+        self._delay_known.add(host)
+        delay = await self.fetcher.crawl_delay(_origin(url))
+        if delay:
+            self.frontier.partition(host).set_delay(delay)
+
+    async def _fetch_and_process(self, item: FrontierItem) -> PageRecord:
+        seed = self._seed_by_url.get(item.url) if item.via == "seed" else None
+        fetched = await self.fetcher.fetch_page(item, seed)
+        snap = fetched.snapshot
+        if snap is None:
+            return PageRecord(url=item.url, final_url=None, depth=item.depth,
+                              status=fetched.status, outcome="error",
+                              error=fetched.error or PageError(kind="error", message="no snapshot"),
+                              warnings=fetched.warnings, render_reason=fetched.render_reason)
+        source_ref = fetched.source_ref
+        put_in_worker = self.writer is not None and self.store_spec is not None
+        put: asyncio.Future[SnapshotRef] | None = None
+        if self.writer is not None and not put_in_worker:
+            # The put runs on a writer thread while the page is parsed and converted.
+            put = asyncio.ensure_future(self.writer.put(snap))
+        try:
+            work = await self._work(item, fetched, put_in_worker)
+        except BaseException:
+            if put is not None:
+                put.cancel()  # the writer thread finishes the put; nobody waits for it
+            raise
+        if put is not None:
+            # While the put waits on the disk, this page stops holding a request slot (its
+            # host slot too): fetching goes on, up to a bounded backlog of pending puts.
+            self.storing += 1
+            self.frontier.release(item.host)
+            self._wake.set()
+            try:
+                source_ref = (await put).source_ref
+            except Exception as exc:  # a store failure is this page's error, not the crawl's
+                return _store_failed(item, fetched, f"{type(exc).__name__}: {exc}")
+            finally:
+                self.storing -= 1
+                self.frontier.partition(item.host).in_flight += 1  # released again in _page
+                self._wake.set()
+        if work is not None and work.store_error is not None:
+            return _store_failed(item, fetched, work.store_error)
+        if work is not None:
+            source_ref = work.source_ref or source_ref
+        warnings = list(fetched.warnings)
+        if work is not None and work.error is not None:
+            warnings.append(f"markdown-failed: {work.error}")
+        if work is not None and not work.parsed:
+            work = None
+        return self._record(item, fetched, work, source_ref, warnings)
+
+    async def _work(self, item: FrontierItem, fetched: Fetched, put_in_worker: bool,
+                    ) -> PageWork | None:
+        """Parse, extract and convert the page (inline or in a worker); admit its links."""
+        snap = fetched.snapshot
+        assert snap is not None
+        work: PageWork | None = None
+        want_links = self.policy.discovery in ("links", "both") and (
+            self.policy.max_depth is None or item.depth < self.policy.max_depth)
+        parse = snap.content_type == "html" and snap.status < 400
+        if parse or put_in_worker:
+            job = PageJob(
+                snapshot=snap, parse=parse, want_links=want_links,
+                want_markdown=self.policy.markdown,
+                out_root=None if self.out is None else str(self.out.root),
+                name=page_name(snap.source_id, item.url),
+                respect_nofollow=self.policy.respect_nofollow,
+                strip_tracking=self.policy.strip_tracking_params, readiness=fetched.readiness,
+                store=self.store_spec if put_in_worker else None, dedupe=self._dedupe_id,
+            )
+            if self.pool is None:
+                work = process_page(job)
+            else:
+                loop = asyncio.get_running_loop()
+                work = await loop.run_in_executor(self.pool, process_page, job)
+            for url, host in work.links:
+                self.admit(url, host, item.depth + 1, item.url, "link")
+        return work
+
+    def _record(self, item: FrontierItem, fetched: Fetched, work: PageWork | None,
+                source_ref: str | None, warnings: list[str]) -> PageRecord:
+        snap = fetched.snapshot
+        assert snap is not None
+        final_url = snap.url or item.url
+        error = fetched.error
+        if error is None and snap.status >= 400:
+            error = PageError(kind="http-error", message=f"HTTP {snap.status}")
+        outcome: Outcome = "error" if error is not None else (
+            "not-modified" if fetched.not_modified else "ok")
+        validation = None
+        if work is not None and work.validation is not None:
+            validation = Validation(passed=work.validation[0], reasons=work.validation[1])
+        return PageRecord(
+            url=item.url, final_url=final_url, depth=item.depth,
+            status=fetched.status if fetched.status is not None else snap.status,
+            outcome=outcome, source_id=snap.source_id, source_ref=source_ref,
+            snapshot_sha256=snap.snapshot_sha256, body_hash=snap.body_hash,
+            fetched_at=snap.fetched_at, rendered=bool(snap.rendered),
+            render_reason=fetched.render_reason, title=None if work is None else work.title,
+            warnings=tuple(warnings), error=error,
+            markdown_path=None if work is None else work.markdown_path,
+            evidence_path=None if work is None else work.evidence_path,
+            validation=validation, bytes=len(snap.bytes),
+            readiness_ms=None if fetched.readiness is None else fetched.readiness[2],
+        )

@@ -1,0 +1,287 @@
+"""The crawler's fetch seam: live through :func:`pressmark.fetch.fetch_source`, or
+replay from a snapshot store with no network at all.
+
+Both return a :class:`Fetched`, the crawl-level view of one page's acquisition.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pressmark.crawl._manifest import PageError
+from pressmark.crawl._writer import StoreWriter
+
+if TYPE_CHECKING:
+    from pressmark.crawl._frontier import FrontierItem
+    from pressmark.crawl._policy import CrawlPolicy, Seed
+    from pressmark.egress import Resolver
+    from pressmark.render import Renderer
+    from pressmark.snapshot import Snapshot
+    from pressmark.store import SnapshotStore
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Fetched:
+    url: str
+    snapshot: Snapshot | None
+    source_ref: str | None
+    status: int | None
+    error: PageError | None = None
+    warnings: tuple[str, ...] = ()
+    render_reason: str | None = None
+    readiness: tuple[bool, str, float] | None = None
+    not_modified: bool = False
+
+
+class PageFetcher(Protocol):
+    async def fetch_page(self, item: FrontierItem, seed: Seed | None) -> Fetched: ...
+
+    async def fetch_document(self, url: str) -> bytes: ...
+
+    async def sitemap_roots(self, origin: str) -> list[str]: ...
+
+    async def crawl_delay(self, origin: str) -> float | None: ...
+
+    def robots_allows(self, url: str) -> bool | None:
+        """The cached robots.txt verdict for ``url``, or ``None`` when not known yet."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+def _source_id(url: str) -> str:
+    from pressmark.snapshot import source_id_for_url  # noqa: PLC0415  # loaded on first use
+
+    return source_id_for_url(url)
+
+
+class LiveFetcher:
+    """Every request goes through ``fetch_source``: robots, politeness, egress guard.
+
+    Without ``store``, snapshots come back unstored (the engine stores them, in a worker
+    process or on its writer threads); with one, they are put there before returning."""
+
+    def __init__(self, policy: CrawlPolicy, store: SnapshotStore | None = None, *,
+                 resolver: Resolver | None = None, renderer: Renderer | None = None) -> None:
+        from pressmark.egress import EgressPolicy, GuardedClient  # noqa: PLC0415  # loaded on first use
+        from pressmark.fetch import (  # noqa: PLC0415  # loaded on first use
+            FetchOptions,
+            Politeness,
+            RobotsCache,
+            product_token,
+        )
+
+        self.policy = policy
+        pol = policy.politeness
+        egress = policy.egress or EgressPolicy()
+        self._client = GuardedClient(
+            egress, resolver, max_connections=max(pol.concurrency, 1),
+            max_connections_per_host=pol.per_host_concurrency,
+        )
+        self._robots = RobotsCache(policy=egress, resolver=resolver, client=self._client)
+        extra: dict[str, Any] = {}
+        if policy.user_agent:
+            extra["user_agent"] = policy.user_agent
+        if policy.max_response_bytes is not None:
+            extra["max_response_bytes"] = policy.max_response_bytes
+        if policy.timeout_ms is not None:
+            extra["timeout_ms"] = policy.timeout_ms
+        if policy.retries is not None:
+            extra["retries"] = policy.retries
+        # Snapshots are never stored inside fetch_source, whose per-put thread hops contend
+        # for the GIL; crawls never revalidate, so fetch needs no store of its own.
+        self.writer = StoreWriter(store) if store is not None else None
+        self.options = FetchOptions(
+            egress=egress, resolver=resolver, client=self._client, store=None,
+            renderer=renderer, robots=self._robots,
+            politeness=Politeness(min_delay_ms=pol.delay_ms, max_concurrency=pol.concurrency,
+                                  max_per_host=pol.per_host_concurrency),
+            **extra,
+        )
+        self._ua: str = self.options.user_agent
+        self._token = product_token(self._ua)
+        self._lazy = renderer if isinstance(renderer, LazyRenderer) else None
+
+    async def __aenter__(self) -> LiveFetcher:
+        await self._client.__aenter__()
+        return self
+
+    async def aclose(self) -> None:
+        try:
+            if self._lazy is not None:
+                await self._lazy.aclose()
+        finally:
+            try:
+                await self._client.__aexit__(None, None, None)
+            finally:
+                if self.writer is not None:
+                    self.writer.close()
+
+    async def fetch_page(self, item: FrontierItem, seed: Seed | None) -> Fetched:
+        from pressmark.fetch import SourceConfig, fetch_source  # noqa: PLC0415  # loaded on first use
+
+        render: bool | None = None
+        headers = None
+        ua = None
+        if seed is not None:
+            render, headers, ua = seed.render, seed.headers, seed.user_agent
+        policy = self.policy.render
+        config = SourceConfig(
+            url=item.url, source_id=_source_id(item.url), headers=headers, user_agent=ua,
+            respect_robots=self.policy.robots,
+            render_policy="always" if render else policy,
+        )
+        result = await fetch_source(config, self.options)
+        fetched = from_fetch_result(item.url, result)
+        if self.writer is None or fetched.snapshot is None:
+            return fetched
+        try:
+            ref = await self.writer.put(fetched.snapshot)
+        except Exception as exc:  # a store failure is this page's error
+            return Fetched(url=item.url, snapshot=None, source_ref=None, status=fetched.status,
+                           warnings=fetched.warnings,
+                           error=PageError(kind="store-error",
+                                           message=f"{type(exc).__name__}: {exc}"))
+        return dataclasses.replace(fetched, source_ref=ref.source_ref)
+
+    async def fetch_document(self, url: str) -> bytes:
+        from pressmark.fetch import SourceConfig, fetch_source  # noqa: PLC0415  # loaded on first use
+
+        config = SourceConfig(url=url, source_id=_source_id(url), respect_robots=self.policy.robots,
+                              render_policy="never",
+                              max_response_bytes=self.policy.sitemaps.max_bytes)
+        result = await fetch_source(config, self.options)
+        if result.error is not None or result.snapshot is None:
+            kind = result.error.kind if result.error is not None else "error"
+            message = result.error.message if result.error is not None else "no snapshot"
+            raise _DocumentError(kind, message)
+        status = result.snapshot.status
+        if status >= 400:
+            raise _DocumentError("http-error", f"HTTP {status}")
+        return result.snapshot.bytes
+
+    async def sitemap_roots(self, origin: str) -> list[str]:
+        try:
+            found = await self._robots.sitemaps(origin)
+        except Exception:  # robots trouble means no Sitemap: lines, not a failed crawl
+            found = []
+        return list(found) or [origin + "/sitemap.xml"]
+
+    def robots_allows(self, url: str) -> bool | None:
+        if not self.policy.robots:
+            return True
+        scheme, _, authority = url.split("/", 3)[:3]
+        entry = self._robots.cached(f"{scheme}//{authority}")
+        return None if entry is None else entry.allowed(url, self._token)
+
+    async def crawl_delay(self, origin: str) -> float | None:
+        if not self.policy.robots:
+            return None
+        try:
+            return await self._robots.crawl_delay(origin, self._ua)
+        except Exception:
+            return None
+
+
+class _DocumentError(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def from_fetch_result(url: str, result: Any) -> Fetched:
+    """Map a ``FetchResult`` to the crawl's view (error kinds kept as they are)."""
+    snapshot = result.snapshot
+    error = None
+    if result.error is not None:
+        error = PageError(kind=str(result.error.kind), message=str(result.error.message))
+    status = getattr(result, "http_status", None)
+    if status is None and snapshot is not None:
+        status = snapshot.status
+    if status is None and result.error is not None:
+        status = result.error.status
+    escalation = getattr(result, "render_escalation", None)
+    render_reason = getattr(escalation, "reason", None) if escalation is not None else None
+    readiness = None
+    report = getattr(result, "readiness", None)
+    if report is not None:
+        readiness = (bool(report.passed), str(report.reason), float(report.elapsed_ms))
+    return Fetched(
+        url=url, snapshot=snapshot, source_ref=result.source_ref, status=status, error=error,
+        warnings=tuple(result.warnings), render_reason=render_reason, readiness=readiness,
+        not_modified=bool(getattr(result, "not_modified", False)),
+    )
+
+
+class ReplayFetcher:
+    """Answers from a store only. Nothing here can open a socket."""
+
+    def __init__(self, store: SnapshotStore) -> None:
+        from pressmark.store import MemorySnapshotStore  # noqa: PLC0415  # loaded on first use
+
+        self.store = store
+        self._memory = isinstance(store, MemorySnapshotStore)
+
+    async def aclose(self) -> None:
+        return None
+
+    def _latest(self, url: str) -> Snapshot | None:
+        return self.store.latest(_source_id(url))
+
+    async def fetch_page(self, item: FrontierItem, seed: Seed | None) -> Fetched:
+        from pressmark.snapshot import build_source_ref  # noqa: PLC0415  # loaded on first use
+
+        snapshot = self._latest(item.url) if self._memory else await asyncio.to_thread(
+            self._latest, item.url)
+        if snapshot is None:
+            return Fetched(url=item.url, snapshot=None, source_ref=None, status=None,
+                           error=PageError(kind="not-in-store",
+                                           message="replay: no snapshot of this URL in the store"))
+        return Fetched(url=item.url, snapshot=snapshot, source_ref=build_source_ref(snapshot),
+                       status=snapshot.status, warnings=tuple(snapshot.warnings),
+                       render_reason="replay" if snapshot.rendered else None)
+
+    async def fetch_document(self, url: str) -> bytes:
+        snapshot = await asyncio.to_thread(self._latest, url)
+        if snapshot is None:
+            raise _DocumentError("not-in-store", "replay: sitemap not in the store")
+        return snapshot.bytes
+
+    async def sitemap_roots(self, origin: str) -> list[str]:
+        return [origin + "/sitemap.xml"]
+
+    def robots_allows(self, url: str) -> bool | None:
+        return True
+
+    async def crawl_delay(self, origin: str) -> float | None:
+        return None
+
+
+class LazyRenderer:
+    """Starts the Playwright renderer on the first page that needs a browser, so a crawl
+    whose pages never escalate never launches one. A start failure is raised by
+    ``render`` and handled by the fetch layer (plain snapshot kept, with a warning)."""
+
+    def __init__(self, egress: Any, resolver: Resolver | None) -> None:
+        self._egress = egress
+        self._resolver = resolver
+        self._inner: Any = None
+        self._lock = asyncio.Lock()
+
+    async def render(self, url: str, options: Any) -> Any:
+        async with self._lock:
+            if self._inner is None:
+                from pressmark.render import PlaywrightRenderer  # noqa: PLC0415  # loaded on first use
+
+                inner = PlaywrightRenderer(self._egress, self._resolver)
+                await inner.start()
+                self._inner = inner
+        return await self._inner.render(url, options)
+
+    async def aclose(self) -> None:
+        if self._inner is not None:
+            await self._inner.__aexit__(None, None, None)
+            self._inner = None

@@ -1,0 +1,198 @@
+"""Crawl records: one :class:`PageRecord` per finished page, the running
+:class:`CrawlSummary`, and the :class:`CrawlManifest` a crawl returns.
+
+The JSON shapes are the ``pressmark-crawl/1`` output format described in
+``docs/contracts.md``; ``to_dict`` keeps a stable key order.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+FORMAT = "pressmark-crawl/1"
+
+Outcome = Literal["ok", "not-modified", "error"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PageError:
+    kind: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Validation:
+    passed: bool
+    reasons: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PageRecord:
+    """One finished page, as streamed to ``pages.jsonl``."""
+
+    url: str
+    final_url: str | None
+    depth: int
+    status: int | None
+    outcome: Outcome
+    source_id: str | None = None
+    source_ref: str | None = None
+    snapshot_sha256: str | None = None
+    body_hash: str | None = None
+    fetched_at: str | None = None
+    rendered: bool = False
+    render_reason: str | None = None
+    title: str | None = None
+    warnings: tuple[str, ...] = ()
+    error: PageError | None = None
+    markdown_path: str | None = None
+    evidence_path: str | None = None
+    validation: Validation | None = None
+    bytes: int = 0
+    readiness_ms: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "url": self.url,
+            "final_url": self.final_url,
+            "depth": self.depth,
+            "status": self.status,
+            "outcome": self.outcome,
+            "source_id": self.source_id,
+            "source_ref": self.source_ref,
+            "snapshot_sha256": self.snapshot_sha256,
+            "body_hash": self.body_hash,
+            "fetched_at": self.fetched_at,
+            "rendered": self.rendered,
+            "render_reason": self.render_reason,
+            "title": self.title,
+            "warnings": list(self.warnings),
+            "error": None if self.error is None
+            else {"kind": self.error.kind, "message": self.error.message},
+            "markdown_path": self.markdown_path,
+            "evidence_path": self.evidence_path,
+            "validation": None if self.validation is None
+            else {"passed": self.validation.passed, "reasons": list(self.validation.reasons)},
+            "bytes": self.bytes,
+            "readiness_ms": self.readiness_ms,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PageRecord:
+        err = data.get("error")
+        val = data.get("validation")
+        return cls(
+            url=data["url"],
+            final_url=data.get("final_url"),
+            depth=int(data.get("depth", 0)),
+            status=data.get("status"),
+            outcome=data.get("outcome", "error"),
+            source_id=data.get("source_id"),
+            source_ref=data.get("source_ref"),
+            snapshot_sha256=data.get("snapshot_sha256"),
+            body_hash=data.get("body_hash"),
+            fetched_at=data.get("fetched_at"),
+            rendered=bool(data.get("rendered", False)),
+            render_reason=data.get("render_reason"),
+            title=data.get("title"),
+            warnings=tuple(data.get("warnings") or ()),
+            error=None if not err else PageError(kind=err["kind"], message=err["message"]),
+            markdown_path=data.get("markdown_path"),
+            evidence_path=data.get("evidence_path"),
+            validation=None if not val
+            else Validation(passed=bool(val["passed"]), reasons=tuple(val.get("reasons") or ())),
+            bytes=int(data.get("bytes") or 0),
+            readiness_ms=data.get("readiness_ms"),
+        )
+
+
+class CrawlSummary:
+    """Running totals over finished pages; ``to_dict`` is the manifest's ``summary``."""
+
+    def __init__(self) -> None:
+        self.pages = 0
+        self.by_outcome: Counter[str] = Counter()
+        self.errors_by_kind: Counter[str] = Counter()
+        self.rendered = 0
+        self.bytes = 0
+        self.validated = 0
+        self.validation_passed = 0
+        self.readiness_total_ms = 0.0
+        self.readiness_count = 0
+        self.failure_reasons: Counter[str] = Counter()
+
+    def add(self, page: PageRecord) -> None:
+        self.pages += 1
+        self.by_outcome[page.outcome] += 1
+        if page.error is not None:
+            self.errors_by_kind[page.error.kind] += 1
+        if page.rendered:
+            self.rendered += 1
+        self.bytes += page.bytes
+        if page.validation is not None:
+            self.validated += 1
+            if page.validation.passed:
+                self.validation_passed += 1
+            else:
+                self.failure_reasons.update(page.validation.reasons)
+        if page.readiness_ms is not None:
+            self.readiness_total_ms += page.readiness_ms
+            self.readiness_count += 1
+
+    @property
+    def requested(self) -> int:
+        """Pages actually asked for (robots-denied URLs are recorded, never requested)."""
+        return self.pages - self.errors_by_kind.get("robots-denied", 0)
+
+    @property
+    def failed(self) -> int:
+        return self.by_outcome.get("error", 0)
+
+    def to_dict(self, duration_s: float) -> dict[str, Any]:
+        return {
+            "pages": self.pages,
+            "by_outcome": dict(sorted(self.by_outcome.items())),
+            "errors_by_kind": dict(sorted(self.errors_by_kind.items())),
+            "render_rate": round(self.rendered / self.pages, 4) if self.pages else 0.0,
+            "robots_denied": self.errors_by_kind.get("robots-denied", 0),
+            "egress_denied": self.errors_by_kind.get("egress-denied", 0),
+            "bytes": self.bytes,
+            "duration_s": round(duration_s, 3),
+            "requested": self.requested,
+            "pages_per_s": round(self.requested / duration_s, 2) if duration_s > 0 else 0.0,
+            "validation_pass_rate": round(self.validation_passed / self.validated, 4)
+            if self.validated else None,
+            "mean_readiness_ms": round(self.readiness_total_ms / self.readiness_count, 1)
+            if self.readiness_count else None,
+            "failure_reasons": dict(sorted(self.failure_reasons.items())),
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CrawlManifest:
+    """What a crawl returns, and (without ``pages``) what ``manifest.json`` holds."""
+
+    started_at: str
+    finished_at: str
+    seeds: tuple[str, ...]
+    policy: dict[str, Any]
+    summary: dict[str, Any]
+    sitemap: dict[str, Any]
+    complete: bool
+    pages: tuple[PageRecord, ...] = field(default=())
+    stop_reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+            "seeds": list(self.seeds),
+            "policy": self.policy,
+            "summary": self.summary,
+            "sitemap": self.sitemap,
+            "complete": self.complete,
+            "stop_reason": self.stop_reason,
+        }

@@ -1,0 +1,178 @@
+"""Per-page CPU work: store the snapshot, extract links, convert to Markdown, write files.
+
+:func:`process_page` is a plain top-level function on picklable records, so it
+runs unchanged inline or in a worker process (``ProcessPoolExecutor``). Only
+small results travel back (links, title, validation, the sourceRef); the
+Markdown and the evidence packet are written to the output directory by the
+worker itself. A worker may also put the snapshot into the crawl's filesystem
+store (safe across processes), which takes the store's CPU cost off the event
+loop's core.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pressmark.crawl._links import extract_links
+from pressmark.crawl._output import write_atomic
+
+if TYPE_CHECKING:
+    from pressmark.snapshot import Snapshot
+    from pressmark.store import SnapshotStore
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StoreSpec:
+    """How a worker process opens the crawl's filesystem store."""
+
+    root: str
+    durability: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PageJob:
+    snapshot: Snapshot
+    parse: bool
+    want_links: bool
+    want_markdown: bool
+    out_root: str | None
+    name: str
+    respect_nofollow: bool
+    strip_tracking: bool
+    readiness: tuple[bool, str, float] | None = None
+    store: StoreSpec | None = None
+    dedupe: str | None = None
+    """A crawl id: links this process already returned for that crawl are not returned
+    again (sound only when admission does not depend on the depth a link is found at)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PageWork:
+    title: str | None = None
+    links: tuple[tuple[str, str], ...] = ()
+    markdown_path: str | None = None
+    evidence_path: str | None = None
+    validation: tuple[bool, tuple[str, ...]] | None = None
+    error: str | None = None
+    source_ref: str | None = None
+    store_error: str | None = None
+    parsed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Readiness:
+    passed: bool
+    reason: str
+    elapsed_ms: float
+
+
+# One store object per worker process and root (a per-process handle, not shared state).
+_STORES: dict[tuple[str, str], SnapshotStore] = {}
+
+
+def _store(spec: StoreSpec) -> SnapshotStore:
+    key = (spec.root, spec.durability)
+    store = _STORES.get(key)
+    if store is None:
+        from pressmark.store import FilesystemSnapshotStore  # noqa: PLC0415  # loaded on first use
+
+        store = FilesystemSnapshotStore(spec.root, durability=spec.durability)  # type: ignore[arg-type]
+        _STORES[key] = store
+    return store
+
+
+# Per-process memory of links already handed back, for the last few crawls (a memo).
+_RETURNED: dict[str, set[int]] = {}
+_RETURNED_CRAWLS = 4
+
+
+def _unseen(crawl_id: str, links: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    seen = _RETURNED.get(crawl_id)
+    if seen is None:
+        while len(_RETURNED) >= _RETURNED_CRAWLS:
+            del _RETURNED[next(iter(_RETURNED))]
+        seen = _RETURNED[crawl_id] = set()
+    fresh = []
+    for link in links:
+        key = hash(link[0])
+        if key not in seen:
+            seen.add(key)
+            fresh.append(link)
+    return tuple(fresh)
+
+
+def decode_html(body: bytes, charset: str | None) -> str:
+    """The text the snapshot layer would decode (``Snapshot.body``), so replay matches."""
+    from pressmark.snapshot import decode_text_body  # noqa: PLC0415  # loaded on first use
+
+    return decode_text_body(body, charset).text
+
+
+def process_page(job: PageJob) -> PageWork:
+    source_ref = None
+    if job.store is not None:
+        try:
+            source_ref = _store(job.store).put(job.snapshot).source_ref
+        except Exception as exc:  # the page's failure, reported by the engine
+            return PageWork(store_error=f"{type(exc).__name__}: {exc}")
+    if not job.parse:
+        return PageWork(source_ref=source_ref)
+    snap = job.snapshot
+    url = snap.url or snap.requested_url
+    text = decode_html(snap.bytes, snap.declared_charset)
+    title: str | None = None
+    links: tuple[tuple[str, str], ...] = ()
+    if job.want_links or not job.want_markdown:
+        extracted = extract_links(text, url, respect_nofollow=job.respect_nofollow,
+                                  strip_tracking=job.strip_tracking)
+        title = extracted.title
+        links = extracted.links if job.want_links else ()
+        if links and job.dedupe is not None:
+            links = _unseen(job.dedupe, links)
+    if not job.want_markdown:
+        return PageWork(title=title, links=links, source_ref=source_ref, parsed=True)
+    try:
+        result = _convert(text, url, job)
+    except Exception as exc:  # a converter bug is this page's failure, not the crawl's
+        return PageWork(title=title, links=links, error=f"{type(exc).__name__}: {exc}",
+                        source_ref=source_ref, parsed=True)
+    validation = getattr(result, "validation", None)
+    valid = None
+    if validation is not None:
+        valid = (bool(validation.passed), tuple(str(r) for r in validation.reasons))
+    md_path = ev_path = None
+    if job.out_root is not None:
+        root = Path(job.out_root)
+        md_path = f"markdown/{job.name}.md"
+        write_atomic(root / md_path, result.markdown.encode("utf-8"))
+        evidence = getattr(result, "evidence", None)
+        if evidence is not None:
+            ev_path = f"evidence/{job.name}.json"
+            write_atomic(root / ev_path, _evidence_bytes(evidence))
+    return PageWork(title=getattr(result, "title", None) or title, links=links,
+                    markdown_path=md_path, evidence_path=ev_path, validation=valid,
+                    source_ref=source_ref, parsed=True)
+
+
+def _convert(text: str, url: str, job: PageJob) -> Any:
+    from pressmark.markdown import to_markdown  # noqa: PLC0415  # loaded on first use
+
+    readiness = None if job.readiness is None else _Readiness(*job.readiness)
+    return to_markdown(text, url=url, readiness=readiness)
+
+
+def _evidence_bytes(evidence: Any) -> bytes:
+    data = evidence.to_json()
+    return data.encode("utf-8") if isinstance(data, str) else bytes(data)
+
+
+def warm_up() -> None:
+    """Import the heavy modules once per worker, before the first page arrives."""
+    import pressmark.snapshot  # noqa: PLC0415  # loaded on first use
+    import pressmark.store  # noqa: PLC0415  # loaded on first use
+
+    with contextlib.suppress(ImportError):  # the converter may be absent in a slim build
+        import pressmark.markdown  # noqa: F401, PLC0415  # loaded on first use

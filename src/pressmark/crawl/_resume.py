@@ -1,0 +1,79 @@
+"""Resume state: which URLs were admitted to the frontier, and the crawl they belong to.
+
+The journal ``.state/frontier.jsonl`` gets one line per admitted URL, written
+(and flushed) before the page that discovered it is recorded in
+``pages.jsonl``. So after a SIGKILL every recorded page's links are in the
+journal, and resuming re-queues exactly the admitted URLs that have no record:
+the finished crawl has the same page set as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import IO, Any
+
+from pressmark.crawl._frontier import FrontierItem
+from pressmark.crawl._output import dumps_line, write_atomic
+from pressmark.crawl._policy import CrawlError
+
+
+class ResumeJournal:
+    def __init__(self, state_dir: Path) -> None:
+        self.state_dir = state_dir
+        self.frontier_path = state_dir / "frontier.jsonl"
+        self.crawl_path = state_dir / "crawl.json"
+        self._fh: IO[str] | None = None
+        self._pending: list[str] = []
+
+    def check_or_write_identity(self, identity: dict[str, Any], *, resume: bool) -> None:
+        """A resumed crawl must have the same seeds and policy as the one it continues."""
+        if resume and self.crawl_path.exists():
+            old = json.loads(self.crawl_path.read_text(encoding="utf-8"))
+            if old != identity:
+                raise CrawlError("--resume with different seeds or policy than the original crawl")
+            return
+        write_atomic(self.crawl_path, json.dumps(identity, sort_keys=True).encode(), durable=True)
+
+    def load(self) -> list[FrontierItem]:
+        if not self.frontier_path.exists():
+            return []
+        raw = self.frontier_path.read_bytes()
+        good_end = raw.rfind(b"\n") + 1
+        if good_end != len(raw):
+            with self.frontier_path.open("r+b") as fh:
+                fh.truncate(good_end)
+        items = []
+        for line in raw[:good_end].splitlines():
+            d = json.loads(line)
+            items.append(FrontierItem(url=d["u"], host=d["h"], depth=d["d"], score=d.get("s", 0.0),
+                                      parent_url=d.get("p"), via=d.get("v", "link"),
+                                      seed_index=d.get("i")))
+        return items
+
+    def open(self) -> None:
+        self._fh = self.frontier_path.open("a", encoding="utf-8")  # closed in close()
+
+    def record(self, item: FrontierItem) -> None:
+        entry: dict[str, Any] = {"u": item.url, "h": item.host, "d": item.depth}
+        if item.score:
+            entry["s"] = item.score
+        if item.parent_url is not None:
+            entry["p"] = item.parent_url
+        if item.via != "link":
+            entry["v"] = item.via
+        if item.seed_index is not None:
+            entry["i"] = item.seed_index
+        self._pending.append(dumps_line(entry))
+
+    def flush(self) -> None:
+        if self._pending and self._fh is not None:
+            self._fh.write("".join(self._pending))
+            self._fh.flush()
+        self._pending.clear()
+
+    def close(self) -> None:
+        self.flush()
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None

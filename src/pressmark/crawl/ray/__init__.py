@@ -1,0 +1,34 @@
+"""Scale a crawl out over many processes and machines on Ray, sharded by host.
+
+``await RayEngine(shards=4).run(seeds, policy, out_dir=...)`` returns the same
+:class:`~pressmark.crawl.CrawlManifest` and writes the same crawl directory as
+``pressmark.crawl.crawl``. Each host belongs to exactly one shard actor
+(:func:`shard_of`), so per-host politeness, robots.txt and dedupe stay local and exact;
+a budget actor holds ``max_pages`` exactly across shards; render actors (one Chromium
+each) serve every shard. Only this subpackage imports Ray; ``pressmark.crawl`` never does.
+:class:`LocalEngine` runs the same shards in one process, without Ray.
+"""
+
+from pressmark.crawl.ray._driver import ClusterView, LocalEngine, ShardLost
+from pressmark.crawl.ray._engine import RayEngine
+from pressmark.crawl.ray._sharding import (
+    PageBudget,
+    Quiescence,
+    RoutedLink,
+    ShardStatus,
+    registrable_host,
+    shard_of,
+)
+
+__all__ = [
+    "ClusterView",
+    "LocalEngine",
+    "PageBudget",
+    "Quiescence",
+    "RayEngine",
+    "RoutedLink",
+    "ShardLost",
+    "ShardStatus",
+    "registrable_host",
+    "shard_of",
+]

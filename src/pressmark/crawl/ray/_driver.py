@@ -1,0 +1,312 @@
+"""The driver side of a sharded crawl: prepare the directory, start the shards, poll them
+until the cluster is quiescent, merge the manifest.
+
+The coordination is transport-agnostic (:class:`ShardHandle`): :class:`LocalEngine` runs
+the shards as tasks in this process (tests, and a debugging aid), ``RayEngine`` as Ray
+actors. Both produce the in-process crawler's output directory and manifest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+from pressmark.crawl._crawl import SeedLike, normalise_seeds
+from pressmark.crawl._manifest import CrawlManifest, CrawlSummary, PageRecord
+from pressmark.crawl._output import OutputDir
+from pressmark.crawl._policy import CrawlError, CrawlPolicy
+from pressmark.crawl._progress import NullProgress, Progress
+from pressmark.crawl._resume import ResumeJournal
+from pressmark.crawl.ray._files import partition_state
+from pressmark.crawl.ray._shard import ShardConfig, ShardRuntime
+from pressmark.crawl.ray._sharding import PageBudget, Quiescence, RoutedLink, ShardStatus
+
+if TYPE_CHECKING:
+    from pressmark.crawl._fetcher import PageFetcher
+    from pressmark.egress import Resolver
+
+
+class ShardHandle(Protocol):
+    async def status(self) -> ShardStatus: ...
+
+    async def finish(self) -> dict[str, Any]: ...
+
+    async def stop(self) -> None: ...
+
+
+class BudgetHandle(Protocol):
+    async def remaining(self) -> int: ...
+
+
+class ShardLost(CrawlError):
+    """A shard died more often than it may be restarted; the crawl stops (resumable)."""
+
+    code = "shard-lost"
+
+
+def _utc_now() -> str:
+    from pressmark.snapshot import utc_now_iso  # noqa: PLC0415  # loaded on first use
+
+    return utc_now_iso()
+
+
+class _PagesTail:
+    """Reads ``pages.jsonl`` as shards append to it: complete lines only, from an offset."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.offset = 0
+
+    def read(self) -> list[PageRecord]:
+        if not self.path.exists():
+            return []
+        with self.path.open("rb") as fh:
+            fh.seek(self.offset)
+            data = fh.read()
+        end = data.rfind(b"\n") + 1
+        self.offset += end
+        return [PageRecord.from_dict(json.loads(line)) for line in data[:end].splitlines()
+                if line.strip()]
+
+
+class _FrontierView:
+    def __init__(self) -> None:
+        self.queued = 0
+
+
+class ClusterView:
+    """What progress displays read (the engine's shape, summed over shards)."""
+
+    def __init__(self, max_pages: int) -> None:
+        self.max_pages = max_pages
+        self.summary = CrawlSummary()
+        self.frontier = _FrontierView()
+        self.in_flight = 0
+        self.shards: list[ShardStatus] = []
+
+    def update(self, statuses: list[ShardStatus]) -> None:
+        self.shards = statuses
+        self.frontier.queued = sum(s.queued for s in statuses)
+        self.in_flight = sum(s.in_flight for s in statuses)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Prepared:
+    out: OutputDir
+    temporary: tempfile.TemporaryDirectory[str] | None
+    seeds: tuple[Any, ...]
+    policy: CrawlPolicy
+    shipped_policy: CrawlPolicy
+    store_root: str | None
+    started_at: str
+    prior_s: float
+
+
+def prepare(seeds: SeedLike | Sequence[SeedLike], policy: CrawlPolicy | None, *,
+            out_dir: str | Path | None, resume: bool, shards: int) -> Prepared:
+    """Validate, lay out the crawl directory and re-partition resume state for ``shards``."""
+    policy = policy or CrawlPolicy()
+    policy.validate()
+    if shards < 1:
+        raise CrawlError("shards must be >= 1")
+    seed_list = normalise_seeds(seeds, policy)
+    if resume and out_dir is None:
+        raise CrawlError("resume needs the output directory of the interrupted crawl")
+    store_root: str | None = None
+    if policy.store is not None:
+        root = getattr(policy.store, "root", None)
+        if root is None:
+            raise CrawlError("a sharded crawl needs a FilesystemSnapshotStore on a shared path"
+                             " (policy.store), or none (the output directory's store)")
+        store_root = str(root)
+    if policy.mode == "replay" and store_root is None and out_dir is None:
+        raise CrawlError("replay needs a store (policy.store) or an output directory with one")
+    temporary = None
+    if out_dir is None:
+        temporary = tempfile.TemporaryDirectory(prefix="pressmark-crawl-")
+        out_dir = temporary.name
+    out = OutputDir(Path(out_dir))
+    out.prepare(resume=resume)
+    identity = {"seeds": [url for _, url, _ in seed_list], "policy": policy.describe()}
+    ResumeJournal(out.state_dir).check_or_write_identity(identity, resume=resume)
+    started_at, prior_s = _utc_now(), 0.0
+    if resume:
+        out.read_pages()  # cuts a torn last line before any shard appends after it
+        if out.manifest_path.exists():
+            try:
+                data = json.loads(out.manifest_path.read_text(encoding="utf-8"))
+                started_at, prior_s = str(data["started_at"]), float(data["summary"]["duration_s"])
+            except (ValueError, KeyError, TypeError):
+                pass
+    partition_state(out.state_dir, shards)
+    return Prepared(out=out, temporary=temporary, seeds=tuple(seed_list), policy=policy,
+                    shipped_policy=replace(policy, store=None), store_root=store_root,
+                    started_at=started_at, prior_s=prior_s)
+
+
+async def coordinate(
+    prep: Prepared, handles: Sequence[ShardHandle], budget: BudgetHandle, *,
+    progress: Progress, stop: asyncio.Event, poll_s: float = 0.05,
+) -> CrawlManifest:
+    """Poll until quiescent (or stopped), finish every shard, merge the manifest."""
+    policy = prep.policy
+    view = ClusterView(policy.effective_max_pages())
+    tail = _PagesTail(prep.out.pages_path)
+    pages: list[PageRecord] = []
+    for record in tail.read():  # an earlier run's pages (resume)
+        view.summary.add(record)
+        pages.append(record)
+    progress.start(cast(Any, view))
+    deadline = (time.monotonic() + policy.time_budget_s
+                if policy.time_budget_s is not None else None)
+    quiet = Quiescence()
+    t0 = time.monotonic()
+    stop_reason: str | None = None
+    interrupted = False
+    failure: str | None = None
+    results: list[dict[str, Any]] = []
+    try:
+        while True:
+            statuses = list(await asyncio.gather(*(h.status() for h in handles)))
+            view.update(statuses)
+            for record in tail.read():
+                view.summary.add(record)
+                pages.append(record)
+                progress.page(record, cast(Any, view))
+            if stop.is_set():
+                stop_reason = "interrupted"
+                break
+            if deadline is not None and time.monotonic() >= deadline:
+                stop_reason = "time-budget"
+                break
+            queued = sum(s.queued for s in statuses)
+            work_possible = queued > 0 and await budget.remaining() > 0
+            if quiet.observe(statuses, work_possible=work_possible):
+                break
+            await asyncio.sleep(poll_s)
+        if stop_reason is not None:
+            await asyncio.gather(*(h.stop() for h in handles))
+        results = list(await asyncio.gather(*(h.finish() for h in handles)))
+    except BaseException as exc:  # Ctrl-C, cancellation, or a shard lost for good
+        interrupted = True
+        failure = None if isinstance(exc, asyncio.CancelledError | KeyboardInterrupt) \
+            else "failed"
+        await asyncio.gather(*(h.stop() for h in handles), return_exceptions=True)
+        raise
+    finally:
+        for record in tail.read():
+            view.summary.add(record)
+            pages.append(record)
+        reasons = {r.get("stop_reason") for r in results}
+        if stop_reason is None:
+            stop_reason = "max-pages" if "max-pages" in reasons else None
+        if interrupted:
+            stop_reason = failure or "interrupted"
+        duration = prep.prior_s + (time.monotonic() - t0)
+        manifest = CrawlManifest(
+            started_at=prep.started_at, finished_at=_utc_now(),
+            seeds=tuple(url for _, url, _ in prep.seeds), policy=policy.describe(),
+            summary=view.summary.to_dict(duration), sitemap=_merge_sitemaps(results),
+            complete=not interrupted and stop_reason not in ("interrupted", "time-budget"),
+            pages=tuple(pages), stop_reason=stop_reason,
+        )
+        prep.out.write_manifest(manifest.to_dict())
+        progress.finish(manifest)
+    return manifest
+
+
+def _merge_sitemaps(results: list[dict[str, Any]]) -> dict[str, Any]:
+    merged: dict[str, Any] = {"documents_read": 0, "urls_discovered": 0, "errors": []}
+    for result in sorted(results, key=lambda r: int(r.get("index", 0))):
+        report = result.get("sitemap") or {}
+        merged["documents_read"] += int(report.get("documents_read", 0))
+        merged["urls_discovered"] += int(report.get("urls_discovered", 0))
+        merged["errors"].extend(report.get("errors", []))
+    return merged
+
+
+# -- in-process transport ------------------------------------------------------------------
+
+
+class _LocalBudget:
+    def __init__(self, budget: PageBudget) -> None:
+        self.budget = budget
+
+    async def remaining(self) -> int:
+        return self.budget.remaining
+
+
+class _LocalCluster:
+    def __init__(self, budget: PageBudget) -> None:
+        self.budget = budget
+        self.runtimes: list[ShardRuntime] = []
+        self.routed = 0
+
+    async def acquire(self, shard: int, epoch: int, want: int) -> int:
+        return self.budget.acquire(shard, epoch, want)
+
+    async def refund(self, shard: int, epoch: int, n: int) -> int:
+        return self.budget.refund(shard, epoch, n)
+
+    async def reset(self, shard: int, charged: int) -> int:
+        return self.budget.reset(shard, charged)
+
+    async def route(self, shard: int, links: list[RoutedLink]) -> None:
+        self.routed += len(links)
+        await self.runtimes[shard].accept(links)
+
+
+class _LocalHandle:
+    def __init__(self, runtime: ShardRuntime) -> None:
+        self.runtime = runtime
+
+    async def status(self) -> ShardStatus:
+        return await self.runtime.status()
+
+    async def finish(self) -> dict[str, Any]:
+        return await self.runtime.finish()
+
+    async def stop(self) -> None:
+        self.runtime.stop()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LocalEngine:
+    """The sharded crawl with every shard in this process: same routing, budget, files
+    and termination as on Ray, without Ray. ``fetchers`` (one per shard) replaces the
+    acquisition seam in tests."""
+
+    shards: int = 2
+    poll_s: float = 0.02
+
+    async def run(
+        self, seeds: SeedLike | Sequence[SeedLike], policy: CrawlPolicy | None = None, *,
+        out_dir: str | Path | None = None, resume: bool = False,
+        resolver: Resolver | None = None, progress: Progress | None = None,
+        stop: asyncio.Event | None = None, fetchers: Sequence[PageFetcher] | None = None,
+    ) -> CrawlManifest:
+        prep = prepare(seeds, policy, out_dir=out_dir, resume=resume, shards=self.shards)
+        budget = PageBudget(prep.policy.effective_max_pages(), self.shards)
+        cluster = _LocalCluster(budget)
+        for index in range(self.shards):
+            config = ShardConfig(index=index, shards=self.shards, seeds=prep.seeds,
+                                 policy=prep.shipped_policy, out_root=str(prep.out.root),
+                                 store_root=prep.store_root, resolver=resolver)
+            cluster.runtimes.append(ShardRuntime(
+                config, cluster, fetcher=None if fetchers is None else fetchers[index]))
+        handles = [_LocalHandle(r) for r in cluster.runtimes]
+        try:
+            return await coordinate(prep, handles, _LocalBudget(budget),
+                                    progress=progress or NullProgress(),
+                                    stop=stop or asyncio.Event(), poll_s=self.poll_s)
+        finally:
+            for runtime in cluster.runtimes:
+                await runtime.aclose()
+            if prep.temporary is not None:
+                prep.temporary.cleanup()

@@ -1,0 +1,417 @@
+"""One shard of a distributed crawl: the in-process engine over one host partition.
+
+:class:`ShardEngine` is the crawler's :class:`~pressmark.crawl._engine.Engine` with three
+changes: URLs whose host another shard owns are handed to that shard (after the cheap
+depth and scope checks; the owner runs every other admission rule), page slots come
+from the global :class:`~pressmark.crawl.ray._sharding.PageBudget`, and the loop does not
+end when its own frontier is empty (a peer may hand it more) but when the driver says
+the cluster is quiescent. :class:`ShardRuntime` builds one from the crawl directory
+(restoring whatever an earlier incarnation recorded) and is what a Ray actor wraps. No
+Ray import here: the same code runs under :class:`~pressmark.crawl.ray.LocalEngine`.
+
+Order of durable writes per page (so a SIGKILL anywhere loses nothing): the URL goes to
+``started.log``; after the fetch, links owned here are journaled and links owned
+elsewhere are acknowledged by their owner (which journals them first); only then is the
+page appended to ``pages.jsonl``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pressmark.crawl._canonical import canonical_parts
+from pressmark.crawl._crawl import _store_spec, _stores
+from pressmark.crawl._engine import Engine, make_pool
+from pressmark.crawl._fetcher import LazyRenderer, LiveFetcher, PageFetcher, ReplayFetcher
+from pressmark.crawl._frontier import FrontierItem, Via
+from pressmark.crawl._manifest import PageError, PageRecord
+from pressmark.crawl._policy import CrawlPolicy, Seed
+from pressmark.crawl._progress import NullProgress
+from pressmark.crawl._resume import ResumeJournal
+from pressmark.crawl._sitemaps import discover_sitemap_urls
+from pressmark.crawl._writer import StoreWriter
+from pressmark.crawl.ray._files import (
+    SharedOutputDir,
+    StartedLog,
+    is_charged,
+    read_records,
+    shard_dir,
+)
+from pressmark.crawl.ray._sharding import RoutedLink, ShardStatus, shard_of
+
+if TYPE_CHECKING:
+    from pressmark.egress import Resolver
+    from pressmark.render import Renderer
+    from pressmark.store import SnapshotStore
+
+BUDGET_RETRY_S = 0.1
+"""How often a shard with queued pages asks again when the budget had no slot for it."""
+
+MAX_ATTEMPTS = 2
+"""A page started this many times without a record (its shard died each time) is recorded
+as ``worker-lost`` instead of being tried again: in-flight pages are retried once."""
+
+
+class Cluster(Protocol):
+    """What a shard needs from the rest of the crawl (a Ray or an in-process transport)."""
+
+    async def acquire(self, shard: int, epoch: int, want: int) -> int: ...
+
+    async def refund(self, shard: int, epoch: int, n: int) -> int: ...
+
+    async def reset(self, shard: int, charged: int) -> int: ...
+
+    async def route(self, shard: int, links: list[RoutedLink]) -> None: ...
+
+
+def _origin(url: str) -> str:
+    scheme, _, authority = url.split("/", 3)[:3]
+    return f"{scheme}//{authority}"
+
+
+class ShardEngine(Engine):
+    def __init__(self, *, index: int, shards: int, cluster: Cluster, started: StartedLog,
+                 **engine_options: Any) -> None:
+        super().__init__(**engine_options)
+        self.index = index
+        self.shards = shards
+        self.cluster = cluster
+        self.started = started
+        self.epoch = 0
+        self.slots = 0
+        self.exhausted = False
+        self.finishing = False
+        self.activity = 0
+        self._outbox: dict[int, list[RoutedLink]] = {}
+        self._sending = 0
+
+    def owns(self, host: str) -> bool:
+        return shard_of(host, self.shards) == self.index
+
+    # -- admission and routing ---------------------------------------------------------------
+
+    def admit(self, url: str, host: str, depth: int, parent: str | None, via: Via, *,
+              seed_index: int | None = None) -> bool:
+        owner = shard_of(host, self.shards)
+        if owner == self.index:
+            return super().admit(url, host, depth, parent, via, seed_index=seed_index)
+        if via != "seed":
+            if self.policy.max_depth is not None and depth > self.policy.max_depth:
+                return False
+            if not self.scope.allows(url, host):
+                return False
+        self._outbox.setdefault(owner, []).append(RoutedLink(
+            url=url, host=host, depth=depth, parent_url=parent, via=via, seed_index=seed_index))
+        return True
+
+    async def flush_outbox(self) -> None:
+        """Hand every pending foreign link to its owner and wait for the acknowledgements."""
+        while self._outbox:
+            box, self._outbox = self._outbox, {}
+            self._sending += 1
+            try:
+                await asyncio.gather(*(self.cluster.route(k, v) for k, v in sorted(box.items())))
+            finally:
+                self._sending -= 1
+
+    def accept(self, links: Sequence[RoutedLink]) -> None:
+        """Links another shard found; journaled before the sender's call returns."""
+        self.activity += 1
+        for link in links:
+            via: Via = "seed" if link.via == "seed" else "sitemap" if link.via == "sitemap" \
+                else "link"
+            Engine.admit(self, link.url, link.host, link.depth, link.parent_url, via,
+                         seed_index=link.seed_index)
+        if self.journal is not None:
+            self.journal.flush()
+        self._wake.set()
+
+    # -- per page ----------------------------------------------------------------------------
+
+    async def _fetch_and_process(self, item: FrontierItem) -> PageRecord:
+        self.started.record(item.url)
+        record = await super()._fetch_and_process(item)
+        await self.flush_outbox()
+        if not is_charged(record):
+            self.slots += 1  # never requested: the slot goes back to this shard's pool
+        self.activity += 1
+        return record
+
+    async def _discover_sitemaps(self) -> None:
+        origins: list[str] = []
+        for _seed, url, host in self.seeds:
+            if self.owns(host) and _origin(url) not in origins:
+                origins.append(_origin(url))
+        try:
+            roots: list[str] = []
+            for origin in origins:
+                roots.extend(await self.fetcher.sitemap_roots(origin))
+
+            def on_url(raw: str) -> None:
+                parts = canonical_parts(raw, strip_tracking=self.policy.strip_tracking_params)
+                if parts is not None:
+                    self.admit(parts.url, parts.host, 1, None, "sitemap")
+
+            await discover_sitemap_urls(roots, self.fetcher.fetch_document, self.policy.sitemaps,
+                                        self.sitemap, on_url)
+            await self.flush_outbox()
+        finally:
+            if self.journal is not None:
+                self.journal.flush()
+            self._wake.set()
+
+    # -- the loop ----------------------------------------------------------------------------
+
+    async def register(self) -> None:
+        """Tell the budget how many slots this shard holds: pages on record that were
+        charged, pages in flight, and unused slots."""
+        held = sum(map(is_charged, self.pages)) + self.in_flight + self.slots
+        self.epoch = await self.cluster.reset(self.index, held)
+
+    def is_idle(self) -> bool:
+        sitemap_busy = self._sitemap_task is not None and not self._sitemap_task.done()
+        return (self.in_flight == 0 and not self._outbox and self._sending == 0
+                and not sitemap_busy and self.slots == 0
+                and (self.frontier.queued == 0 or self.exhausted))
+
+    def finish(self) -> None:
+        self.finishing = True
+        self._wake.set()
+
+    async def run(self) -> None:
+        for index, (_seed, url, host) in enumerate(self.seeds):
+            if self.owns(host):
+                self.admit(url, host, 0, None, "seed", seed_index=index)
+        if self.policy.discovery in ("sitemap", "both"):
+            self._sitemap_task = asyncio.create_task(self._discover_sitemaps())
+        if self.journal is not None:
+            self.journal.flush()
+        tasks: set[asyncio.Task[None]] = set()
+        concurrency = self.policy.politeness.concurrency
+        retry_at = 0.0
+        try:
+            while True:
+                if self.stop.is_set():
+                    self.stop_reason = self.stop_reason or "interrupted"
+                    break
+                if self._deadline is not None and time.monotonic() >= self._deadline:
+                    self.stop_reason = "time-budget"
+                    break
+                if self.frontier.queued == 0 and self.slots > 0:
+                    slots, self.slots = self.slots, 0
+                    if await self.cluster.refund(self.index, self.epoch, slots) < 0:
+                        await self.register()
+                if self.finishing and self.is_idle():
+                    if self.frontier.queued:
+                        self.stop_reason = "max-pages"
+                    break
+                now = time.monotonic()
+                wake_at: float | None = None
+                if self.frontier.queued and self.in_flight < concurrency:
+                    if self.slots == 0 and now >= retry_at:
+                        want = min(concurrency - self.in_flight, self.frontier.queued)
+                        got = await self.cluster.acquire(self.index, self.epoch, want)
+                        if got < 0:  # the budget restarted and forgot us
+                            await self.register()
+                            got = max(0, await self.cluster.acquire(self.index, self.epoch, want))
+                        self.slots += got
+                        self.exhausted = got == 0
+                        retry_at = now + BUDGET_RETRY_S if got == 0 else 0.0
+                    if self.slots > 0:
+                        item, wake_at = self.frontier.pop_ready(time.monotonic())
+                        if item is not None:
+                            self.slots -= 1
+                            self.dispatched += 1
+                            self.in_flight += 1
+                            self.activity += 1
+                            task = asyncio.create_task(self._page(item))
+                            tasks.add(task)
+                            task.add_done_callback(tasks.discard)
+                            continue
+                    else:
+                        wake_at = retry_at
+                self._wake.clear()
+                timeout = None if wake_at is None else max(0.0, wake_at - time.monotonic())
+                if self._deadline is not None:
+                    left = max(0.0, self._deadline - time.monotonic())
+                    timeout = left if timeout is None else min(timeout, left)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), timeout)
+        finally:
+            if tasks:
+                if self.stop_reason in ("interrupted", "time-budget"):
+                    await asyncio.wait(tasks, timeout=5.0)
+                    for task in tasks:
+                        task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+            if self._sitemap_task is not None and not self._sitemap_task.done():
+                self._sitemap_task.cancel()
+                await asyncio.gather(self._sitemap_task, return_exceptions=True)
+            if self.journal is not None:
+                self.journal.flush()
+
+    def status(self, *, restarts: int = 0) -> ShardStatus:
+        return ShardStatus(
+            index=self.index, idle=self.is_idle(), activity=self.activity,
+            queued=self.frontier.queued, in_flight=self.in_flight, done=self.summary.pages,
+            rendered=self.summary.rendered, failed=self.summary.failed, restarts=restarts)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShardConfig:
+    """Everything a shard is built from; picklable (it is an actor's constructor argument,
+    re-used as is when Ray restarts the actor)."""
+
+    index: int
+    shards: int
+    seeds: tuple[tuple[Seed, str, str], ...]
+    policy: CrawlPolicy
+    out_root: str
+    store_root: str | None = None
+    resolver: Resolver | None = None
+
+
+class ShardRuntime:
+    """A shard's life: build from the crawl directory, run, report, finish."""
+
+    def __init__(self, config: ShardConfig, cluster: Cluster, *,
+                 renderer_factory: Callable[[], Renderer | None] | None = None,
+                 fetcher: PageFetcher | None = None, restarts: int = 0) -> None:
+        self.config = config
+        self.cluster = cluster
+        self.renderer_factory = renderer_factory
+        self.restarts = restarts
+        self.engine: ShardEngine | None = None
+        self._fetcher = fetcher
+        self._own_fetcher = fetcher is None
+        self._task: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+        self._out: SharedOutputDir | None = None
+        self._journal: ResumeJournal | None = None
+        self._started: StartedLog | None = None
+        self._closed = False
+        self._writer: StoreWriter | None = None
+
+    async def ensure_started(self) -> ShardEngine:
+        async with self._lock:
+            if self.engine is None:
+                self.engine = await self._build()
+                self._task = asyncio.create_task(self.engine.run())
+            return self.engine
+
+    async def _build(self) -> ShardEngine:
+        cfg = self.config
+        policy = cfg.policy
+        out = SharedOutputDir(Path(cfg.out_root))
+        state = shard_dir(out.state_dir, cfg.index)
+        state.mkdir(parents=True, exist_ok=True)
+        journal = ResumeJournal(state)
+        items = journal.load()
+        started = StartedLog(state / "started.log")
+        attempts = started.counts()
+        done = [r for r in read_records(out.pages_path) if self._owns_url(r.url)]
+        done_urls = {r.url for r in done}
+        out.open_pages()
+        journal.open()
+        started.open()
+        self._out, self._journal, self._started = out, journal, started
+        lost: list[PageRecord] = []
+        for item in items:
+            if item.url not in done_urls and attempts.get(item.url, 0) >= MAX_ATTEMPTS:
+                done_urls.add(item.url)
+                record = PageRecord(
+                    url=item.url, final_url=None, depth=item.depth, status=None, outcome="error",
+                    error=PageError(kind="worker-lost", message=(
+                        f"the shard fetching this page died {MAX_ATTEMPTS} times")))
+                out.append_page(record)
+                lost.append(record)
+        fetcher, target = await self._fetcher_for(policy, out)
+        self._writer = StoreWriter(target) if target is not None else None
+        pool = make_pool(policy) if policy.workers else None
+        engine = ShardEngine(
+            index=cfg.index, shards=cfg.shards, cluster=self.cluster, started=started,
+            policy=policy, seeds=list(cfg.seeds), fetcher=fetcher, out=out, journal=journal,
+            progress=NullProgress(), pool=pool, stop=asyncio.Event(), writer=self._writer,
+            store_spec=_store_spec(target),
+        )
+        engine.restore(items, done + lost)
+        await engine.register()
+        return engine
+
+    def _owns_url(self, url: str) -> bool:
+        parts = canonical_parts(url)
+        return parts is not None and shard_of(parts.host, self.config.shards) == self.config.index
+
+    async def _fetcher_for(self, policy: CrawlPolicy, out: SharedOutputDir,
+                           ) -> tuple[PageFetcher, SnapshotStore | None]:
+        """The fetcher and the store snapshots are put into, wired as ``crawl()`` does."""
+        if self._fetcher is not None:
+            return self._fetcher, None
+        if self.config.store_root is not None:
+            from pressmark.store import FilesystemSnapshotStore  # noqa: PLC0415  # loaded on first use
+
+            given = FilesystemSnapshotStore(self.config.store_root,
+                                            durability=policy.store_durability)
+            policy = replace(policy, store=given)
+        if policy.mode == "replay":
+            source, target = _stores(policy, out)
+            self._fetcher = ReplayFetcher(source)
+            return self._fetcher, target
+        target, _ = _stores(policy, out)
+        renderer: Renderer | None = None
+        wants_browser = policy.render != "never" or any(s.render for s, _, _ in self.config.seeds)
+        if wants_browser:
+            renderer = self.renderer_factory() if self.renderer_factory is not None else None
+            renderer = renderer or LazyRenderer(policy.egress, self.config.resolver)
+        live = LiveFetcher(policy, resolver=self.config.resolver, renderer=renderer)
+        self._fetcher = await live.__aenter__()
+        return self._fetcher, target
+
+    async def status(self) -> ShardStatus:
+        engine = await self.ensure_started()
+        if self._task is not None and self._task.done() and not self._task.cancelled():
+            exc = self._task.exception()
+            if exc is not None:
+                raise exc
+        return engine.status(restarts=self.restarts)
+
+    async def accept(self, links: list[RoutedLink]) -> None:
+        engine = await self.ensure_started()
+        engine.accept(links)
+
+    def stop(self) -> None:
+        if self.engine is not None:
+            self.engine.stop.set()
+
+    async def finish(self) -> dict[str, Any]:
+        """End the loop (the driver saw the cluster quiescent, or asked to stop) and close."""
+        engine = await self.ensure_started()
+        engine.finish()
+        try:
+            if self._task is not None:
+                await self._task
+        finally:
+            await self.aclose()
+        return {"index": self.config.index, "stop_reason": engine.stop_reason,
+                "sitemap": engine.sitemap.to_dict(), "restarts": self.restarts}
+
+    async def aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        engine = self.engine
+        try:
+            if engine is not None and engine.pool is not None:
+                engine.pool.shutdown(wait=True, cancel_futures=True)
+            if self._own_fetcher and self._fetcher is not None:
+                await self._fetcher.aclose()
+        finally:
+            for closable in (self._journal, self._out, self._started, self._writer):
+                if closable is not None:
+                    closable.close()

@@ -1,0 +1,185 @@
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from pressmark.crawl import CrawlError, CrawlPolicy, FollowCandidate, PageRecord, Seed, crawl
+from pressmark.crawl._progress import NullProgress
+
+from ._fakesite import ORIGIN, FakeFetcher, tree_site
+
+SITE = tree_site(fanout=3, depth=3)  # 1 + 3 + 9 + 27 = 40 pages
+POLICY = CrawlPolicy(markdown=False, workers=0)
+
+
+def urls(pages: tuple[PageRecord, ...] | list[PageRecord]) -> set[str]:
+    return {p.url for p in pages}
+
+
+async def test_bfs_reaches_every_page_within_depth() -> None:
+    fetcher = FakeFetcher(SITE)
+    m = await crawl(ORIGIN + "/", POLICY, fetcher=fetcher)
+    assert urls(m.pages) == {ORIGIN + p for p in SITE}
+    assert m.complete and m.summary["pages"] == 40
+    assert m.summary["by_outcome"] == {"ok": 40}
+    assert len(fetcher.requested) == len(set(fetcher.requested))
+    assert "http://other.test/x" not in fetcher.requested  # same-host scope
+    depths = {p.url: p.depth for p in m.pages}
+    assert depths[ORIGIN + "/n0/0/0"] == 3
+    assert all(p.status == 200 and p.title for p in m.pages)
+
+
+@pytest.mark.parametrize("max_depth", [0, 1, 2])
+async def test_max_depth_exact(max_depth: int) -> None:
+    m = await crawl(ORIGIN + "/", CrawlPolicy(markdown=False, workers=0, max_depth=max_depth),
+                    fetcher=FakeFetcher(SITE))
+    assert len(m.pages) == sum(3**d for d in range(max_depth + 1))
+    assert max(p.depth for p in m.pages) == max_depth
+
+
+@pytest.mark.parametrize("max_pages", [1, 7, 13])
+async def test_max_pages_exact_and_breadth_first(max_pages: int) -> None:
+    m = await crawl(ORIGIN + "/", CrawlPolicy(markdown=False, workers=0, max_pages=max_pages),
+                    fetcher=FakeFetcher(SITE))
+    assert len(m.pages) == max_pages
+    assert m.stop_reason == "max-pages"
+    # breadth first: no page deeper than needed
+    assert max(p.depth for p in m.pages) <= (0 if max_pages == 1 else 1 if max_pages <= 4 else 2)
+
+
+async def test_scope_allow_list_and_patterns() -> None:
+    policy = CrawlPolicy(markdown=False, workers=0, scope=("other.test",), exclude=(r"/n1",))
+    fetcher = FakeFetcher(SITE)
+    m = await crawl(ORIGIN + "/", policy, fetcher=fetcher)
+    assert "http://other.test/x" in urls(m.pages)
+    assert not any("/n1" in u for u in urls(m.pages))
+    bad = next(p for p in m.pages if p.url == "http://other.test/x")
+    assert bad.outcome == "error" and bad.error is not None and bad.error.kind == "egress-denied"
+    assert m.summary["egress_denied"] == 1
+
+
+async def test_should_follow_drops_and_prioritises() -> None:
+    seen: list[FollowCandidate] = []
+
+    def hook(c: FollowCandidate) -> bool | float:
+        seen.append(c)
+        if c.url.endswith("/n0"):
+            return False
+        return 10.0 if c.url.endswith("/n2") else True
+
+    policy = CrawlPolicy(markdown=False, workers=0, should_follow=hook, max_pages=2,
+                         politeness=CrawlPolicy().politeness.__class__(concurrency=1))
+    m = await crawl(ORIGIN + "/", policy, fetcher=FakeFetcher(SITE))
+    assert [p.url for p in m.pages] == [ORIGIN + "/", ORIGIN + "/n2"]
+    assert seen[0].parent_url == ORIGIN + "/" and seen[0].depth == 1
+
+
+async def test_page_failure_is_a_record_not_a_crash(tmp_path: Path) -> None:
+    m = await crawl(ORIGIN + "/", POLICY, fetcher=FakeFetcher(SITE, fail=frozenset({"/n1"})),
+                    out_dir=tmp_path / "out")
+    bad = next(p for p in m.pages if p.url == ORIGIN + "/n1")
+    assert bad.outcome == "error" and bad.error is not None
+    assert bad.error.kind == "crawl-error"
+    assert len(m.pages) == 40 - 12  # n1's subtree was never discovered
+
+
+async def test_output_directory(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    m = await crawl(ORIGIN + "/", POLICY, fetcher=FakeFetcher(SITE), out_dir=out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["format"] == "pressmark-crawl/1"
+    assert manifest["complete"] is True
+    for key in ("pages", "by_outcome", "errors_by_kind", "render_rate", "robots_denied",
+                "egress_denied", "bytes", "duration_s", "pages_per_s", "validation_pass_rate",
+                "mean_readiness_ms", "failure_reasons"):
+        assert key in manifest["summary"]
+    assert set(manifest["sitemap"]) == {"documents_read", "urls_discovered", "errors"}
+    lines = [json.loads(x) for x in (out / "pages.jsonl").read_text().splitlines()]
+    assert len(lines) == len(m.pages) == 40
+    assert all(isinstance(x["status"], int) for x in lines)
+    for key in ("url", "final_url", "depth", "status", "outcome", "source_id", "source_ref",
+                "snapshot_sha256", "body_hash", "fetched_at", "rendered", "render_reason",
+                "title", "warnings", "error", "markdown_path", "evidence_path", "validation",
+                "bytes"):
+        assert key in lines[0]
+    with pytest.raises(CrawlError):
+        await crawl(ORIGIN + "/", POLICY, fetcher=FakeFetcher(SITE), out_dir=out)
+
+
+async def test_resume_after_interrupt_gives_same_page_set(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    stop = asyncio.Event()
+
+    class StopAfter(NullProgress):
+        def page(self, record: PageRecord, engine: object) -> None:
+            if len(getattr(engine, "pages", ())) >= 15:
+                stop.set()
+
+    first = await crawl(ORIGIN + "/", POLICY, fetcher=FakeFetcher(SITE, delay=0.001),
+                        out_dir=out, stop=stop, progress=StopAfter())
+    assert not first.complete and 15 <= len(first.pages) < 40
+    fetcher = FakeFetcher(SITE)
+    second = await crawl(ORIGIN + "/", POLICY, fetcher=fetcher, out_dir=out, resume=True)
+    assert second.complete
+    assert urls(second.pages) == {ORIGIN + p for p in SITE}
+    assert not set(fetcher.requested) & urls(first.pages)
+    lines = (out / "pages.jsonl").read_text().splitlines()
+    assert len(lines) == 40
+    with pytest.raises(CrawlError):
+        await crawl(ORIGIN + "/", CrawlPolicy(markdown=False, workers=0, max_depth=1),
+                    fetcher=FakeFetcher(SITE), out_dir=out, resume=True)
+
+
+async def test_resume_drops_a_torn_last_line(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    await crawl(ORIGIN + "/", CrawlPolicy(markdown=False, workers=0, max_depth=1),
+                fetcher=FakeFetcher(SITE), out_dir=out)
+    pages = out / "pages.jsonl"
+    lines = pages.read_bytes().splitlines(keepends=True)
+    pages.write_bytes(b"".join(lines[:2]) + lines[2][:10])
+    m = await crawl(ORIGIN + "/", CrawlPolicy(markdown=False, workers=0, max_depth=1),
+                    fetcher=FakeFetcher(SITE), out_dir=out, resume=True)
+    assert len(m.pages) == 4
+    assert len(pages.read_text().splitlines()) == 4
+
+
+async def test_replay_from_store_is_identical() -> None:
+    live = FakeFetcher(SITE)
+    first = await crawl(ORIGIN + "/", POLICY, fetcher=live)
+    replay = await crawl(ORIGIN + "/", CrawlPolicy(markdown=False, workers=0, mode="replay",
+                                                   store=live.store))
+    a = {p.url: p.snapshot_sha256 for p in first.pages}
+    b = {p.url: p.snapshot_sha256 for p in replay.pages}
+    assert a == b
+
+
+def test_invalid_config_raises() -> None:
+    with pytest.raises(CrawlError):
+        CrawlPolicy(max_depth=-1).validate()
+    with pytest.raises(CrawlError):
+        CrawlPolicy(include=("(",)).validate()
+    with pytest.raises(CrawlError):
+        asyncio.run(crawl("mailto:x@y", POLICY, fetcher=FakeFetcher(SITE)))
+    with pytest.raises(CrawlError):
+        asyncio.run(crawl([Seed("http://a.test/")], CrawlPolicy(mode="replay")))
+
+
+async def test_robots_denied_links_are_recorded_never_requested_and_not_charged() -> None:
+    fetcher = FakeFetcher(SITE, disallow=("/n1",))
+    m = await crawl(ORIGIN + "/", CrawlPolicy(markdown=False, workers=0, max_pages=10),
+                    fetcher=fetcher)
+    denied = [p for p in m.pages if p.error is not None and p.error.kind == "robots-denied"]
+    assert [p.url for p in denied] == [ORIGIN + "/n1"]
+    assert not any("/n1" in u for u in fetcher.requested)
+    assert len(fetcher.requested) == 10  # the denied URL did not use up the page budget
+    assert m.summary["robots_denied"] == 1
+
+
+async def test_time_budget_stops_the_crawl() -> None:
+    m = await crawl(ORIGIN + "/", CrawlPolicy(markdown=False, workers=0, time_budget_s=0.05),
+                    fetcher=FakeFetcher(SITE, delay=0.02))
+    assert not m.complete and m.stop_reason == "time-budget"
+    assert 0 < len(m.pages) < 40

@@ -1,0 +1,56 @@
+"""The public names of pressmark.crawl do not drift silently."""
+
+from __future__ import annotations
+
+import io
+
+import pressmark.crawl
+from pressmark.crawl import CrawlManifest, LogProgress, render_summary_table
+
+EXPECTED = {
+    "FORMAT", "HARD_MAX_PAGES", "TRACKING_PARAMS", "CrawlError", "CrawlManifest", "CrawlPolicy",
+    "CrawlSummary", "ExtractedLinks", "Fetched", "FollowCandidate", "Frontier", "FrontierItem",
+    "HostPartition", "LogProgress", "NullProgress", "PageError", "PageFetcher", "PageRecord",
+    "Politeness", "Progress", "RichProgress", "Seed", "SitemapDocument", "SitemapLimits",
+    "SitemapParseError", "SitemapReport", "Validation", "canonicalize_url", "crawl",
+    "crawl_sync", "extract_links", "page_name", "parse_sitemap", "remove_dot_segments",
+    "render_summary_table",
+}
+
+
+def test_exported_names() -> None:
+    assert set(pressmark.crawl.__all__) == EXPECTED
+    for name in EXPECTED:
+        assert getattr(pressmark.crawl, name) is not None
+
+
+def manifest() -> CrawlManifest:
+    from pressmark.crawl import CrawlSummary
+
+    return CrawlManifest(
+        started_at="2026-11-30T12:00:00.000Z", finished_at="2026-11-30T12:00:01.000Z",
+        seeds=("http://a.test/",), policy={}, summary=CrawlSummary().to_dict(1.0),
+        sitemap={"documents_read": 0, "urls_discovered": 0, "errors": []}, complete=True,
+    )
+
+
+def test_summary_table_and_log_progress() -> None:
+    from rich.console import Console
+
+    console = Console(file=io.StringIO(), width=100)
+    console.print(render_summary_table(manifest()))
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "pages/s" in text and "complete" in text
+    stream = io.StringIO()
+    LogProgress(stream).finish(manifest())
+    assert "crawl complete: 0 pages" in stream.getvalue()
+
+
+def test_page_names_are_stable_and_safe() -> None:
+    from pressmark.crawl import page_name
+
+    name = page_name("url-abc", "http://a.test/Articles/Ünïcode Title?x=1")
+    assert name.startswith("7f0ff7bd2b2c9d3b-") or len(name.split("-", 1)[0]) == 16
+    assert name.split("-", 1)[1] == "articles-n-code-title"
+    assert page_name("url-abc", "http://a.test/") .endswith("-index")
+    assert "/" not in page_name("url-abc", "http://a.test/../../etc/passwd")

@@ -1,0 +1,271 @@
+"""The sharded crawl without Ray: ownership, the exact budget, routing between shards,
+termination, restart and resume (``pressmark.crawl.ray.LocalEngine``)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from pressmark.crawl import CrawlPolicy, Fetched, FrontierItem, PageError, Seed, crawl
+from pressmark.crawl.ray import (
+    LocalEngine,
+    PageBudget,
+    Quiescence,
+    ShardStatus,
+    registrable_host,
+    shard_of,
+)
+from pressmark.crawl.ray._sharding import UNREGISTERED
+from pressmark.snapshot import new_snapshot, source_id_for_url
+from pressmark.store import MemorySnapshotStore
+
+HOSTS = ("a.test", "b.test", "c.test", "d.test")
+
+
+def multi_host_site(per_host: int = 12) -> dict[str, str]:
+    """Each host: / links to /p0../p{n-1}; page i links to the next page on the next host."""
+    pages: dict[str, str] = {}
+    for h, host in enumerate(HOSTS):
+        kids = "".join(f'<a href="/p{i}">p{i}</a>' for i in range(per_host))
+        pages[f"http://{host}/"] = f"<html><body><main><h1>{host}</h1>{kids}</main></body></html>"
+        for i in range(per_host):
+            other = HOSTS[(h + 1) % len(HOSTS)]
+            pages[f"http://{host}/p{i}"] = (
+                f"<html><body><main><h1>{host} {i}</h1><p>text {i}</p>"
+                f'<a href="http://{other}/x{i}">x</a><a href="/">home</a></main></body></html>')
+            pages[f"http://{host}/x{i}"] = (
+                f"<html><body><main><h1>{host} x{i}</h1><p>leaf</p></main></body></html>")
+    return pages
+
+
+class MultiHostFetcher:
+    def __init__(self, pages: dict[str, str], *, disallow: tuple[str, ...] = (),
+                 delay: float = 0.0) -> None:
+        self.pages = pages
+        self.store = MemorySnapshotStore()
+        self.requested: list[str] = []
+        self.disallow = disallow
+        self.delay = delay
+
+    async def fetch_page(self, item: FrontierItem, seed: Seed | None) -> Fetched:
+        self.requested.append(item.url)
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        if any(d in item.url for d in self.disallow):
+            return Fetched(url=item.url, snapshot=None, source_ref=None, status=None,
+                           error=PageError(kind="robots-denied", message="robots"))
+        body = self.pages.get(item.url)
+        snap = new_snapshot(
+            source_id=source_id_for_url(item.url), requested_url=item.url, url=item.url,
+            status=200 if body is not None else 404,
+            headers=[("content-type", "text/html; charset=utf-8")],
+            body=(body or "<p>missing</p>").encode(), fetched_at="2026-11-30T12:00:00.000Z")
+        ref = self.store.put(snap)
+        return Fetched(url=item.url, snapshot=snap, source_ref=ref.source_ref, status=snap.status)
+
+    async def fetch_document(self, url: str) -> bytes:
+        raise RuntimeError("no sitemaps")
+
+    async def sitemap_roots(self, origin: str) -> list[str]:
+        return []
+
+    async def crawl_delay(self, origin: str) -> float | None:
+        return None
+
+    def robots_allows(self, url: str) -> bool | None:
+        return None
+
+    async def aclose(self) -> None:
+        return None
+
+
+def _policy(**kw: object) -> CrawlPolicy:
+    return CrawlPolicy(markdown=False, workers=0, **kw)  # type: ignore[arg-type]
+
+
+SEEDS = [f"http://{h}/" for h in HOSTS]
+
+
+def test_importing_pressmark_crawl_ray_does_not_import_ray() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, pressmark, pressmark.crawl, pressmark.crawl.ray; "
+            "print('ray' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    assert out.stdout.strip() == "False"
+
+
+def test_registrable_host_and_stable_shards() -> None:
+    assert registrable_host("www.Example.com:8080") == "example.com"
+    assert registrable_host("a.b.example.co.uk") == "co.uk"
+    assert registrable_host("127.0.0.2:4173") == "127.0.0.2"
+    assert registrable_host("[::1]:80") == "::1"
+    assert registrable_host("localhost") == "localhost"
+    assert shard_of("a.example.com", 4) == shard_of("b.example.com:81", 4)
+    assert shard_of("anything", 1) == 0
+    # pinned: the rule must not drift between releases (a resumed crawl relies on it)
+    assert [shard_of(f"127.0.0.{i}", 2) for i in range(2, 8)] == \
+        [int(__import__("hashlib").sha256(f"127.0.0.{i}".encode()).hexdigest(), 16) % 2
+         for i in range(2, 8)]
+
+
+def test_budget_is_exact_and_forgets_dead_incarnations() -> None:
+    budget = PageBudget(10, 2)
+    e0, e1 = budget.reset(0, 0), budget.reset(1, 0)
+    assert budget.acquire(0, e0, 6) == 6
+    assert budget.acquire(1, e1, 6) == 4
+    assert budget.acquire(1, e1, 1) == 0
+    budget.refund(0, e0, 2)
+    assert budget.remaining == 2
+    new = budget.reset(0, 3)  # shard 0 restarted with 3 pages on record
+    assert budget.acquire(0, e0, 5) == 0  # the dead incarnation gets nothing
+    budget.refund(0, e0, 3)  # and cannot return anything
+    assert budget.acquire(0, new, 5) == 3
+    assert budget.used == 10
+    fresh = PageBudget(10, 2)  # the budget actor restarted: it knows nobody
+    assert fresh.acquire(0, new, 1) == UNREGISTERED
+    assert fresh.refund(0, new, 1) == UNREGISTERED
+    assert fresh.acquire(1, fresh.reset(1, 7), 5) == 3
+
+
+def test_quiescence_needs_two_equal_idle_rounds() -> None:
+    def st(i: int, idle: bool, act: int) -> ShardStatus:
+        return ShardStatus(index=i, idle=idle, activity=act, queued=0, in_flight=0, done=0,
+                           rendered=0, failed=0)
+
+    q = Quiescence()
+    assert not q.observe([st(0, True, 1), st(1, True, 1)], work_possible=False)
+    assert not q.observe([st(0, True, 2), st(1, True, 1)], work_possible=False)
+    assert not q.observe([st(0, True, 2), st(1, False, 1)], work_possible=False)
+    assert not q.observe([st(0, True, 2), st(1, True, 1)], work_possible=False)
+    assert not q.observe([st(0, True, 2), st(1, True, 1)], work_possible=True)
+    assert not q.observe([st(0, True, 2), st(1, True, 1)], work_possible=False)
+    assert q.observe([st(0, True, 2), st(1, True, 1)], work_possible=False)
+
+
+async def _in_process(pages: dict[str, str], policy: CrawlPolicy) -> set[str]:
+    manifest = await crawl(SEEDS, policy, fetcher=MultiHostFetcher(pages))
+    return {p.url for p in manifest.pages}
+
+
+@pytest.mark.parametrize("shards", [1, 2, 3])
+async def test_sharded_page_set_equals_in_process(tmp_path: Path, shards: int) -> None:
+    pages = multi_host_site()
+    policy = _policy()
+    expected = await _in_process(pages, policy)
+    fetchers = [MultiHostFetcher(pages) for _ in range(shards)]
+    manifest = await LocalEngine(shards=shards).run(SEEDS, policy, out_dir=tmp_path / "out",
+                                                    fetchers=fetchers)
+    got = [p.url for p in manifest.pages]
+    assert len(got) == len(set(got))
+    assert set(got) == expected
+    assert manifest.complete
+    # every URL was fetched by exactly one shard, its owner
+    for index, fetcher in enumerate(fetchers):
+        for url in fetcher.requested:
+            assert shard_of(url.split("/")[2], shards) == index
+    lines = (tmp_path / "out" / "pages.jsonl").read_text().splitlines()
+    assert sorted(json.loads(line)["url"] for line in lines) == sorted(got)
+    written = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert written["summary"]["pages"] == len(got)
+
+
+@pytest.mark.parametrize("max_pages", [1, 7, 20])
+async def test_global_budget_exact(tmp_path: Path, max_pages: int) -> None:
+    pages = multi_host_site()
+    fetchers = [MultiHostFetcher(pages, disallow=("/x3",)) for _ in range(3)]
+    manifest = await LocalEngine(shards=3).run(SEEDS, _policy(max_pages=max_pages),
+                                               out_dir=tmp_path / "o", fetchers=fetchers)
+    requested = sum(len(f.requested) for f in fetchers)
+    charged = [p for p in manifest.pages if p.error is None or p.error.kind != "robots-denied"]
+    assert len(charged) == max_pages
+    assert requested >= max_pages  # robots-denied ones were "requested" by the fake only
+    assert manifest.stop_reason == "max-pages"
+
+
+async def test_max_depth_across_shards(tmp_path: Path) -> None:
+    pages = multi_host_site()
+    policy = _policy(max_depth=1)
+    expected = await _in_process(pages, policy)
+    manifest = await LocalEngine(shards=2).run(
+        SEEDS, policy, out_dir=tmp_path / "o", fetchers=[MultiHostFetcher(pages)] * 2)
+    assert {p.url for p in manifest.pages} == expected
+    assert max(p.depth for p in manifest.pages) == 1
+
+
+async def test_resume_after_stop_gives_same_page_set(tmp_path: Path) -> None:
+    pages = multi_host_site()
+    policy = _policy()
+    expected = await _in_process(pages, policy)
+    stop = asyncio.Event()
+    fetchers = [MultiHostFetcher(pages, delay=0.01) for _ in range(2)]
+
+    async def stopper() -> None:
+        for _ in range(2000):
+            if sum(len(f.requested) for f in fetchers) >= 15:
+                break
+            await asyncio.sleep(0.005)
+        stop.set()
+
+    task = asyncio.create_task(stopper())
+    first = await LocalEngine(shards=2).run(SEEDS, policy, out_dir=tmp_path / "o", stop=stop,
+                                            fetchers=fetchers)
+    await task
+    assert not first.complete
+    assert len(first.pages) < len(expected)
+    # resume with another shard count: the state is re-partitioned
+    second = await LocalEngine(shards=3).run(
+        SEEDS, policy, out_dir=tmp_path / "o", resume=True,
+        fetchers=[MultiHostFetcher(pages) for _ in range(3)])
+    urls = [p.url for p in second.pages]
+    assert second.complete
+    assert len(urls) == len(set(urls))
+    assert set(urls) == expected
+
+
+async def test_restarted_shard_retries_in_flight_once(tmp_path: Path) -> None:
+    """A shard that died with pages in flight: on restart they are queued again, and a page
+    that was already started twice is recorded as worker-lost instead."""
+    pages = multi_host_site(per_host=3)
+    policy = _policy()
+    out = tmp_path / "o"
+    await LocalEngine(shards=2).run(SEEDS, policy, out_dir=out,
+                                    fetchers=[MultiHostFetcher(pages)] * 2)
+    lines = (out / "pages.jsonl").read_text().splitlines()
+    # simulate a crash: drop two records, mark one of them as started twice already
+    dropped = [json.loads(line)["url"] for line in lines[-2:]]
+    (out / "pages.jsonl").write_text("".join(line + "\n" for line in lines[:-2]))
+    owner = shard_of(dropped[0].split("/")[2], 2)
+    log = out / ".state" / "ray" / f"shard-{owner}" / "started.log"
+    log.write_text(log.read_text() + dropped[0] + "\n")
+    (out / "manifest.json").unlink()
+    resumed = await LocalEngine(shards=2).run(SEEDS, policy, out_dir=out, resume=True,
+                                              fetchers=[MultiHostFetcher(pages)] * 2)
+    by_url = {p.url: p for p in resumed.pages}
+    assert len(by_url) == len(resumed.pages) == len(lines)
+    lost = by_url[dropped[0]].error
+    assert lost is not None
+    assert lost.kind == "worker-lost"
+    assert by_url[dropped[1]].outcome == "ok"
+
+
+async def test_progress_aggregates_across_shards(tmp_path: Path) -> None:
+    import io
+
+    from pressmark.crawl import LogProgress
+
+    stream = io.StringIO()
+    pages = multi_host_site(per_host=4)
+    manifest = await LocalEngine(shards=2).run(
+        SEEDS, _policy(), out_dir=tmp_path / "o", fetchers=[MultiHostFetcher(pages)] * 2,
+        progress=LogProgress(stream, every_s=0.0, per_page=True))
+    lines = stream.getvalue().splitlines()
+    assert sum(1 for line in lines if line.endswith("/")) >= len(HOSTS)  # per-page lines
+    assert any(line.startswith(f"crawl: {len(manifest.pages)} done") for line in lines)
+    assert lines[-1].startswith(f"crawl complete: {len(manifest.pages)} pages")
