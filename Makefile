@@ -14,7 +14,7 @@ setup: $(STAMP) chromium
 $(STAMP): pyproject.toml
 	@sh scripts/ensure-venv.sh "$(PYTHON)" "$(VENV)"
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[render,dev]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[render,dev,ray]'
 	@touch $(STAMP)
 
 chromium:
@@ -24,7 +24,7 @@ demo: setup
 	$(VENV)/bin/pressmark demo
 
 lint: $(STAMP)
-	$(PY) -m ruff check src tests bench
+	$(PY) -m ruff check src tests bench examples
 	$(PY) -m mypy src
 
 unit: $(STAMP)

@@ -75,6 +75,7 @@ async def one_run(urls: list[str], shards: int, out: Path, *, markdown: bool,
     from pressmark.egress import EgressPolicy
 
     policy = CrawlPolicy(
+        render="never",
         egress=EgressPolicy(test_only_allowed_loopback_origins=tuple(urls)), workers=0,
         markdown=markdown, politeness=Politeness(delay_ms=delay_ms, per_host_concurrency=4,
                                                  concurrency=16))

@@ -19,6 +19,7 @@ DISALLOWED = ("/private/", "/search", "/account/", "/share/", "/redirect/to-disa
 def policy(*origins: str, **kwargs: object) -> CrawlPolicy:
     options: dict[str, object] = {
         "egress": EgressPolicy().allow_loopback(*origins), "markdown": False, "workers": 0,
+        "render": "never",
         "politeness": Politeness(per_host_concurrency=8, concurrency=16),
     }
     options.update(kwargs)

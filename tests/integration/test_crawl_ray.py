@@ -57,6 +57,7 @@ def servers(make_demo_server: Callable[..., DemoServer]) -> list[DemoServer]:
 
 def _policy(servers: list[DemoServer], **options: Any) -> CrawlPolicy:
     egress = EgressPolicy(test_only_allowed_loopback_origins=tuple(s.url for s in servers))
+    options.setdefault("render", "never")
     return CrawlPolicy(egress=egress, workers=0, **options)
 
 

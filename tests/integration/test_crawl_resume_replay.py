@@ -60,8 +60,9 @@ def test_resume_after_sigkill_gives_the_same_page_set(
 async def test_replay_is_offline_and_byte_identical(
         make_demo_server: Callable[..., DemoServer], tmp_path: Path) -> None:
     server = make_demo_server(pages=20)
-    live_policy = CrawlPolicy(egress=EgressPolicy().allow_loopback(server.url), workers=0,
-                              politeness=Politeness(per_host_concurrency=4))
+    live_policy = CrawlPolicy(
+        render="never", egress=EgressPolicy().allow_loopback(server.url), workers=0,
+        politeness=Politeness(per_host_concurrency=4))
     first = await crawl(server.url + "/", live_policy, out_dir=tmp_path / "live")
     assert first.summary["by_outcome"]["ok"] > 20
     seen = len(server.requests)

@@ -26,10 +26,10 @@ def _exit_code(manifest: CrawlManifest) -> int:
     s = manifest.summary
     if not manifest.complete and manifest.stop_reason == "interrupted":
         return 5
-    if s["pages"] == 0 or s["by_outcome"].get("error", 0) < s["pages"]:
+    outcomes = s["by_outcome"]
+    if s["pages"] == 0 or outcomes.get("ok", 0) + outcomes.get("not-modified", 0) > 0:
         return 0
-    denied = s["robots_denied"] + s["egress_denied"]
-    return 3 if denied == s["pages"] else 5
+    return 3 if outcomes.get("denied", 0) == s["pages"] else 5
 
 
 @click.command("crawl")
@@ -40,8 +40,10 @@ def _exit_code(manifest: CrawlManifest) -> int:
 @click.option("--max-depth", type=int, default=None, help="Link depth limit (seeds are 0).")
 @click.option("--discovery", type=click.Choice(["links", "sitemap", "both"]), default="links",
               show_default=True)
-@click.option("--render", type=click.Choice(["never", "on-shell", "always"]), default="never",
-              show_default=True, help="When to ask a browser (needs pressmark[render]).")
+@click.option("--render", type=click.Choice(["never", "on-shell", "always"]), default="on-shell",
+              show_default=True,
+              help="When to ask a browser: on-shell renders only JavaScript shells "
+                   "(needs pressmark[render] and a Chromium).")
 @click.option("--concurrency", type=int, default=16, show_default=True)
 @click.option("--per-host-concurrency", type=int, default=4, show_default=True)
 @click.option("--delay-ms", type=int, default=0, show_default=True,
@@ -62,6 +64,16 @@ def _exit_code(manifest: CrawlManifest) -> int:
 @click.option("--user-agent", default=None)
 @click.option("--quiet", "-q", is_flag=True, help="No progress display and no summary.")
 @click.option("--resume", is_flag=True, help="Continue the interrupted crawl in OUT.")
+@click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Where the crawl runs: in this process, or sharded by host on Ray "
+                   "(needs pressmark[ray]).")
+@click.option("--ray-address", default=None, metavar="ADDR",
+              help="Ray cluster to join ('auto' or ray://host:port); default: a local, "
+                   "loopback-only Ray for this crawl.")
+@click.option("--shards", type=click.IntRange(1, 1024), default=2, show_default=True,
+              help="With --engine ray: host-partitioned shard actors.")
+@click.option("--render-workers", type=click.IntRange(0, 256), default=1, show_default=True,
+              help="With --engine ray: render actors (one Chromium each).")
 @click.option("--replay", is_flag=True,
               help="Re-run from the store (--store, or OUT/store: then OUT is re-derived in "
                    "place) with no network at all.")
@@ -71,7 +83,8 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
           delay_ms: int, scope: str, include: tuple[str, ...], exclude: tuple[str, ...],
           loopback: tuple[str, ...], no_robots: bool, no_markdown: bool,
           store_path: Path | None, workers: int | None, time_budget: float | None,
-          user_agent: str | None, quiet: bool, resume: bool, replay: bool) -> None:
+          user_agent: str | None, quiet: bool, resume: bool, engine: str,
+          ray_address: str | None, shards: int, render_workers: int, replay: bool) -> None:
     """Crawl from URL... into OUT: snapshots, Markdown, evidence and a manifest."""
     from pressmark.egress import EgressPolicy  # noqa: PLC0415  # keeps `pressmark --help` fast
 
@@ -102,8 +115,14 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
             mode="replay" if replay else "live", markdown=not no_markdown,
             time_budget_s=time_budget, user_agent=user_agent, workers=workers,
         )
+        runner = None
+        if engine == "ray":
+            from pressmark.crawl.ray import RayEngine  # noqa: PLC0415  # Ray only when asked
+
+            runner = RayEngine(address=ray_address, shards=shards, render_workers=render_workers)
         manifest = crawl_sync(list(urls), policy, handle_sigint=True, out_dir=out_dir,
-                              resume=resume, progress=default_progress(quiet=quiet))
+                              resume=resume, progress=default_progress(quiet=quiet),
+                              engine=runner)
     except CrawlError as exc:
         raise click.UsageError(str(exc)) from exc
     if not quiet:

@@ -1,19 +1,29 @@
-"""``pressmark demo``: start the bundled demo site on loopback and show where to look.
+"""``pressmark demo``: serve the bundled demo site on loopback, crawl it, show where output went.
 
-Until the crawler lands this only serves the site; the crawl of the demo (rendering
-shells, writing ``--out``) is wired in by the crawl layer.
+The demo is the whole product on a site that lives on this machine: static articles
+with real-world chrome, JavaScript shells (rendered in Chromium because they are
+shells, not because we asked), robots.txt and sitemaps. Nothing leaves loopback: the
+crawl's egress policy admits exactly the demo server's origin as a test-only origin.
+
+Running it again keeps ``OUT/store`` (so every page gains a second capture, which
+the review workbench shows as history) and rewrites the rest of ``OUT``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import shutil
 from pathlib import Path
 
 import click
 
 from pressmark.demo import DemoServer, DemoSite
 from pressmark.demo._site import MAX_PAGES
+
+# What a previous demo crawl leaves in OUT besides the store.
+_REWRITTEN = ("manifest.json", "pages.jsonl", "markdown", "evidence", ".state")
 
 
 def guide(url: str, site: DemoSite, out: Path) -> str:
@@ -27,18 +37,72 @@ def guide(url: str, site: DemoSite, out: Path) -> str:
         f"  curl {url}/robots.txt",
         f"  curl {url}/sitemap.xml",
         f"  curl {url}{site.paths_of_kind('shell-next')[0] if shells else '/'}",
-        f"  pressmark crawl {url}/ --out {out}",
+        f"  pressmark crawl {url}/ --out {out} --allow-loopback {url}",
         "",
         "The URL map is in docs/demo-site.md. Press Ctrl-C to stop.",
     ])
 
 
-async def _serve(site: DemoSite, port: int, out: Path, serve_only: bool,
-                 stop_after: float) -> None:
+def _clear_previous_output(out: Path) -> None:
+    """Remove what the last demo wrote, except its store (captures accumulate)."""
+    manifest = out / "manifest.json"
+    if out.exists() and any(out.iterdir()) and not manifest.exists() \
+            and not (out / "store").exists():
+        raise click.UsageError(f"{out} exists and is not a pressmark crawl directory; "
+                               "choose another --out")
+    for name in _REWRITTEN:
+        path = out / name
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+
+
+def where_to_look(out: Path) -> str:
+    pages = out / "pages.jsonl"
+    lines = pages.read_text(encoding="utf-8").splitlines() if pages.exists() else []
+    rendered = sum(1 for line in lines if json.loads(line).get("rendered"))
+    md_files = len(list((out / "markdown").glob("*.md"))) if (out / "markdown").exists() else 0
+    ev_files = len(list((out / "evidence").glob("*.json"))) \
+        if (out / "evidence").exists() else 0
+    return "\n".join([
+        "",
+        "Where to look:",
+        f"  {out / 'manifest.json'}   the summary above, as JSON",
+        f"  {pages}   one line per page ({len(lines)} pages, {rendered} rendered in Chromium)",
+        f"  {out / 'markdown'}/   {md_files} Markdown files",
+        f"  {out / 'evidence'}/   {ev_files} evidence packets (selectors, rules, provenance)",
+        f"  {out / 'store'}/   the snapshots behind every sourceRef "
+        f"(pressmark store verify {out / 'store'})",
+        "",
+        f"Review it in a browser:  pressmark serve {out}",
+    ])
+
+
+async def _crawl_demo(site: DemoSite, port: int, out: Path, render: str, quiet: bool) -> None:
+    from rich.console import Console  # noqa: PLC0415  # the CLI's output only
+
+    from pressmark.crawl import CrawlPolicy, crawl, render_summary_table  # noqa: PLC0415
+    from pressmark.crawl._progress import default_progress  # noqa: PLC0415
+    from pressmark.egress import EgressPolicy  # noqa: PLC0415
+
+    async with DemoServer(site, port=port) as server:
+        click.echo(f"pressmark demo site: {server.url}/  (crawling into {out}/)")
+        policy = CrawlPolicy(
+            max_pages=len(site.pages) + 100,
+            discovery="both",
+            render=render,  # type: ignore[arg-type]  # checked by click.Choice
+            egress=EgressPolicy(test_only_allowed_loopback_origins=(server.url,)),
+        )
+        manifest = await crawl([server.url + "/"], policy, out_dir=out,
+                               progress=default_progress(quiet=quiet))
+    Console().print(render_summary_table(manifest))
+    click.echo(where_to_look(out))
+
+
+async def _serve(site: DemoSite, port: int, out: Path, stop_after: float) -> None:
     async with DemoServer(site, port=port) as server:
         click.echo(guide(server.url, site, out))
-        if not serve_only:
-            click.echo("(crawling the demo is not wired in yet; serving only)")
         if stop_after > 0:
             await asyncio.sleep(stop_after)
         else:
@@ -54,12 +118,20 @@ async def _serve(site: DemoSite, port: int, out: Path, serve_only: bool,
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               default=Path("pressmark-demo"), show_default=True,
               help="Where the crawl of the demo writes its output.")
+@click.option("--render", type=click.Choice(["never", "on-shell", "always"]),
+              default="on-shell", show_default=True,
+              help="When the crawl asks Chromium (on-shell: only for JavaScript shells).")
 @click.option("--serve-only", is_flag=True, help="Only serve the site; do not crawl it.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @click.option("--stop-after", type=float, default=0.0, hidden=True,
-              help="Stop after this many seconds (for tests).")
-def demo(*, pages: int, port: int, seed: int, out: Path, serve_only: bool,
-         stop_after: float) -> None:
+              help="With --serve-only: stop after this many seconds (for tests).")
+def demo(*, pages: int, port: int, seed: int, out: Path, render: str, serve_only: bool,
+         quiet: bool, stop_after: float) -> None:
     """Start the bundled demo site on loopback and crawl it."""
     site = DemoSite(seed=seed, pages=pages)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve(site, port, out, serve_only, stop_after))
+        if serve_only:
+            asyncio.run(_serve(site, port, out, stop_after))
+            return
+        _clear_previous_output(out)
+        asyncio.run(_crawl_demo(site, port, out, render, quiet))

@@ -14,7 +14,7 @@ import signal
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pressmark.crawl._canonical import canonical_parts
 from pressmark.crawl._engine import Engine, make_pool
@@ -35,6 +35,19 @@ if TYPE_CHECKING:
     from pressmark.store import SnapshotStore
 
 SeedLike = Seed | str
+
+
+class CrawlEngine(Protocol):
+    """Runs a whole crawl somewhere else (e.g. ``pressmark.crawl.ray.RayEngine``).
+
+    The in-process engine is the default; another engine gets the same seeds, policy
+    and output directory and must produce the same manifest format.
+    """
+
+    async def run(self, seeds: SeedLike | Sequence[SeedLike], policy: CrawlPolicy | None = None,
+                  *, out_dir: str | Path | None = None, resume: bool = False,
+                  resolver: Resolver | None = None, progress: Progress | None = None,
+                  stop: asyncio.Event | None = None) -> CrawlManifest: ...
 
 
 def _utc_now() -> str:
@@ -69,6 +82,7 @@ async def crawl(
     progress: Progress | None = None,
     stop: asyncio.Event | None = None,
     fetcher: PageFetcher | None = None,
+    engine: CrawlEngine | None = None,
 ) -> CrawlManifest:
     """Crawl from ``seeds`` under ``policy``; with ``out_dir``, write the crawl directory.
 
@@ -76,9 +90,15 @@ async def crawl(
     manifest says ``complete: false``). ``resume=True`` continues the crawl
     recorded in ``out_dir``. ``fetcher`` replaces the acquisition seam (tests, custom
     sources); by default live crawls go through ``fetch_source`` and replays read the store.
+    ``engine`` runs the crawl elsewhere (``RayEngine`` shards it by host across a cluster).
     """
     policy = policy or CrawlPolicy()
     policy.validate()
+    if engine is not None:
+        if fetcher is not None or renderer is not None:
+            raise CrawlError("engine= cannot be combined with fetcher= or renderer=")
+        return await engine.run(seeds, policy, out_dir=out_dir, resume=resume,
+                                resolver=resolver, progress=progress, stop=stop)
     seed_list = normalise_seeds(seeds, policy)
     if resume and out_dir is None:
         raise CrawlError("resume needs the output directory of the interrupted crawl")
@@ -119,27 +139,27 @@ async def crawl(
     writer = (StoreWriter(target, threads=min(8, policy.politeness.concurrency))
               if target is not None else None)
     pool = make_pool(policy)
-    engine = Engine(policy=policy, seeds=seed_list, fetcher=fetcher, out=out, journal=journal,
+    runner = Engine(policy=policy, seeds=seed_list, fetcher=fetcher, out=out, journal=journal,
                     progress=progress, pool=pool, stop=stop, writer=writer)
     if restored is not None:
-        engine.restore(*restored)
+        runner.restore(*restored)
     t0 = time.monotonic()
     interrupted = False
-    progress.start(engine)
+    progress.start(runner)
     try:
-        await engine.run()
+        await runner.run()
     except (asyncio.CancelledError, KeyboardInterrupt):
         interrupted = True
         raise
     finally:
         duration = prior_s + (time.monotonic() - t0)
-        complete = not interrupted and engine.stop_reason not in ("interrupted", "time-budget")
+        complete = not interrupted and runner.stop_reason not in ("interrupted", "time-budget")
         manifest = CrawlManifest(
             started_at=started_at, finished_at=_utc_now(),
             seeds=tuple(url for _, url, _ in seed_list), policy=policy.describe(),
-            summary=engine.summary.to_dict(duration), sitemap=engine.sitemap.to_dict(),
-            complete=complete, pages=tuple(engine.pages),
-            stop_reason="interrupted" if interrupted else engine.stop_reason,
+            summary=runner.summary.to_dict(duration), sitemap=runner.sitemap.to_dict(),
+            complete=complete, pages=tuple(runner.pages),
+            stop_reason="interrupted" if interrupted else runner.stop_reason,
         )
         try:
             if out is not None:

@@ -13,7 +13,12 @@ from typing import Any, Literal
 
 FORMAT = "pressmark-crawl/1"
 
-Outcome = Literal["ok", "not-modified", "error"]
+Outcome = Literal["ok", "not-modified", "denied", "error"]
+
+# A URL the crawl was not allowed to request is not a failed page: robots.txt or the
+# egress policy said no, which is the crawler working. Such records get the outcome
+# "denied" so summaries, exit codes and the review app can tell the two apart.
+DENIAL_KINDS = frozenset({"robots-denied", "egress-denied"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -52,6 +57,11 @@ class PageRecord:
     validation: Validation | None = None
     bytes: int = 0
     readiness_ms: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.outcome == "error" and self.error is not None \
+                and self.error.kind in DENIAL_KINDS:
+            object.__setattr__(self, "outcome", "denied")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -143,8 +153,8 @@ class CrawlSummary:
 
     @property
     def requested(self) -> int:
-        """Pages actually asked for (robots-denied URLs are recorded, never requested)."""
-        return self.pages - self.errors_by_kind.get("robots-denied", 0)
+        """Pages actually asked for (denied URLs are recorded, never requested)."""
+        return self.pages - self.by_outcome.get("denied", 0)
 
     @property
     def failed(self) -> int:
@@ -155,7 +165,8 @@ class CrawlSummary:
             "pages": self.pages,
             "by_outcome": dict(sorted(self.by_outcome.items())),
             "errors_by_kind": dict(sorted(self.errors_by_kind.items())),
-            "render_rate": round(self.rendered / self.pages, 4) if self.pages else 0.0,
+            # of the pages requested: denied URLs never had a chance to render
+            "render_rate": round(self.rendered / self.requested, 4) if self.requested else 0.0,
             "robots_denied": self.errors_by_kind.get("robots-denied", 0),
             "egress_denied": self.errors_by_kind.get("egress-denied", 0),
             "bytes": self.bytes,

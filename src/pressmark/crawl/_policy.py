@@ -90,7 +90,7 @@ class CrawlPolicy:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     discovery: Discovery = "links"
-    render: RenderMode = "never"
+    render: RenderMode = "on-shell"
     politeness: Politeness = field(default_factory=Politeness)
     robots: bool = True
     egress: EgressPolicy | None = None

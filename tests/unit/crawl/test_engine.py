@@ -57,7 +57,7 @@ async def test_scope_allow_list_and_patterns() -> None:
     assert "http://other.test/x" in urls(m.pages)
     assert not any("/n1" in u for u in urls(m.pages))
     bad = next(p for p in m.pages if p.url == "http://other.test/x")
-    assert bad.outcome == "error" and bad.error is not None and bad.error.kind == "egress-denied"
+    assert bad.outcome == "denied" and bad.error is not None and bad.error.kind == "egress-denied"
     assert m.summary["egress_denied"] == 1
 
 

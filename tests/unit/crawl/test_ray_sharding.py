@@ -84,6 +84,7 @@ class MultiHostFetcher:
 
 
 def _policy(**kw: object) -> CrawlPolicy:
+    kw.setdefault("render", "never")
     return CrawlPolicy(markdown=False, workers=0, **kw)  # type: ignore[arg-type]
 
 

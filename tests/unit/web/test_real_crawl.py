@@ -21,7 +21,8 @@ def real_crawl(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with run_demo_server_in_thread(DemoSite(pages=30)) as server:
         done = subprocess.run(
             [sys.executable, "-m", "pressmark", "crawl", server.url + "/", "--out", str(out),
-             "--allow-loopback", server.url, "--max-pages", "60", "--workers", "1", "-q"],
+             "--allow-loopback", server.url, "--max-pages", "60", "--workers", "1", "-q",
+             "--render", "never"],
             capture_output=True, text=True, timeout=240, check=False,
         )
     assert done.returncode == 0, done.stderr[-2000:]
