@@ -1,0 +1,95 @@
+"""Each public package's ``__all__`` is a contract: it resolves, and it does not drift.
+
+Adding or removing a public name is a deliberate change: update the table here in the
+same commit (and docs/contracts.md when other layers rely on the name).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+PUBLIC: dict[str, tuple[str, ...]] = {
+    "pressmark": (
+        "PressmarkError", "__version__",
+    ),
+    "pressmark.egress": (
+        "AsyncioConnector", "Connector", "DENIAL_CODES", "EgressConfigError", "EgressDenied",
+        "EgressPolicy", "EgressProxy", "EgressTarget", "EgressTimeout", "GuardedClient",
+        "GuardedResponse", "NetworkError", "ParsedURL", "ProxyDenial", "RedirectHop", "Resolver",
+        "ResponseTooLarge", "StaticResolver", "SystemResolver", "Timeout", "classify_address",
+        "evaluate_url", "parse_url",
+    ),
+    "pressmark.snapshot": (
+        "CharsetSource", "ContentKind", "DecodedText", "HashBasis", "InvalidSnapshot",
+        "InvalidSourceRef", "RedirectRecord", "ReplayError", "ReplayResult", "Snapshot",
+        "SnapshotError", "SourceRef", "build_source_ref", "canonical_json",
+        "charset_from_content_type", "classify_content_type", "decode_text_body",
+        "is_canonical_timestamp", "lookup_encoding", "new_snapshot", "parse_source_ref",
+        "resolve_source_ref", "snapshot_envelope", "snapshot_from_envelope", "sniff_meta_charset",
+        "source_id_for_url", "utc_now_iso",
+    ),
+    "pressmark.store": (
+        "FilesystemSnapshotStore", "HeadWitness", "MemorySnapshotStore", "PruneReport",
+        "SnapshotCorrupt", "SnapshotHistoryFull", "SnapshotNotFound", "SnapshotRef",
+        "SnapshotStore", "SnapshotStoreError", "SnapshotTooLarge", "StoreBusy", "StoreError",
+        "VerifyProblem", "VerifyReport", "WarcImportReport", "WitnessStatus", "export_warc",
+        "import_warc",
+    ),
+    "pressmark.fetch": (
+        "Clock", "DEFAULT_USER_AGENT", "EMBEDDED_STATE_WARNING_PREFIX", "FETCH_ERROR_KINDS",
+        "FetchError", "FetchErrorKind", "FetchFailure", "FetchOptions", "FetchResult",
+        "FetchTimings", "Politeness", "RENDER_POLICIES", "RenderEscalation", "RenderPolicy",
+        "RobotsCache", "RobotsEntry", "RobotsRules", "SHELL_WARNING_PREFIX", "ShellVerdict",
+        "SourceConfig", "SystemClock", "classify_shell", "fetch_source", "header_charset",
+        "parse_robots", "prescan_meta_charset", "product_token", "resolve_render_policy",
+        "sniff_charset",
+    ),
+    "pressmark.render": (
+        "ConsentPolicy", "PageState", "PlaywrightRenderer", "PoolLimits", "ReadinessReport",
+        "ReadinessSpec", "RenderError", "RenderOptions", "RenderResult", "Renderer",
+        "find_chromium",
+    ),
+    "pressmark.markdown": (
+        "ConversionPolicy", "EvidencePacket", "MarkdownError", "MarkdownResult", "POLICY_VERSION",
+        "PageMetadata", "Provenance", "ReadinessFacts", "StabilityReport", "Structure",
+        "ValidationReport", "block_hash", "stability", "to_markdown",
+    ),
+    "pressmark.crawl": (
+        "CrawlError", "CrawlManifest", "CrawlPolicy", "CrawlSummary", "ExtractedLinks", "FORMAT",
+        "Fetched", "FollowCandidate", "Frontier", "FrontierItem", "HARD_MAX_PAGES",
+        "HostPartition", "LogProgress", "NullProgress", "PageError", "PageFetcher", "PageRecord",
+        "Politeness", "Progress", "RichProgress", "Seed", "SitemapDocument", "SitemapLimits",
+        "SitemapParseError", "SitemapReport", "TRACKING_PARAMS", "Validation", "canonicalize_url",
+        "crawl", "crawl_sync", "extract_links", "page_name", "parse_sitemap",
+        "remove_dot_segments", "render_summary_table",
+    ),
+    "pressmark.crawl.ray": (
+        "ClusterView", "LocalEngine", "PageBudget", "Quiescence", "RayEngine", "RoutedLink",
+        "ShardLost", "ShardStatus", "registrable_host", "shard_of",
+    ),
+    "pressmark.demo": (
+        "DemoPage", "DemoServer", "DemoSite", "PageKind", "RequestRecord", "RobotsMode",
+        "SHELL_KINDS", "run_demo_server_in_thread",
+    ),
+    "pressmark.testing": (
+        "FakeRenderer", "RecordingConnector", "make_snapshot",
+    ),
+    "pressmark.web": (
+        "APP_CSP", "CrawlDir", "PageIndex", "PageQuery", "SNAPSHOT_CSP", "create_app",
+    ),
+}
+
+
+@pytest.mark.parametrize("module_name", sorted(PUBLIC))
+def test_exported_names_do_not_drift(module_name: str) -> None:
+    module = importlib.import_module(module_name)
+    assert tuple(sorted(module.__all__)) == PUBLIC[module_name]
+
+
+@pytest.mark.parametrize("module_name", sorted(PUBLIC))
+def test_every_exported_name_resolves(module_name: str) -> None:
+    module = importlib.import_module(module_name)
+    for name in module.__all__:
+        assert getattr(module, name) is not None, f"{module_name}.{name}"
