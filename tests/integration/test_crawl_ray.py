@@ -8,6 +8,7 @@ within a few seconds of crawling so the whole file runs in well under three minu
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import os
@@ -171,6 +172,18 @@ async def test_exact_global_budget(ray_cluster: Any, servers: list[DemoServer],
     assert requested == 37
 
 
+async def _restarted_pid(actor: Any, old: int) -> int:
+    """The actor's pid once Ray has restarted it (the kill lands asynchronously)."""
+    new = old
+    for _ in range(300):
+        with contextlib.suppress(Exception):  # calls fail while the actor restarts
+            new = await actor.pid.remote()
+        if new != old:
+            break
+        await asyncio.sleep(0.1)
+    return int(new)
+
+
 async def test_killing_a_shard_mid_crawl_loses_nothing(
     ray_cluster: Any, servers: list[DemoServer], tmp_path: Path,
 ) -> None:
@@ -189,7 +202,7 @@ async def test_killing_a_shard_mid_crawl_loses_nothing(
     actor = ray.get_actor(names[0], namespace="pressmark")
     pid = await actor.pid.remote()
     ray.kill(actor, no_restart=False)
-    assert await actor.pid.remote() != pid  # Ray restarted it in a new process
+    assert await _restarted_pid(actor, pid) != pid  # Ray restarted it in a new process
     got = await task
     assert got.complete
     have = _pages(got)
