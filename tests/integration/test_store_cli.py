@@ -106,7 +106,7 @@ def test_store_verify_and_prune(root: Path) -> None:
                       if json.loads(p.read_text())["source_id"] == "a")
     next(source_dir.glob("id.*")).unlink()
     bad = CliRunner().invoke(main, ["store", "verify", str(root), "--json"])
-    assert bad.exit_code == 1
+    assert bad.exit_code == 5
     report = json.loads(bad.output)
     assert not report["ok"] and report["problems"][0]["code"] == "missing-index"
     keep = FilesystemSnapshotStore(root).list("a")[2].source_ref
@@ -137,12 +137,16 @@ def test_store_export_and_import_warc(root: Path, tmp_path: Path) -> None:
     broken = tmp_path / "broken.warc.gz"
     broken.write_bytes(b"\x1f\x8b garbage")
     failed = CliRunner().invoke(main, ["store", "import-warc", str(broken), str(copy)])
-    assert failed.exit_code == 1
+    assert failed.exit_code == 5
 
 
 def test_store_commands_on_a_missing_store(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["store", "verify", str(tmp_path / "nothing")])
-    assert result.exit_code == 1
+    assert result.exit_code == 2   # a ROOT that does not exist is a usage error
+    assert "does not exist" in result.output
+    (tmp_path / "empty").mkdir()
+    result = CliRunner().invoke(main, ["store", "verify", str(tmp_path / "empty")])
+    assert result.exit_code == 5
     assert "error: snapshot-store-error:" in result.output
 
 
@@ -169,5 +173,5 @@ def test_import_of_a_file_that_is_not_a_warc_fails(root: Path, tmp_path: Path) -
         bogus = tmp_path / "bogus.warc.gz"
         bogus.write_bytes(data)
         result = CliRunner().invoke(main, ["store", "import-warc", str(bogus), str(root)])
-        assert result.exit_code == 1, result.output
+        assert result.exit_code == 5, result.output
         assert "no WARC records" in result.output

@@ -7,10 +7,13 @@ policy or robots.txt), 5 when the crawl was interrupted or every page failed.
 
 from __future__ import annotations
 
+import contextlib
+import json
 from pathlib import Path
 
 import click
 
+from pressmark.cli._hints import EXIT_CODES_EPILOG, loopback_hint
 from pressmark.crawl import (
     CrawlError,
     CrawlManifest,
@@ -32,36 +35,46 @@ def _exit_code(manifest: CrawlManifest) -> int:
     return 3 if outcomes.get("denied", 0) == s["pages"] else 5
 
 
-@click.command("crawl")
+@click.command("crawl", epilog=EXIT_CODES_EPILOG)
 @click.argument("urls", nargs=-1, required=True)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Output directory (manifest.json, pages.jsonl, store/, markdown/, evidence/).")
-@click.option("--max-pages", type=int, default=100_000, show_default=True)
-@click.option("--max-depth", type=int, default=None, help="Link depth limit (seeds are 0).")
+@click.option("--max-pages", type=click.IntRange(min=0), default=100_000, show_default=True,
+              help="Stop after fetching this many pages (robots-denied URLs are listed in "
+                   "pages.jsonl but not counted).")
+@click.option("--max-depth", type=click.IntRange(min=0), default=None,
+              help="Link depth limit (seeds are 0).")
 @click.option("--discovery", type=click.Choice(["links", "sitemap", "both"]), default="links",
-              show_default=True)
+              show_default=True,
+              help="Find pages by following links, from the sites' sitemaps (robots.txt "
+                   "Sitemap: lines, else /sitemap.xml), or both.")
 @click.option("--render", type=click.Choice(["never", "on-shell", "always"]), default="on-shell",
               show_default=True,
               help="When to ask a browser: on-shell renders only JavaScript shells "
                    "(needs pressmark[render] and a Chromium).")
-@click.option("--concurrency", type=int, default=16, show_default=True)
-@click.option("--per-host-concurrency", type=int, default=4, show_default=True)
-@click.option("--delay-ms", type=int, default=0, show_default=True,
+@click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True,
+              help="Requests in flight across all hosts.")
+@click.option("--per-host-concurrency", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Requests in flight to one host.")
+@click.option("--delay-ms", type=click.IntRange(min=0), default=0, show_default=True,
               help="Minimum gap between requests to one host (Crawl-delay may raise it).")
 @click.option("--scope", default="same-host", show_default=True,
               help="same-host, same-site, or a comma-separated list of allowed hosts.")
 @click.option("--include", multiple=True, help="Regex a URL must match (repeatable).")
 @click.option("--exclude", multiple=True, help="Regex that excludes a URL (repeatable).")
 @click.option("--allow-loopback", "loopback", multiple=True, metavar="ORIGIN",
-              help="Test only: allow this exact loopback origin, e.g. http://127.0.0.1:8080.")
+              help="Admit a test-only loopback origin such as http://127.0.0.1:4173 "
+                   "(repeatable).")
 @click.option("--no-robots", is_flag=True, help="Ignore robots.txt (be sure you may).")
 @click.option("--no-markdown", is_flag=True, help="Store snapshots only; skip Markdown.")
 @click.option("--store", "store_path", type=click.Path(file_okay=False, path_type=Path),
               default=None, help="Snapshot store root (default OUT/store); replay reads it.")
-@click.option("--workers", type=int, default=None,
+@click.option("--workers", type=click.IntRange(min=0), default=None,
               help="Parser processes (default: CPU count with Markdown, inline without).")
-@click.option("--time-budget", type=float, default=None, help="Stop after this many seconds.")
-@click.option("--user-agent", default=None)
+@click.option("--time-budget", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Stop after this many seconds.")
+@click.option("--user-agent", default=None,
+              help="User-Agent (its product token is matched in robots.txt).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display and no summary.")
 @click.option("--resume", is_flag=True, help="Continue the interrupted crawl in OUT.")
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
@@ -92,6 +105,10 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
         egress = EgressPolicy().allow_loopback(*loopback) if loopback else EgressPolicy()
     except Exception as exc:
         raise click.UsageError(f"--allow-loopback: {exc}") from exc
+    if not resume and not replay and ((out_dir / "pages.jsonl").exists()
+                                      or (out_dir / "manifest.json").exists()):
+        raise click.UsageError(f"{out_dir} already holds a crawl: continue it with --resume, "
+                               "or choose a new --out")
     store = None
     if replay and store_path is None:
         store_path = out_dir / "store"
@@ -104,6 +121,9 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
     scope_value: str | tuple[str, ...] = scope
     if scope not in ("same-host", "same-site"):
         scope_value = tuple(h.strip().lower() for h in scope.split(",") if h.strip())
+        if not scope_value:
+            raise click.BadParameter("expected same-host, same-site or host names",
+                                     param_hint="--scope")
     try:
         policy = CrawlPolicy(
             max_pages=max_pages, max_depth=max_depth, scope=scope_value,  # type: ignore[arg-type]
@@ -125,10 +145,60 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
                               engine=runner)
     except CrawlError as exc:
         raise click.UsageError(str(exc)) from exc
+    code = _exit_code(manifest)
     if not quiet:
         from rich.console import Console  # noqa: PLC0415  # loaded on use
 
         Console().print(render_summary_table(manifest))
-        click.echo(f"wrote {out_dir / 'manifest.json'}")
-    raise SystemExit(_exit_code(manifest))
+        click.echo(where_it_went(out_dir, manifest, store_path))
+    if code != 0:   # errors are not progress: --quiet keeps them
+        for line in _why(manifest, out_dir, loopback):
+            click.echo(line, err=True)
+    raise SystemExit(code)
 
+
+def where_it_went(out_dir: Path, manifest: CrawlManifest, store_path: Path | None) -> str:
+    """Every path the crawl wrote, so nobody has to guess where the Markdown went."""
+    outcomes = manifest.summary.get("by_outcome", {})
+    fetched = outcomes.get("ok", 0) + outcomes.get("not-modified", 0)
+    store = store_path if store_path is not None else out_dir / "store"
+    return "\n".join([
+        f"wrote {out_dir / 'manifest.json'}  (summary)",
+        f"      {out_dir / 'pages.jsonl'}  (one line per page: "
+        f"{manifest.summary.get('pages', 0)} pages, {fetched} fetched)",
+        f"      {out_dir / 'markdown'}/ and {out_dir / 'evidence'}/  (Markdown, evidence)",
+        f"      {store}/  (snapshots; pressmark store verify {store})",
+        f"review: pressmark serve {out_dir}",
+    ])
+
+
+def _why(manifest: CrawlManifest, out_dir: Path, loopback: tuple[str, ...]) -> list[str]:
+    """Why nothing (or not everything) was fetched, on stderr: seed errors and the way on."""
+    if not manifest.complete and manifest.stop_reason == "interrupted":
+        return [f"interrupted: {out_dir} holds the pages so far; run the same command with "
+                "--resume to continue"]
+    lines: list[str] = []
+    if manifest.pages:
+        seeds = [(p.url, p.error.kind, p.error.message) for p in manifest.pages
+                 if p.depth == 0 and p.error is not None]
+    else:
+        seeds = _seed_errors(out_dir / "pages.jsonl")
+    for url, kind, message in seeds[:10]:
+        lines.append(f"error: {url}: {kind}: {message}")
+        if kind == "egress-denied" and not loopback:
+            hint = loopback_hint(url)
+            if hint is not None and hint not in lines:
+                lines.append(hint)
+    return lines
+
+
+def _seed_errors(pages_path: Path) -> list[tuple[str, str, str]]:
+    """(url, kind, message) of every failed seed in ``pages.jsonl``."""
+    rows: list[tuple[str, str, str]] = []
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError), \
+            pages_path.open(encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            if row.get("depth") == 0 and row.get("error"):
+                rows.append((row["url"], row["error"]["kind"], row["error"]["message"]))
+    return rows

@@ -16,9 +16,11 @@ import contextlib
 import json
 import shutil
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import click
 
+from pressmark.cli._hints import EXIT_CODES_EPILOG, EXIT_FAILURE
 from pressmark.demo import DemoServer, DemoSite
 from pressmark.demo._site import MAX_PAGES
 
@@ -58,6 +60,19 @@ def _clear_previous_output(out: Path) -> None:
             path.unlink()
 
 
+def _previous_port(out: Path) -> int | None:
+    """The demo server's port in the last demo crawl into OUT, if there was one."""
+    try:
+        seeds = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["seeds"]
+        parsed = urlsplit(str(seeds[0]))
+        port: int | None = parsed.port
+        if parsed.hostname == "127.0.0.1" and port:
+            return port
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        pass
+    return None
+
+
 def where_to_look(out: Path) -> str:
     pages = out / "pages.jsonl"
     lines = pages.read_text(encoding="utf-8").splitlines() if pages.exists() else []
@@ -79,14 +94,23 @@ def where_to_look(out: Path) -> str:
     ])
 
 
-async def _crawl_demo(site: DemoSite, port: int, out: Path, render: str, quiet: bool) -> None:
+async def _crawl_demo(site: DemoSite, port: int, out: Path, render: str, quiet: bool,
+                      *, previous: int | None = None) -> None:
     from rich.console import Console  # noqa: PLC0415  # the CLI's output only
 
     from pressmark.crawl import CrawlPolicy, crawl, render_summary_table  # noqa: PLC0415
     from pressmark.crawl._progress import default_progress  # noqa: PLC0415
     from pressmark.egress import EgressPolicy  # noqa: PLC0415
 
-    async with DemoServer(site, port=port) as server:
+    async with contextlib.AsyncExitStack() as stack:
+        server = None
+        if previous is not None:
+            # The same origin as last time keeps the same source ids, so the store gains a
+            # second capture of every page (history) instead of a second set of sources.
+            with contextlib.suppress(OSError):
+                server = await stack.enter_async_context(DemoServer(site, port=previous))
+        if server is None:
+            server = await stack.enter_async_context(DemoServer(site, port=port))
         click.echo(f"pressmark demo site: {server.url}/  (crawling into {out}/)")
         policy = CrawlPolicy(
             max_pages=len(site.pages) + 100,
@@ -109,7 +133,7 @@ async def _serve(site: DemoSite, port: int, out: Path, stop_after: float) -> Non
             await asyncio.Event().wait()
 
 
-@click.command("demo")
+@click.command("demo", epilog=EXIT_CODES_EPILOG)
 @click.option("--pages", type=click.IntRange(1, MAX_PAGES), default=200, show_default=True,
               help="Number of generated pages.")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
@@ -129,9 +153,16 @@ def demo(*, pages: int, port: int, seed: int, out: Path, render: str, serve_only
          quiet: bool, stop_after: float) -> None:
     """Start the bundled demo site on loopback and crawl it."""
     site = DemoSite(seed=seed, pages=pages)
-    with contextlib.suppress(KeyboardInterrupt):
-        if serve_only:
+    if serve_only:
+        with contextlib.suppress(KeyboardInterrupt):   # Ctrl-C is how serving ends: exit 0
             asyncio.run(_serve(site, port, out, stop_after))
-            return
-        _clear_previous_output(out)
-        asyncio.run(_crawl_demo(site, port, out, render, quiet))
+        return
+    previous = _previous_port(out) if port == 0 else None   # read before clearing
+    _clear_previous_output(out)
+    try:
+        asyncio.run(_crawl_demo(site, port, out, render, quiet, previous=previous))
+    except KeyboardInterrupt:
+        # A crawl cut short is not a finished demo: say so, and exit as `crawl` does.
+        click.echo(f"interrupted: {out} holds a partial crawl; run pressmark demo again to "
+                   "redo it", err=True)
+        raise SystemExit(EXIT_FAILURE) from None

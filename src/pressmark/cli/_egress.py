@@ -14,6 +14,7 @@ import json
 
 import click
 
+from pressmark.cli._hints import EXIT_CODES_EPILOG
 from pressmark.egress import (
     EgressConfigError,
     EgressDenied,
@@ -55,12 +56,12 @@ def _canonical_host(host: str) -> str:
     return parsed.host
 
 
-@click.group()
+@click.group(epilog=EXIT_CODES_EPILOG)
 def egress() -> None:
     """Check URLs against the egress policy."""
 
 
-@egress.command()
+@egress.command(epilog=EXIT_CODES_EPILOG)
 @click.argument("url")
 @click.option(
     "--resolve", "resolve", multiple=True, metavar="HOST=IP[,IP...]",

@@ -22,8 +22,16 @@ import click
 from pressmark import render as render_module
 from pressmark import store as store_module
 from pressmark._errors import PressmarkError
+from pressmark.cli._hints import EXIT_CODES_EPILOG, loopback_hint
 from pressmark.egress import EgressPolicy, Resolver
-from pressmark.fetch import FetchFailure, FetchOptions, FetchResult, SourceConfig, fetch_source
+from pressmark.fetch import (
+    FetchFailure,
+    FetchOptions,
+    FetchResult,
+    SourceConfig,
+    classify_shell,
+    fetch_source,
+)
 from pressmark.render import RenderOptions, RenderResult
 
 EXIT_OK = 0
@@ -38,6 +46,10 @@ _EXIT_BY_KIND = {
     "robots-denied": EXIT_DENIED,
     "http-error": EXIT_HTTP,
 }
+
+
+# Denial codes that mean "this is not a URL we could ever fetch": usage errors (exit 2).
+_MALFORMED = frozenset({"INVALID_URL", "INVALID_SCHEME", "INVALID_HOST"})
 
 
 def exit_code_for(kind: str | None) -> int:
@@ -169,7 +181,7 @@ async def _run(url: str, *, render: str, store_dir: Path | None, origins: tuple[
             await renderer.aclose()
 
 
-@click.command("fetch")
+@click.command("fetch", epilog=EXIT_CODES_EPILOG)
 @click.argument("url")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON, not the body.")
 @click.option("--render", type=click.Choice(["never", "on-shell", "always"]), default="never",
@@ -177,7 +189,8 @@ async def _run(url: str, *, render: str, store_dir: Path | None, origins: tuple[
 @click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Keep the snapshot in this filesystem store (and revalidate against it).")
 @click.option("--allow-loopback", "origins", multiple=True, metavar="ORIGIN",
-              help="Admit a loopback origin such as http://127.0.0.1:4173 (tests, the demo).")
+              help="Admit a test-only loopback origin such as http://127.0.0.1:4173 "
+                   "(repeatable).")
 @click.option("--max-bytes", type=click.IntRange(min=1), help="Response size limit in bytes.")
 @click.option("--timeout-ms", type=click.IntRange(min=1), help="Time budget for the fetch.")
 @click.option("--retries", type=click.IntRange(min=0, max=10), help="Retries of a plain fetch.")
@@ -186,7 +199,18 @@ async def _run(url: str, *, render: str, store_dir: Path | None, origins: tuple[
 def fetch(url: str, *, as_json: bool, render: str, store_dir: Path | None, origins: tuple[str, ...],
           max_bytes: int | None, timeout_ms: int | None, retries: int | None,
           user_agent: str | None, no_robots: bool) -> None:
-    """Fetch URL through the guarded, polite fetcher and print its text (or --json)."""
+    """Fetch URL through the guarded, polite fetcher and print its text (or --json).
+
+    The body goes to stdout; warnings, errors and hints go to stderr.
+    """
+    invalid = _invalid_url(url)
+    if invalid is not None:   # a malformed URL is a usage error, as in `pressmark crawl`
+        if as_json:
+            click.echo(json.dumps(_failure_json(url, "invalid-config", invalid.message,
+                                                invalid.code), indent=2, ensure_ascii=False))
+        else:
+            click.echo(f"error: invalid-config: {invalid.message}", err=True)
+        sys.exit(EXIT_CONFIG)
     try:
         result = asyncio.run(_run(url, render=render, store_dir=store_dir, origins=origins,
                                   max_bytes=max_bytes, timeout_ms=timeout_ms, retries=retries,
@@ -205,8 +229,34 @@ def fetch(url: str, *, as_json: bool, render: str, store_dir: Path | None, origi
         for warning in result.warnings:
             click.echo(f"warning: {warning}", err=True)
         if result.error is not None:
-            status = f" (HTTP {result.error.status})" if result.error.status else ""
+            status = f" (HTTP {result.error.status})" if result.error.status and \
+                str(result.error.status) not in result.error.message else ""
             click.echo(f"error: {result.error.kind}{status}: {result.error.message}", err=True)
         elif result.snapshot is not None:
             click.echo(result.snapshot.body.encode("utf-8", "surrogatepass"), nl=False)
+        if store_dir is not None and result.source_ref is not None:
+            # the body went to stdout; say where the snapshot went and how to cite it
+            click.echo(f"stored in {store_dir}: {result.source_ref}", err=True)
+    if render == "never" and result.snapshot is not None and \
+            result.snapshot.content_type == "html" and not result.snapshot.not_modified:
+        verdict = classify_shell(result.snapshot.body, result.url)
+        if verdict.escalate:   # the body printed is an empty shell: say how to get the page
+            click.echo(f"hint: this looks like a JavaScript shell ({verdict.reason}); "
+                       "--render on-shell renders it in a browser", err=True)
+    if result.error is not None and result.error.kind == "egress-denied" and not origins:
+        hint = loopback_hint(url)   # the URL asked for: never a redirect target
+        if hint is not None:
+            click.echo(hint, err=True)
     sys.exit(code)
+
+
+def _invalid_url(url: str) -> PressmarkError | None:
+    """The egress layer's parse error when URL is not an absolute http(s) URL at all."""
+    from pressmark.egress import EgressDenied, parse_url  # noqa: PLC0415
+
+    try:
+        parse_url(url)
+    except EgressDenied as exc:
+        if exc.code in _MALFORMED:
+            return exc
+    return None

@@ -4,11 +4,11 @@ Exit codes are part of the contract and shared by all sub-commands:
 
 ====  =====================================================
 0     success
-1     unexpected internal error
+1     unexpected internal error (a bug: please report the traceback)
 2     invalid configuration or usage
 3     denied: egress policy or robots.txt
 4     HTTP error, or a reference that does not resolve
-5     any other fetch or crawl failure
+5     any other failure (interrupted crawl, damaged store, failed conversion)
 ====  =====================================================
 """
 
@@ -20,6 +20,7 @@ from typing import Any
 import click
 
 from pressmark._version import __version__
+from pressmark.cli._hints import EXIT_CODES_EPILOG
 
 # name -> "module:attribute"; each module owns one sub-command (or group).
 _COMMANDS: dict[str, tuple[str, str]] = {
@@ -69,7 +70,9 @@ def _unavailable(name: str, help_text: str) -> click.Command:
     return click.Command(name, callback=run, help=help_text)
 
 
-@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]},
+             epilog=EXIT_CODES_EPILOG + "\n\nRun 'pressmark COMMAND --help' for a command's "
+                                        "options.")
 @click.version_option(__version__, prog_name="pressmark")
 def main() -> None:
     """pressmark: crawl URLs you do not trust into citable, replayable Markdown evidence."""

@@ -5,7 +5,7 @@
 every ``*.html`` in IN_DIR to ``OUT_DIR/<name>.md`` (plus ``<name>.json`` with
 ``--json``); ``--jobs auto`` (the default) uses a process pool only when there are
 enough pages to pay for the workers. Exit status 0 when
-every page converted, 1 when any page raised, 2 for usage errors.
+every page converted, 5 when any page raised, 2 for usage errors.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 
 import click
+
+from pressmark.cli._hints import EXIT_CODES_EPILOG, EXIT_FAILURE
 
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 
@@ -141,7 +143,16 @@ def _run_batch(in_dir: Path, out_dir: Path, jobs: int | None, with_json: bool) -
         failed = [e for e in map(_convert_one, work) if e is not None]
     for line in sorted(failed):  # the same report whatever the --jobs
         click.echo(line, err=True)
-    return 1 if failed else 0
+    click.echo(f"converted {len(work) - len(failed)} of {len(work)} *.html file(s) from "
+               f"{in_dir} into {out_dir}", err=True)
+    return EXIT_FAILURE if failed else 0
+
+
+def _stdin_is_terminal() -> bool:
+    try:
+        return sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def _jobs(value: str) -> int | None:
@@ -156,12 +167,14 @@ def _jobs(value: str) -> int | None:
     return jobs
 
 
-@click.command("md")
+@click.command("md", epilog=EXIT_CODES_EPILOG)
 @click.argument("source", required=False, metavar="[FILE|-]")
 @click.argument("out_dir", required=False, metavar="[OUT_DIR]")
 @click.option("--url", help="The page's URL: links resolve against it, canonical is checked.")
 @click.option("--json", "as_json", is_flag=True, help="Print (or write) the full result as JSON.")
-@click.option("--batch", is_flag=True, help="Convert every *.html in SOURCE into OUT_DIR.")
+@click.option("--batch", is_flag=True,
+              help="FILE is a directory: convert every *.html in it into OUT_DIR "
+                   "(exit 5 if any fails).")
 @click.option("--jobs", default="auto", show_default=True, metavar="N|auto",
               help="Worker processes for --batch; auto: one per core, at most one per "
                    f"{PAGES_PER_WORKER} pages.")
@@ -172,7 +185,7 @@ def md(  # noqa: PLR0917 - click's signature: one parameter per option
     """Convert HTML to deterministic Markdown (FILE, or - / nothing for stdin)."""
     if batch:
         if not source or not out_dir:
-            raise click.UsageError("--batch needs IN_DIR and OUT_DIR")
+            raise click.UsageError("--batch needs a directory of *.html files and OUT_DIR")
         in_path = Path(source)
         if not in_path.is_dir():
             raise click.UsageError(f"not a directory: {source}")
@@ -181,6 +194,10 @@ def md(  # noqa: PLR0917 - click's signature: one parameter per option
         raise click.UsageError("OUT_DIR is only valid with --batch")
     from pressmark.markdown import to_markdown  # noqa: PLC0415 - keeps `--help` fast
 
+    if source is None and _stdin_is_terminal():
+        # Nothing piped in: waiting silently for HTML typed at a terminal helps nobody.
+        raise click.UsageError("give an HTML FILE, or pipe HTML in (pressmark md - reads "
+                               "a terminal too)")
     if source in (None, "-"):
         data = sys.stdin.buffer.read()
     else:

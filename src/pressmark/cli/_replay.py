@@ -16,16 +16,17 @@ from typing import NoReturn
 
 import click
 
+from pressmark.cli._hints import EXIT_CODES_EPILOG
 from pressmark.snapshot import resolve_source_ref
 from pressmark.store import FilesystemSnapshotStore, StoreError
 
 EXIT_UNRESOLVED = 4
 
 
-@click.command("replay")
+@click.command("replay", epilog=EXIT_CODES_EPILOG)
 @click.argument("ref")
 @click.option("--store", "store_dir", required=True, type=click.Path(file_okay=False),
-              help="FilesystemSnapshotStore root (a crawl's DIR/store).")
+              help="Snapshot store root (a crawl's OUT/store).")
 @click.option("--out", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               show_default=True, help="Where to write the bytes ('-' is stdout).")
 @click.option("--text", is_flag=True,
@@ -35,7 +36,7 @@ def replay(ref: str, store_dir: str, out: str, text: bool) -> None:
     try:
         store = FilesystemSnapshotStore(store_dir, create=False)
     except StoreError as exc:
-        _fail("snapshot-store-error", exc.message)
+        _fail("snapshot-store-error", f"{store_dir}: {exc.message}")
     result = resolve_source_ref(store, ref)
     if result.snapshot is None:
         assert result.error is not None
@@ -49,7 +50,11 @@ def replay(ref: str, store_dir: str, out: str, text: bool) -> None:
         else:
             _write_atomically(Path(out), data)
     except OSError as exc:
-        _fail("output-error", f"could not write the output ({type(exc).__name__})")
+        _fail("output-error", "could not write the output "
+              f"({exc.strerror + ', ' if exc.strerror else ''}{type(exc).__name__})")
+    if out != "-":   # the bytes went to a file: say which, and what they are
+        click.echo(f"wrote {len(data)} bytes to {out} ({result.snapshot.url}, captured "
+                   f"{result.snapshot.fetched_at})", err=True)
 
 
 def _write_atomically(path: Path, data: bytes) -> None:

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 from pathlib import Path
 
 import click
 import uvicorn
 
+from pressmark.cli._hints import EXIT_CODES_EPILOG, EXIT_FAILURE
 from pressmark.web import create_app
 from pressmark.web._security import DEFAULT_ALLOWED_HOSTS
 
 
-@click.command("serve")
+@click.command("serve", epilog=EXIT_CODES_EPILOG)
 @click.argument(
     "directory", type=click.Path(exists=True, file_okay=False, dir_okay=True, path_type=Path)
 )
@@ -36,9 +38,15 @@ def serve(directory: Path, port: int, host: str) -> None:
         sock.bind((host.strip("[]"), port))
     except OSError as exc:
         sock.close()
-        raise click.ClickException(f"cannot bind {host}:{port}: {exc.strerror}") from exc
+        click.echo(f"error: cannot bind {host}:{port}: {exc.strerror}"
+                   f"{' (try --port 0 for a free port)' if port else ''}", err=True)
+        raise SystemExit(EXIT_FAILURE) from exc
     bound = sock.getsockname()[1]
     shown = f"[{host.strip('[]')}]" if family == socket.AF_INET6 else host
     click.echo(f"pressmark workbench: http://{shown}:{bound}/  (Ctrl+C to stop)", err=True)
     config = uvicorn.Config(app, log_level="warning", server_header=False, proxy_headers=False)
-    uvicorn.Server(config).run(sockets=[sock])
+    # uvicorn shuts down on the first Ctrl-C, then re-raises the signal: a stop the
+    # user asked for is a clean exit, not click's "Aborted!" with status 1.
+    with contextlib.suppress(KeyboardInterrupt):
+        uvicorn.Server(config).run(sockets=[sock])
+    click.echo("pressmark workbench: stopped", err=True)

@@ -1,13 +1,16 @@
 """``pressmark store``: inspect, verify, prune, export and import snapshot stores.
 
-Exit codes: 0 success; 1 when ``verify`` finds problems, an import has errors,
-or the store cannot be read (``error: <code>: <message>`` on stderr); 2 for
-usage errors. No sub-command creates a store except ``import-warc``.
+Exit codes: 0 success; 5 when ``verify`` finds problems, an import has errors,
+or the store cannot be read or written (``error: <code>: <message>`` on stderr);
+4 when ``ls SOURCE_ID`` names a source the store does not have; 2 for usage
+errors (a ROOT that does not exist included). No sub-command creates a store
+except ``import-warc``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,39 +19,53 @@ from typing import NoReturn
 import click
 
 from pressmark._errors import PressmarkError
+from pressmark.cli._hints import EXIT_CODES_EPILOG, EXIT_FAILURE, EXIT_UNRESOLVED
 from pressmark.store import FilesystemSnapshotStore, export_warc, import_warc
 
 _DIR = click.Path(file_okay=False)
+_EXISTING_DIR = click.Path(file_okay=False, exists=True)
 
 
-def _fail(code: str, message: str) -> NoReturn:
+def _fail(code: str, message: str, status: int = EXIT_FAILURE) -> NoReturn:
     click.echo(f"error: {code}: {message}", err=True)
-    sys.exit(1)
+    sys.exit(status)
 
 
 @contextmanager
 def _errors() -> Iterator[None]:
     try:
         yield
+    except BrokenPipeError:
+        # `pressmark store ls ROOT | head`: the reader has all it wanted; say nothing more.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):   # no real stdout (tests): nothing left to silence
+            pass
+        sys.exit(0)
     except PressmarkError as exc:
         _fail(exc.code, exc.message)
     except OSError as exc:
-        _fail("snapshot-store-error", f"I/O error ({type(exc).__name__})")
+        _fail("snapshot-store-error",
+              f"I/O error ({exc.strerror + ', ' if exc.strerror else ''}{type(exc).__name__})")
 
 
 def _open(root: str) -> FilesystemSnapshotStore:
-    with _errors():
+    try:
         return FilesystemSnapshotStore(root, create=False)
-    raise AssertionError("unreachable")  # pragma: no cover
+    except PressmarkError as exc:
+        _fail(exc.code, f"{root}: {exc.message}")
+    except OSError as exc:
+        _fail("snapshot-store-error", f"{root}: {exc.strerror or type(exc).__name__}")
 
 
-@click.group("store")
+@click.group("store", epilog=EXIT_CODES_EPILOG)
 def store() -> None:
     """Inspect, verify, prune and export snapshot stores."""
 
 
-@store.command("ls")
-@click.argument("root", type=_DIR)
+@store.command("ls", epilog=EXIT_CODES_EPILOG)
+@click.argument("root", type=_EXISTING_DIR)
 @click.argument("source_id", required=False)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
 def ls(root: str, source_id: str | None, as_json: bool) -> None:
@@ -64,18 +81,22 @@ def ls(root: str, source_id: str | None, as_json: bool) -> None:
                 click.echo(json.dumps(row) if as_json else
                            f"{sid}\t{row['snapshots']}\t{row['latest']}\t{row['url']}")
             return
-        for ref in target.list(source_id):
+        history = target.list(source_id)
+        if not history:
+            _fail("not-found", f"no snapshots of source {source_id!r} in {root}",
+                  EXIT_UNRESOLVED)
+        for ref in history:
             row = {"fetched_at": ref.fetched_at, "snapshot_sha256": ref.snapshot_sha256,
                    "body_hash": ref.body_hash, "url": ref.url, "source_ref": ref.source_ref}
             click.echo(json.dumps(row) if as_json else
                        f"{ref.fetched_at}\t{ref.snapshot_sha256[:16]}\t{ref.url}\t{ref.source_ref}")
 
 
-@store.command("verify")
-@click.argument("root", type=_DIR)
+@store.command("verify", epilog=EXIT_CODES_EPILOG)
+@click.argument("root", type=_EXISTING_DIR)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def verify(root: str, as_json: bool) -> None:
-    """Read every record and index; exit 1 when anything is wrong."""
+    """Read every record and index; exit 5 when anything is wrong."""
     with _errors():
         report = _open(root).verify()
     if as_json:
@@ -90,11 +111,11 @@ def verify(root: str, as_json: bool) -> None:
         status = "ok" if report.ok else f"{len(report.problems)} problem(s)"
         click.echo(f"{report.sources} source(s), {report.records} record(s): {status}")
     if not report.ok:
-        sys.exit(1)
+        sys.exit(EXIT_FAILURE)
 
 
-@store.command("prune")
-@click.argument("root", type=_DIR)
+@store.command("prune", epilog=EXIT_CODES_EPILOG)
+@click.argument("root", type=_EXISTING_DIR)
 @click.option("--keep-last", type=click.IntRange(min=0), required=True,
               help="Keep this many newest snapshots per source (the head is always kept).")
 @click.option("--keep", "keep", multiple=True, help="A sourceRef or digest to keep (repeatable).")
@@ -110,8 +131,8 @@ def prune(root: str, keep_last: int, keep: tuple[str, ...], sources: tuple[str, 
                        f"\tcleaned {report.cleaned}")
 
 
-@store.command("export-warc")
-@click.argument("root", type=_DIR)
+@store.command("export-warc", epilog=EXIT_CODES_EPILOG)
+@click.argument("root", type=_EXISTING_DIR)
 @click.argument("out", type=click.Path(dir_okay=False, writable=True))
 @click.option("--source", "sources", multiple=True, help="Export only this source id.")
 def export(root: str, out: str, sources: tuple[str, ...]) -> None:
@@ -120,10 +141,10 @@ def export(root: str, out: str, sources: tuple[str, ...]) -> None:
     with _errors():
         count = export_warc(target, out, sources=sources or None,
                             gzip=not out.endswith(".warc"))
-    click.echo(f"exported {count} snapshot(s)")
+    click.echo(f"exported {count} snapshot(s) to {out}")
 
 
-@store.command("import-warc")
+@store.command("import-warc", epilog=EXIT_CODES_EPILOG)
 @click.argument("warc", type=click.Path(exists=True, dir_okay=False))
 @click.argument("root", type=_DIR)
 @click.option("--pressmark-only", is_flag=True,
@@ -134,6 +155,7 @@ def import_(warc: str, root: str, pressmark_only: bool) -> None:
         report = import_warc(FilesystemSnapshotStore(root), warc, foreign=not pressmark_only)
     for error in report.errors:
         click.echo(f"error: {error}", err=True)
-    click.echo(f"imported {report.imported} snapshot(s), skipped {report.skipped} record(s)")
+    click.echo(f"imported {report.imported} snapshot(s) into {root}, skipped "
+               f"{report.skipped} record(s)")
     if not report.ok:
-        sys.exit(1)
+        sys.exit(EXIT_FAILURE)

@@ -31,7 +31,11 @@ class ResumeJournal:
         if resume and self.crawl_path.exists():
             old = json.loads(self.crawl_path.read_text(encoding="utf-8"))
             if old != identity:
-                raise CrawlError("--resume with different seeds or policy than the original crawl")
+                changed = ", ".join(
+                    f"{key}: {before!r} -> {after!r}"
+                    for key, before, after in _differences(old, identity)[:5])
+                raise CrawlError("--resume with different seeds or policy than the original "
+                                 f"crawl ({changed}); repeat the original options")
             return
         write_atomic(self.crawl_path, json.dumps(identity, sort_keys=True).encode(), durable=True)
 
@@ -77,3 +81,13 @@ class ResumeJournal:
         if self._fh is not None:
             self._fh.close()
             self._fh = None
+
+
+def _differences(old: Any, new: Any, prefix: str = "") -> list[tuple[str, Any, Any]]:
+    """Dotted keys whose values differ between two identity documents (for the message)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out: list[tuple[str, Any, Any]] = []
+        for key in sorted(set(old) | set(new)):
+            out += _differences(old.get(key), new.get(key), f"{prefix}{key}.")
+        return out
+    return [] if old == new else [(prefix.rstrip("."), old, new)]

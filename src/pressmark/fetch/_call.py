@@ -184,8 +184,8 @@ class CallState:
             return
         if entry.reason.startswith("denied:"):
             code = entry.reason.partition(":")[2]
-            raise EgressDenied(code, urlsplit(url).hostname, "the egress policy denies this host",
-                               url=url)
+            raise EgressDenied(code, urlsplit(url).hostname,
+                               entry.detail or "the egress policy denies this host", url=url)
         raise RobotsDenied(url, entry.reason)
 
     async def crawl_delay_s(self) -> float | None:

@@ -161,6 +161,7 @@ class RobotsEntry:
     expires_at: float
     rules: RobotsRules | None = None
     reason: str = ""
+    detail: str = ""   # for "denied:CODE": the egress layer's own words (host, range, port)
     truncated: bool = False
 
     def allowed(self, url: str, token: str) -> bool:
@@ -393,7 +394,8 @@ class RobotsCache:
                                    expires_at=now + self.error_ttl_s,
                                    reason=f"redirect-denied:{exc.code}")
             return RobotsEntry(origin=origin, state="disallow-all", status=None,
-                               expires_at=now + self.error_ttl_s, reason=f"denied:{exc.code}")
+                               expires_at=now + self.error_ttl_s, reason=f"denied:{exc.code}",
+                               detail=exc.message)
         except EgressTimeout:
             return RobotsEntry(origin=origin, state="disallow-all", status=None,
                                expires_at=now + self.error_ttl_s, reason="timeout")

@@ -93,7 +93,7 @@ def test_md_batch_forked_workers_match_serial_and_report_failures(tmp_path: Path
         out = tmp_path / f"fail{jobs}"
         (out / "page_paywall.md").mkdir(parents=True)
         result = runner.invoke(main, ["md", "--batch", str(src), str(out), "--jobs", jobs])
-        assert result.exit_code == 1
+        assert result.exit_code == 5   # "any other failure" in the CLI's exit-code table
         assert result.stderr.startswith("page_paywall.html: IsADirectoryError")
         assert (out / "page_teaser_row.md").read_bytes() == (
             serial / "page_teaser_row.md").read_bytes()
