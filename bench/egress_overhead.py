@@ -138,7 +138,7 @@ def policy_cost_us(origin: str, n: int = 20000) -> tuple[float, float]:
         assert parsed is not None
         start = time.perf_counter()
         for _ in range(n):
-            await pin(parsed.host, parsed.port, policy, resolver, 10.0)
+            await pin(parsed.host, parsed.port, policy, resolver, 10.0, scheme="http")
         return per_request, (time.perf_counter() - start) / n * 1e6
 
     return asyncio.run(run())
