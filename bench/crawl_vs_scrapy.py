@@ -198,8 +198,10 @@ def main() -> int:
     nginx = start_nginx(root, prefix, port)
     py = sys.executable
     pm = str(Path(sys.executable).with_name("pressmark"))
+    # Scrapy renders nothing, so neither does pressmark here (the mirrored demo site
+    # keeps its JavaScript shells; render throughput is bench/render_throughput.py's job).
     common = [origin + "/", "--allow-loopback", origin, "--concurrency", "16",
-              "--per-host-concurrency", "16", "--delay-ms", "0", "--quiet"]
+              "--per-host-concurrency", "16", "--delay-ms", "0", "--render", "never", "--quiet"]
     runs: dict[str, list[tuple[float, float, int]]] = {}
     try:
         print(f"site: {n} HTML pages mirrored, nginx at {origin}")
