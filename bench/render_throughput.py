@@ -1,14 +1,29 @@
-"""Render throughput: PlaywrightRenderer versus a bare Playwright loop, in one run.
+"""Render throughput: PlaywrightRenderer and ``pressmark crawl`` versus a bare Playwright loop.
 
-Both render the demo site's shell pages with the same Chromium binary, the same
+All three render the demo site's shell pages with the same Chromium binary, the same
 number of concurrent pages K and the same readiness condition (the main element
 holds >= 200 characters, then its text is unchanged for 500 ms, polled every 100 ms);
-both open a fresh context per page. The bare loop has no proxy, no init script, no
+all open a fresh context per page. The bare loop has no proxy, no init script, no
 resource blocking and no deadline bookkeeping: it is the floor our render path is
-measured against. Rounds alternate (bare, renderer, renderer, bare, ...) so load
-from other processes hits both alike. Peak memory is the summed PSS of this
-process and all its descendants (Playwright's driver and every Chromium process),
-sampled every 200 ms; the demo server runs in its own process and is not counted.
+measured against. The third contender is the CLI, in a subprocess:
+
+    pressmark crawl ORIGIN/ --discovery sitemap --render always --concurrency K
+        --per-host-concurrency K --include /stories/ --no-markdown
+        --allow-loopback ORIGIN --out TMP -q
+
+(the shells are exactly the /stories/ pages, all in the sitemap; the seed ``/`` is
+rendered too, so it renders the shells plus the home page). Its pages/s is the
+number of rendered pages in pages.jsonl over the manifest's ``duration_s``: the
+engine's run, from the seed's admission to the last page, which includes sitemap
+discovery and the lazy Chromium launch (the other two start their clock after the
+launch) but not interpreter start-up, imports or writing the manifest. The rate
+over the whole process's wall time is printed next to it.
+
+Rounds rotate the order (bare, renderer, crawl; crawl, renderer, bare; ...) so load
+from other processes hits all alike. Peak memory is the summed PSS of this process
+and all its descendants (Playwright's driver, every Chromium process, and the crawl
+subprocess with its own Chromium), sampled every 200 ms; the demo server runs in its
+own process and is not counted.
 
     python bench/render_throughput.py [--k 4] [--rounds 2] [--pages 200]
 """
@@ -21,9 +36,11 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 MIN_CHARS = 200
@@ -171,6 +188,62 @@ async def renderer_loop(
     return elapsed, len(results), passed
 
 
+@dataclass(frozen=True)
+class CrawlRun:
+    duration_s: float  # the manifest's duration_s: the engine's run
+    wall_s: float  # the whole subprocess, start to exit
+    rendered: int  # rows of pages.jsonl with rendered = true
+    shells: int  # of which /stories/ pages
+    passed: int  # rendered pages with no readiness warning
+    rows: int
+
+
+def pressmark_cli() -> list[str]:
+    """The installed ``pressmark`` script next to this interpreter, else ``-m pressmark``."""
+    script = Path(sys.executable).with_name("pressmark")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "pressmark"]
+
+
+async def crawl_loop(k: int, origin: str, executable: str) -> CrawlRun:
+    with tempfile.TemporaryDirectory(prefix="pressmark-render-bench-") as tmp:
+        out = Path(tmp) / "out"
+        cmd = [
+            *pressmark_cli(), "crawl", origin + "/",
+            "--discovery", "sitemap", "--render", "always",
+            "--concurrency", str(k), "--per-host-concurrency", str(k),
+            "--include", "/stories/", "--no-markdown",
+            "--allow-loopback", origin, "--out", str(out), "-q",
+        ]  # fmt: skip
+        env = {**os.environ, "PRESSMARK_CHROMIUM": executable}  # the same Chromium
+        started = time.monotonic()
+        proc = await asyncio.create_subprocess_exec(
+            *cmd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env
+        )
+        stdout, stderr = await proc.communicate()
+        wall = time.monotonic() - started
+        if proc.returncode != 0:
+            raise RuntimeError(
+                f"pressmark crawl exited {proc.returncode}:\n{stdout.decode()}\n{stderr.decode()}"
+            )
+        manifest = json.loads((out / "manifest.json").read_text())
+        rows = [
+            json.loads(line)
+            for line in (out / "pages.jsonl").read_text().splitlines()
+            if line.strip()
+        ]
+    rendered = [row for row in rows if row.get("rendered")]
+    return CrawlRun(
+        duration_s=float(manifest["summary"]["duration_s"]),
+        wall_s=wall,
+        rendered=len(rendered),
+        shells=sum(1 for row in rendered if "/stories/" in row["url"]),
+        passed=sum(
+            1 for row in rendered if not any("readiness" in w for w in row.get("warnings") or ())
+        ),
+        rows=len(rows),
+    )
+
+
 async def main() -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--k", type=int, default=4)
@@ -185,18 +258,29 @@ async def main() -> dict[str, Any]:
     shells = [p.path for p in DemoSite(seed=7, pages=args.pages).pages if p.is_shell]
     proc, origin = start_demo(args.pages)
     urls = [origin + path for path in shells]
-    totals: dict[str, list[float]] = {"bare": [0.0, 0.0, 0.0], "renderer": [0.0, 0.0, 0.0]}
+    modes = ["bare", "renderer", "crawl"]
+    totals: dict[str, list[float]] = {mode: [0.0, 0.0, 0.0] for mode in modes}
+    crawl_wall = 0.0
     try:
-        order = ["bare", "renderer"]
         for round_no in range(args.rounds):
-            for mode in order if round_no % 2 == 0 else order[::-1]:
+            for mode in modes if round_no % 2 == 0 else modes[::-1]:
+                extra = ""
                 with MemorySampler(exclude={proc.pid}) as memory:
                     if mode == "bare":
                         elapsed, done = await bare_loop(urls, args.k, executable)
                         passed = done
-                    else:
+                    elif mode == "renderer":
                         elapsed, done, passed = await renderer_loop(
                             urls, args.k, executable, origin
+                        )
+                    else:
+                        run = await crawl_loop(args.k, origin, executable)
+                        elapsed, done, passed = run.duration_s, run.rendered, run.passed
+                        crawl_wall += run.wall_s
+                        extra = (
+                            f" ({run.shells} shells + {run.rendered - run.shells} other of"
+                            f" {run.rows} rows; process wall {run.wall_s:6.2f} s ="
+                            f" {done / run.wall_s:5.2f} pages/s)"
                         )
                 totals[mode][0] += elapsed
                 totals[mode][1] += done
@@ -204,7 +288,7 @@ async def main() -> dict[str, Any]:
                 print(
                     f"round {round_no + 1} {mode:8s} {done} pages in {elapsed:6.2f} s ="
                     f" {done / elapsed:5.2f} pages/s, readiness passed {passed}/{done},"
-                    f" peak PSS {memory.peak_mb:7.0f} MB",
+                    f" peak PSS {memory.peak_mb:7.0f} MB{extra}",
                     flush=True,
                 )
     finally:
@@ -219,8 +303,13 @@ async def main() -> dict[str, Any]:
         "bare_pages_per_s": round(rate["bare"], 3),
         "renderer_pages_per_s": round(rate["renderer"], 3),
         "ratio": round(rate["renderer"] / rate["bare"], 3),
+        "crawl_pages_per_s": round(rate["crawl"], 3),
+        "crawl_ratio": round(rate["crawl"] / rate["bare"], 3),
+        "crawl_pages_per_s_process_wall": round(totals["crawl"][1] / crawl_wall, 3),
+        "crawl_ratio_process_wall": round(totals["crawl"][1] / crawl_wall / rate["bare"], 3),
         "bare_peak_pss_mb": round(totals["bare"][2]),
         "renderer_peak_pss_mb": round(totals["renderer"][2]),
+        "crawl_peak_pss_mb": round(totals["crawl"][2]),
     }
     print(json.dumps(summary, indent=2))
     return summary
