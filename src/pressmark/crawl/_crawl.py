@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from pressmark.store import SnapshotStore
 
 SeedLike = Seed | str
+MAX_BROWSER_PAGES = 8
 
 
 class CrawlEngine(Protocol):
@@ -132,7 +133,11 @@ async def crawl(
         target, _ = _stores(policy, out)
         wants_browser = policy.render != "never" or any(s.render for s, _, _ in seed_list)
         if renderer is None and wants_browser:
-            renderer = LazyRenderer(policy.egress, resolver)
+            # Browser pages at once follow the crawl's concurrency, up to a cap: each
+            # Chromium page costs 100-200 MB, and renders are CPU-bound anyway.
+            renderer = LazyRenderer(policy.egress, resolver,
+                                    max_pages=max(1, min(policy.politeness.concurrency,
+                                                         MAX_BROWSER_PAGES)))
         live = LiveFetcher(policy, resolver=resolver, renderer=renderer)
         fetcher = await live.__aenter__()
     # Puts wait on metadata I/O more than on the CPU, so several run at once.

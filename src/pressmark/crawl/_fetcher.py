@@ -265,18 +265,23 @@ class LazyRenderer:
     whose pages never escalate never launches one. A start failure is raised by
     ``render`` and handled by the fetch layer (plain snapshot kept, with a warning)."""
 
-    def __init__(self, egress: Any, resolver: Resolver | None) -> None:
+    def __init__(self, egress: Any, resolver: Resolver | None, *, max_pages: int = 4) -> None:
         self._egress = egress
         self._resolver = resolver
+        self._max_pages = max_pages
         self._inner: Any = None
         self._lock = asyncio.Lock()
 
     async def render(self, url: str, options: Any) -> Any:
         async with self._lock:
             if self._inner is None:
-                from pressmark.render import PlaywrightRenderer  # noqa: PLC0415  # loaded on first use
+                from pressmark.render import (  # noqa: PLC0415  # loaded on first use
+                    PlaywrightRenderer,
+                    PoolLimits,
+                )
 
-                inner = PlaywrightRenderer(self._egress, self._resolver)
+                inner = PlaywrightRenderer(self._egress, self._resolver,
+                                           limits=PoolLimits(max_pages=self._max_pages))
                 await inner.start()
                 self._inner = inner
         return await self._inner.render(url, options)
