@@ -296,3 +296,18 @@ async def test_sitemap_discovery_sharded_equals_in_process(
     assert set(_pages(got)) == set(_pages(expected))
     assert got.sitemap["documents_read"] == expected.sitemap["documents_read"] > 0
     assert got.sitemap["urls_discovered"] == expected.sitemap["urls_discovered"]
+
+
+async def test_foreign_sitemaps_and_redirect_hops_are_paced_by_the_owner_on_ray(
+    ray_cluster: Any, tmp_path: Path,
+) -> None:
+    """The LocalEngine scenario of the unit tests, with the shards as Ray actors: a sitemap
+    document and redirect hops on a host shard 1 owns are paced by shard 1's actor."""
+    import importlib.util
+
+    path = Path(__file__).parents[1] / "unit" / "crawl" / "test_ray_sharding.py"
+    spec = importlib.util.spec_from_file_location("_ray_sharding_scenarios", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    await module.foreign_requests_are_paced_by_the_owner(_engine(), tmp_path)

@@ -53,7 +53,8 @@ def _exit_code(manifest: CrawlManifest) -> int:
               help="When to ask a browser: on-shell renders only JavaScript shells "
                    "(needs pressmark[render] and a Chromium).")
 @click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True,
-              help="Requests in flight across all hosts.")
+              help="Requests in flight across all hosts, for the whole crawl (with --engine "
+                   "ray, split across the shards).")
 @click.option("--per-host-concurrency", type=click.IntRange(min=1), default=4, show_default=True,
               help="Requests in flight to one host.")
 @click.option("--delay-ms", type=click.IntRange(min=0), default=0, show_default=True,

@@ -4,9 +4,11 @@ termination, restart and resume (``pressmark.crawl.ray.LocalEngine``)."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -270,3 +272,190 @@ async def test_progress_aggregates_across_shards(tmp_path: Path) -> None:
     assert sum(1 for line in lines if line.endswith("/")) >= len(HOSTS)  # per-page lines
     assert any(line.startswith(f"crawl: {len(manifest.pages)} done") for line in lines)
     assert lines[-1].startswith(f"crawl complete: {len(manifest.pages)} pages")
+
+
+# -- politeness across shards ------------------------------------------------------------------
+
+
+def test_concurrency_is_split_across_shards_exactly() -> None:
+    from pressmark.crawl.ray._sharding import concurrency_share
+
+    assert [concurrency_share(16, 3, k) for k in range(3)] == [6, 5, 5]
+    assert [concurrency_share(4, 4, k) for k in range(4)] == [1, 1, 1, 1]
+    assert [concurrency_share(2, 3, k) for k in range(3)] == [1, 1, 1]  # at least one each
+    for total in range(1, 40):
+        for shards in range(1, total + 1):
+            assert sum(concurrency_share(total, shards, k) for k in range(shards)) == total
+
+
+class _CountingFetcher(MultiHostFetcher):
+    """Counts its own requests in flight, and those of every shard (they share ``live``)."""
+
+    def __init__(self, pages: dict[str, str], live: list[int]) -> None:
+        super().__init__(pages, delay=0.01)
+        self.live = live
+        self.mine = [0, 0]
+
+    async def fetch_page(self, item: FrontierItem, seed: Seed | None) -> Fetched:
+        for count in (self.live, self.mine):
+            count[0] += 1
+            count[1] = max(count[1], count[0])
+        try:
+            return await super().fetch_page(item, seed)
+        finally:
+            self.live[0] -= 1
+            self.mine[0] -= 1
+
+
+async def test_overall_concurrency_is_crawl_wide(tmp_path: Path) -> None:
+    from pressmark.crawl import Politeness
+
+    assert sorted({shard_of(h, 3) for h in HOSTS}) == [0, 1, 2]  # every shard owns hosts
+    live = [0, 0]  # in flight now, most ever
+    fetchers = [_CountingFetcher(multi_host_site(), live) for _ in range(3)]
+    policy = _policy(politeness=Politeness(concurrency=4, per_host_concurrency=4))
+    manifest = await LocalEngine(shards=3).run(SEEDS, policy, out_dir=tmp_path / "c",
+                                               fetchers=fetchers)
+    assert manifest.complete and len(manifest.pages) == len(multi_host_site())
+    # 4 split over 3 shards is 2 + 1 + 1: never more than 4 requests at once in all
+    assert all(f.mine[1] <= share for f, share in zip(fetchers, (2, 1, 1), strict=True))
+    assert live[1] <= 4
+
+
+_SITE_SERVER = r"""
+import http.server, json, sys, time, urllib.parse
+host, routes = sys.argv[1], json.loads(sys.argv[2])
+log, peers = [], {}
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        if self.path.startswith("/__peers?"):
+            peers.update(urllib.parse.parse_qsl(self.path.partition("?")[2]))
+            status, kind, body = 200, "text/plain", "ok"
+        elif self.path == "/__log":
+            status, kind, body = 200, "application/json", json.dumps(log)
+        else:
+            log.append((time.monotonic(), self.path))
+            status, kind, body = routes.get(self.path, (404, "text/plain", "missing"))
+            for name, url in peers.items():
+                body = body.replace("{" + name + "}", url)
+        data = body.encode()
+        self.send_response(status)
+        if status in (301, 302):
+            self.send_header("location", body)
+            data = b""
+        self.send_header("content-type", kind)
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+server = http.server.ThreadingHTTPServer((host, 0), Handler)
+print(server.server_address[1], flush=True)
+server.serve_forever()
+"""
+
+
+class _Site:
+    """A tiny HTTP server on one loopback address, in its own process (so the crawler's
+    event loop and this server's threads do not share a GIL), logging when each request
+    arrived."""
+
+    def __init__(self, host: str, routes: dict[str, tuple[int, str, str]]) -> None:
+        import subprocess
+        import sys
+
+        self.proc = subprocess.Popen(  # our own interpreter and script
+            [sys.executable, "-c", _SITE_SERVER, host, json.dumps(routes)],
+            stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        self.url = f"http://{host}:{int(self.proc.stdout.readline())}"
+
+    def _get(self, path: str) -> bytes:
+        import urllib.request
+
+        with urllib.request.urlopen(self.url + path, timeout=10) as resp:
+            return bytes(resp.read())
+
+    def peers(self, **urls: str) -> None:
+        import urllib.parse
+
+        self._get("/__peers?" + urllib.parse.urlencode(urls))
+
+    def log(self) -> list[tuple[float, str]]:
+        return [(float(t), str(p)) for t, p in json.loads(self._get("/__log"))]
+
+    def close(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+
+def _html(title: str, links: str = "") -> tuple[int, str, str]:
+    return 200, "text/html; charset=utf-8", (
+        f"<html><body><main><h1>{title}</h1><p>text</p>{links}</main></body></html>")
+
+
+async def test_foreign_sitemaps_and_redirect_hops_are_paced_by_the_owner(
+    tmp_path: Path,
+) -> None:
+    """127.0.0.4 (shard 0 of 2) names a sitemap on 127.0.0.2 (shard 1) in its robots.txt
+    and redirects to it from four pages. The server on 127.0.0.2 sees every request at
+    least the delay apart: shard 0's sitemap read and redirect hops are paced by shard 1."""
+    await foreign_requests_are_paced_by_the_owner(LocalEngine(shards=2), tmp_path)
+
+
+async def foreign_requests_are_paced_by_the_owner(engine: Any, tmp_path: Path) -> None:
+    """The scenario above on any engine with two shards (the Ray tests reuse it)."""
+    from pressmark.crawl import Politeness
+    from pressmark.egress import EgressPolicy
+
+    assert (shard_of("127.0.0.4", 2), shard_of("127.0.0.2", 2)) == (0, 1)
+    xml = "application/xml"
+    n = 4
+    a_routes = {
+        "/robots.txt": (200, "text/plain", "User-agent: *\nAllow: /\nSitemap: {B}/b.xml\n"),
+        "/": _html("A", "".join(f'<a href="/r{i}">r</a>' for i in range(n))),
+        "/sitemap.xml": (404, "text/plain", "none"),
+        **{f"/r{i}": (302, "text/plain", f"{{B}}/t{i}") for i in range(n)},
+    }
+    urlset = ('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+              + "".join(f"<url><loc>{{B}}/q{i}</loc></url>" for i in range(4)) + "</urlset>")
+    b_routes = {
+        "/robots.txt": (200, "text/plain", "User-agent: *\nAllow: /\n"),
+        "/": _html("B", "".join(f'<a href="/p{i}">p</a>' for i in range(n))),
+        "/sitemap.xml": (404, "text/plain", "none"),
+        "/b.xml": (200, xml, urlset),
+        **{f"/{k}{i}": _html(f"{k}{i}") for k in "pqt" for i in range(n)},
+    }
+    a, b = _Site("127.0.0.4", a_routes), _Site("127.0.0.2", b_routes)
+    try:
+        for site in (a, b):
+            site.peers(A=a.url, B=b.url)
+        delay_ms = 400
+        policy = CrawlPolicy(
+            render="never", markdown=False, workers=0, discovery="both",
+            egress=EgressPolicy(test_only_allowed_loopback_origins=(a.url, b.url)),
+            politeness=Politeness(delay_ms=delay_ms, per_host_concurrency=2))
+        manifest = await engine.run([a.url + "/", b.url + "/"], policy,
+                                    out_dir=tmp_path / "polite")
+        b_log = b.log()
+    finally:
+        a.close()
+        b.close()
+    assert manifest.complete
+    by_url = {p.url: p for p in manifest.pages}
+    assert all(by_url[f"{a.url}/r{i}"].final_url == f"{b.url}/t{i}" for i in range(n))
+    assert {f"{b.url}/q{i}" for i in range(4)} <= set(by_url)  # from the foreign sitemap
+    assert manifest.sitemap["documents_read"] >= 1
+    reqs = [(t, path) for t, path in b_log if path != "/robots.txt"]
+    assert sum(path.startswith("/t") for _, path in reqs) == n
+    assert [path for _, path in reqs].count("/b.xml") == 1
+    # the allowance is for the time between a request's start in the crawler and the
+    # server's accept (one event loop for both shards, on a loaded box)
+    gaps = [(p, q, t2 - t1) for (t1, p), (t2, q) in itertools.pairwise(reqs)
+            if t2 - t1 < delay_ms / 1000 * 0.6]
+    assert not gaps, gaps

@@ -3,7 +3,9 @@
 ``await RayEngine(shards=4).run(seeds, policy, out_dir=...)`` returns the same
 :class:`~pressmark.crawl.CrawlManifest` and writes the same crawl directory as
 ``pressmark.crawl.crawl``. Each host belongs to exactly one shard actor
-(:func:`shard_of`), so per-host politeness, robots.txt and dedupe stay local and exact;
+(:func:`shard_of`), so per-host politeness, robots.txt and dedupe stay local and exact
+(a request to a host owned elsewhere, a sitemap document or a redirect hop, is paced by
+the owner); ``politeness.concurrency`` is split across the shards;
 a budget actor holds ``max_pages`` exactly across shards; render actors (one Chromium
 each) serve every shard. Only this subpackage imports Ray; ``pressmark.crawl`` never does.
 :class:`LocalEngine` runs the same shards in one process, without Ray.

@@ -25,7 +25,13 @@ from pressmark.crawl._progress import NullProgress, Progress
 from pressmark.crawl._resume import ResumeJournal
 from pressmark.crawl.ray._files import partition_state
 from pressmark.crawl.ray._shard import ShardConfig, ShardRuntime
-from pressmark.crawl.ray._sharding import PageBudget, Quiescence, RoutedLink, ShardStatus
+from pressmark.crawl.ray._sharding import (
+    DocumentResult,
+    PageBudget,
+    Quiescence,
+    RoutedLink,
+    ShardStatus,
+)
 
 if TYPE_CHECKING:
     from pressmark.crawl._fetcher import PageFetcher
@@ -247,6 +253,8 @@ class _LocalCluster:
         self.budget = budget
         self.runtimes: list[ShardRuntime] = []
         self.routed = 0
+        self.documents = 0
+        self.paced = 0
 
     async def acquire(self, shard: int, epoch: int, want: int) -> int:
         return self.budget.acquire(shard, epoch, want)
@@ -260,6 +268,14 @@ class _LocalCluster:
     async def route(self, shard: int, links: list[RoutedLink]) -> None:
         self.routed += len(links)
         await self.runtimes[shard].accept(links)
+
+    async def fetch_document(self, shard: int, url: str) -> DocumentResult:
+        self.documents += 1
+        return await self.runtimes[shard].serve_document(url)
+
+    async def pace(self, shard: int, url: str) -> None:
+        self.paced += 1
+        await self.runtimes[shard].pace(url)
 
 
 class _LocalHandle:

@@ -31,7 +31,7 @@ from pressmark.crawl._policy import CrawlError
 from pressmark.crawl._progress import NullProgress, Progress
 from pressmark.crawl.ray._driver import ShardLost, coordinate, prepare
 from pressmark.crawl.ray._shard import ShardConfig, ShardRuntime
-from pressmark.crawl.ray._sharding import PageBudget, RoutedLink, ShardStatus
+from pressmark.crawl.ray._sharding import DocumentResult, PageBudget, RoutedLink, ShardStatus
 
 if TYPE_CHECKING:
     from pressmark.crawl._crawl import SeedLike
@@ -92,6 +92,12 @@ class _RayCluster:
     async def route(self, shard: int, links: list[RoutedLink]) -> None:
         await self._actor(self.names.shard(shard)).accept.remote(links)
 
+    async def fetch_document(self, shard: int, url: str) -> DocumentResult:
+        return await self._actor(self.names.shard(shard)).serve_document.remote(url)  # type: ignore[no-any-return]
+
+    async def pace(self, shard: int, url: str) -> None:
+        await self._actor(self.names.shard(shard)).pace.remote(url)
+
 
 class _RayRenderer:
     """A ``Renderer`` that sends each page to one of the render actors (round robin)."""
@@ -137,6 +143,12 @@ class _ShardActor:
 
     async def accept(self, links: list[RoutedLink]) -> None:
         await self.runtime.accept(links)
+
+    async def serve_document(self, url: str) -> DocumentResult:
+        return await self.runtime.serve_document(url)
+
+    async def pace(self, url: str) -> None:
+        await self.runtime.pace(url)
 
     async def finish(self) -> dict[str, Any]:
         return await self.runtime.finish()
@@ -223,7 +235,8 @@ class RayEngine:
 
     ``shards`` host-partitioned shard actors (``shard_cpus`` logical CPUs each);
     ``render_workers`` render actors (one Chromium each), created only when the policy or
-    a seed may render. ``policy.politeness.concurrency`` applies per shard.
+    a seed may render. ``policy.politeness.concurrency`` is crawl-wide: it is split
+    across the shards (:func:`~pressmark.crawl.ray._sharding.concurrency_share`).
     """
 
     address: str | None = None

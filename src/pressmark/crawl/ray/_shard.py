@@ -9,6 +9,16 @@ the cluster is quiescent. :class:`ShardRuntime` builds one from the crawl direct
 (restoring whatever an earlier incarnation recorded) and is what a Ray actor wraps. No
 Ray import here: the same code runs under :class:`~pressmark.crawl.ray.LocalEngine`.
 
+Every request to a host is paced by the shard that owns it: a sitemap document on a
+host another shard owns is fetched by that shard (:meth:`ShardEngine.fetch_document`),
+and a redirect hop to another host waits, before it is sent, for a start time that the
+hop host's owner reserves in its fetch-layer ``Politeness`` (:class:`HopPacedClient`,
+:meth:`ShardEngine.pace`). The reservation holds no slot while the hop runs (so pages
+redirecting to each other's hosts cannot deadlock): hops are spaced from every other
+request's start, but not counted in the owner's per-host concurrency. Each shard runs
+with its share of the crawl-wide ``politeness.concurrency``
+(:func:`~pressmark.crawl.ray._sharding.concurrency_share`).
+
 Order of durable writes per page (so a SIGKILL anywhere loses nothing): the URL goes to
 ``started.log``; after the fetch, links owned here are journaled and links owned
 elsewhere are acknowledged by their owner (which journals them first); only then is the
@@ -20,10 +30,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
+from urllib.parse import urlsplit
 
 from pressmark.crawl._canonical import canonical_parts
 from pressmark.crawl._crawl import _store_spec, _stores
@@ -43,10 +54,19 @@ from pressmark.crawl.ray._files import (
     read_records,
     shard_dir,
 )
-from pressmark.crawl.ray._sharding import RoutedLink, ShardStatus, shard_of
+from pressmark.crawl.ray._sharding import (
+    DocumentResult,
+    RemoteDocumentError,
+    RoutedLink,
+    ShardStatus,
+    concurrency_share,
+    shard_of,
+)
+from pressmark.egress import EgressPolicy, GuardedClient
 
 if TYPE_CHECKING:
-    from pressmark.egress import Resolver
+    from pressmark.egress import Resolver, Timeout
+    from pressmark.egress._client import HeadersArg, HopCheck
     from pressmark.render import Renderer
     from pressmark.store import SnapshotStore
 
@@ -69,10 +89,44 @@ class Cluster(Protocol):
 
     async def route(self, shard: int, links: list[RoutedLink]) -> None: ...
 
+    async def fetch_document(self, shard: int, url: str) -> DocumentResult: ...
+
+    async def pace(self, shard: int, url: str) -> None: ...
+
 
 def _origin(url: str) -> str:
     scheme, _, authority = url.split("/", 3)[:3]
     return f"{scheme}//{authority}"
+
+
+def _hostname(url: str) -> str:
+    """The fetch layer's politeness key of a URL: its host name, without the port."""
+    try:
+        return urlsplit(url).hostname or ""
+    except ValueError:
+        return ""
+
+
+class HopPacedClient(GuardedClient):
+    """The shard's HTTP client: before a redirect hop to a host other than the one the
+    request started on (whose politeness slot the request already holds), it awaits
+    ``on_hop(url)``, which gets a start time from the shard that owns the hop's host."""
+
+    on_hop: Callable[[str], Awaitable[None]] | None = None
+
+    def stream(self, url: str, *, headers: HeadersArg = None,
+               timeout: Timeout | float | None = None, max_body_bytes: int | None = None,
+               hop_check: HopCheck | None = None) -> Any:
+        first = _hostname(url)
+
+        async def check(hop: str) -> None:
+            if hop_check is not None:
+                await hop_check(hop)  # robots.txt first: a denied hop reserves nothing
+            if self.on_hop is not None and _hostname(hop) != first:
+                await self.on_hop(hop)
+
+        return super().stream(url, headers=headers, timeout=timeout,
+                              max_body_bytes=max_body_bytes, hop_check=check)
 
 
 class ShardEngine(Engine):
@@ -93,6 +147,61 @@ class ShardEngine(Engine):
 
     def owns(self, host: str) -> bool:
         return shard_of(host, self.shards) == self.index
+
+    # -- requests to hosts another shard owns ------------------------------------------------
+
+    async def fetch_document(self, url: str) -> bytes:
+        """A sitemap document: fetched here if this shard owns its host, else by the owner
+        (through the owner's fetcher, so the owner's per-host politeness paces it)."""
+        host = _hostname(url)
+        owner = shard_of(host, self.shards) if host else self.index
+        if owner == self.index:
+            return await self.fetcher.fetch_document(url)
+        result = await self.cluster.fetch_document(owner, url)
+        if result.data is None:
+            raise RemoteDocumentError(result.reason, result.message)
+        return result.data
+
+    async def serve_document(self, url: str) -> DocumentResult:
+        """Fetch a sitemap document on an owned host for another shard."""
+        try:
+            data = await self.fetcher.fetch_document(url)
+        except Exception as exc:  # reported by the asking shard, as its own fetch would be
+            reason = str(getattr(exc, "code", None) or type(exc).__name__)
+            return DocumentResult(data=None, reason=reason, message=str(exc))
+        return DocumentResult(data=data)
+
+    async def before_hop(self, url: str) -> None:
+        """A redirect hop of one of this shard's requests is about to go to ``url``: wait
+        for a start time from the shard that owns its host (this one, or a peer)."""
+        host = _hostname(url)
+        if not host:
+            return
+        owner = shard_of(host, self.shards)
+        if owner == self.index:
+            await self.pace(url)
+        else:
+            await self.cluster.pace(owner, url)
+
+    async def pace(self, url: str) -> None:
+        """Reserve the next start on ``url``'s host (owned here) in this shard's fetch-layer
+        ``Politeness``, which every request of this shard to that host goes through, and
+        sleep until it: the hop starts no sooner than the host's delay (``delay_ms`` or its
+        Crawl-delay, whichever is larger) after the previous request to that host started,
+        and the next request waits as long after the hop. The start is reserved
+        synchronously, as ``Politeness`` does, so concurrent callers queue fairly."""
+        politeness = getattr(getattr(self.fetcher, "options", None), "politeness", None)
+        if politeness is None:  # replay, or a fetcher without pacing
+            return
+        host = _hostname(url)
+        gap = float(politeness.min_delay_s)
+        parts = canonical_parts(url)
+        if parts is not None:
+            gap = max(gap, self.frontier.partition(parts.host).delay_s)
+        wait = float(politeness.next_start_in(host))
+        politeness.defer(host, wait + gap)
+        if wait > 0:
+            await asyncio.sleep(wait)
 
     # -- admission and routing ---------------------------------------------------------------
 
@@ -158,7 +267,7 @@ class ShardEngine(Engine):
                 if parts is not None:
                     self.admit(parts.url, parts.host, 1, None, "sitemap")
 
-            await discover_sitemap_urls(roots, self.fetcher.fetch_document, self.policy.sitemaps,
+            await discover_sitemap_urls(roots, self.fetch_document, self.policy.sitemaps,
                                         self.sitemap, on_url)
             await self.flush_outbox()
         finally:
@@ -297,6 +406,7 @@ class ShardRuntime:
         self._started: StartedLog | None = None
         self._closed = False
         self._writer: StoreWriter | None = None
+        self._client: HopPacedClient | None = None
 
     async def ensure_started(self) -> ShardEngine:
         async with self._lock:
@@ -307,7 +417,10 @@ class ShardRuntime:
 
     async def _build(self) -> ShardEngine:
         cfg = self.config
-        policy = cfg.policy
+        pol = cfg.policy.politeness
+        # politeness.concurrency is crawl-wide: each shard gets its share of it.
+        policy = replace(cfg.policy, politeness=replace(
+            pol, concurrency=concurrency_share(pol.concurrency, cfg.shards, cfg.index)))
         out = SharedOutputDir(Path(cfg.out_root))
         state = shard_dir(out.state_dir, cfg.index)
         state.mkdir(parents=True, exist_ok=True)
@@ -341,6 +454,8 @@ class ShardRuntime:
             store_spec=_store_spec(target),
         )
         engine.restore(items, done + lost)
+        if self._client is not None:
+            self._client.on_hop = engine.before_hop
         await engine.register()
         return engine
 
@@ -370,6 +485,14 @@ class ShardRuntime:
             renderer = self.renderer_factory() if self.renderer_factory is not None else None
             renderer = renderer or LazyRenderer(policy.egress, self.config.resolver)
         live = LiveFetcher(policy, resolver=self.config.resolver, renderer=renderer)
+        pol = policy.politeness
+        # Page and sitemap requests go through a client that paces cross-host redirect
+        # hops by the hop host's owner (robots.txt downloads keep the fetcher's own client).
+        self._client = HopPacedClient(
+            policy.egress or EgressPolicy(), self.config.resolver,
+            max_connections=max(pol.concurrency, 1),
+            max_connections_per_host=pol.per_host_concurrency)
+        live.options = replace(live.options, client=self._client)
         self._fetcher = await live.__aenter__()
         return self._fetcher, target
 
@@ -384,6 +507,14 @@ class ShardRuntime:
     async def accept(self, links: list[RoutedLink]) -> None:
         engine = await self.ensure_started()
         engine.accept(links)
+
+    async def serve_document(self, url: str) -> DocumentResult:
+        engine = await self.ensure_started()
+        return await engine.serve_document(url)
+
+    async def pace(self, url: str) -> None:
+        engine = await self.ensure_started()
+        await engine.pace(url)
 
     def stop(self) -> None:
         if self.engine is not None:
@@ -412,6 +543,8 @@ class ShardRuntime:
             if self._own_fetcher and self._fetcher is not None:
                 await self._fetcher.aclose()
         finally:
+            if self._client is not None:
+                await self._client.aclose()
             for closable in (self._journal, self._out, self._started, self._writer):
                 if closable is not None:
                     closable.close()

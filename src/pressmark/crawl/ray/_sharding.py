@@ -44,6 +44,33 @@ def shard_of(host: str, shards: int) -> int:
     return int(digest, 16) % shards
 
 
+def concurrency_share(concurrency: int, shards: int, index: int) -> int:
+    """Shard ``index``'s part of the crawl-wide ``politeness.concurrency``: the total is
+    split as evenly as possible (the first ``concurrency % shards`` shards get one more),
+    so the shares add up to exactly ``concurrency``; a shard never gets less than 1 (so with
+    fewer slots than shards the total is ``shards``)."""
+    base, extra = divmod(concurrency, shards)
+    return max(1, base + (1 if index < extra else 0))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DocumentResult:
+    """A sitemap document fetched by the shard that owns its host, for the shard that
+    asked: the bytes, or why there are none (``reason`` is the fetch layer's code)."""
+
+    data: bytes | None
+    reason: str = ""
+    message: str = ""
+
+
+class RemoteDocumentError(Exception):
+    """The owning shard could not fetch a sitemap document; ``code`` is its reason."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RoutedLink:
     """A URL found by one shard and owned by another (admitted there, with its own checks)."""
