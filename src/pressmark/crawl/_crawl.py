@@ -265,7 +265,7 @@ def render_summary_table(manifest: CrawlManifest) -> Table:
     rows: list[tuple[str, str]] = [
         ("pages", str(s["pages"])),
         *((f"  {k}", str(v)) for k, v in s["by_outcome"].items()),
-        *((f"  error: {k}", str(v)) for k, v in s["errors_by_kind"].items()),
+        *((f"  kind: {k}", str(v)) for k, v in s["errors_by_kind"].items()),
         ("robots denied", str(s["robots_denied"])),
         ("egress denied", str(s["egress_denied"])),
         ("render rate", f"{s['render_rate']:.1%}"),
