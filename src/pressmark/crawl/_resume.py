@@ -18,6 +18,20 @@ from pressmark.crawl._output import dumps_line, write_atomic
 from pressmark.crawl._policy import CrawlError
 
 
+def item_line(item: FrontierItem) -> str:
+    """One frontier item as a line of the resume journal (read back by ``ResumeJournal.load``)."""
+    entry: dict[str, Any] = {"u": item.url, "h": item.host, "d": item.depth}
+    if item.score:
+        entry["s"] = item.score
+    if item.parent_url is not None:
+        entry["p"] = item.parent_url
+    if item.via != "link":
+        entry["v"] = item.via
+    if item.seed_index is not None:
+        entry["i"] = item.seed_index
+    return dumps_line(entry)
+
+
 class ResumeJournal:
     def __init__(self, state_dir: Path) -> None:
         self.state_dir = state_dir
@@ -59,16 +73,7 @@ class ResumeJournal:
         self._fh = self.frontier_path.open("a", encoding="utf-8")  # closed in close()
 
     def record(self, item: FrontierItem) -> None:
-        entry: dict[str, Any] = {"u": item.url, "h": item.host, "d": item.depth}
-        if item.score:
-            entry["s"] = item.score
-        if item.parent_url is not None:
-            entry["p"] = item.parent_url
-        if item.via != "link":
-            entry["v"] = item.via
-        if item.seed_index is not None:
-            entry["i"] = item.seed_index
-        self._pending.append(dumps_line(entry))
+        self._pending.append(item_line(item))
 
     def flush(self) -> None:
         if self._pending and self._fh is not None:

@@ -23,7 +23,7 @@ from typing import Any
 from pressmark.crawl._frontier import FrontierItem
 from pressmark.crawl._manifest import PageRecord
 from pressmark.crawl._output import OutputDir, dumps_line, write_atomic
-from pressmark.crawl._resume import ResumeJournal
+from pressmark.crawl._resume import ResumeJournal, item_line
 from pressmark.crawl.ray._sharding import shard_of
 
 
@@ -96,18 +96,7 @@ class StartedLog:
             self._fd = None
 
 
-def _item_line(item: FrontierItem) -> str:
-    """One line in the resume journal's format (see ``ResumeJournal.load``)."""
-    entry: dict[str, Any] = {"u": item.url, "h": item.host, "d": item.depth}
-    if item.score:
-        entry["s"] = item.score
-    if item.parent_url is not None:
-        entry["p"] = item.parent_url
-    if item.via != "link":
-        entry["v"] = item.via
-    if item.seed_index is not None:
-        entry["i"] = item.seed_index
-    return dumps_line(entry)
+_item_line = item_line  # the shard journals share the in-process journal's line format
 
 
 def partition_state(state_dir: Path, shards: int) -> None:
