@@ -59,23 +59,3 @@ def test_renderer_class_loads_lazily() -> None:
     cls = render.PlaywrightRenderer
     assert isinstance(cls, type)
     assert "PlaywrightRenderer" in render.__all__
-
-
-def test_exported_names() -> None:
-    from pressmark import render
-
-    assert sorted(render.__all__) == [
-        "ConsentPolicy",
-        "PageState",
-        "PlaywrightRenderer",
-        "PoolLimits",
-        "ReadinessReport",
-        "ReadinessSpec",
-        "RenderError",
-        "RenderOptions",
-        "RenderResult",
-        "Renderer",
-        "find_chromium",
-    ]
-    for name in render.__all__:
-        assert getattr(render, name) is not None

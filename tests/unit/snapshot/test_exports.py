@@ -1,38 +1,8 @@
-"""The public names of pressmark.snapshot and pressmark.store do not drift."""
+"""Store contract basics; the public names are pinned in tests/unit/test_exported_members.py."""
 
 from __future__ import annotations
 
 import pressmark.snapshot
-import pressmark.store
-
-SNAPSHOT = {
-    "CharsetSource", "ContentKind", "DecodedText", "HashBasis", "InvalidSnapshot",
-    "InvalidSourceRef", "RedirectRecord", "ReplayError", "ReplayResult", "Snapshot",
-    "SnapshotError", "SourceRef", "build_source_ref", "canonical_json",
-    "charset_from_content_type", "classify_content_type", "decode_text_body",
-    "is_canonical_timestamp", "lookup_encoding", "new_snapshot", "parse_source_ref",
-    "resolve_source_ref", "snapshot_envelope", "snapshot_from_envelope", "sniff_meta_charset",
-    "source_id_for_url", "utc_now_iso",
-}
-STORE = {
-    "FilesystemSnapshotStore", "HeadWitness", "MemorySnapshotStore", "PruneReport",
-    "SnapshotCorrupt", "SnapshotHistoryFull", "SnapshotNotFound", "SnapshotRef",
-    "SnapshotStore", "SnapshotStoreError", "SnapshotTooLarge", "StoreBusy", "StoreError",
-    "VerifyProblem", "VerifyReport", "WitnessStatus", "export_warc", "import_warc",
-    "WarcImportReport",
-}
-
-
-def test_snapshot_exports() -> None:
-    assert set(pressmark.snapshot.__all__) == SNAPSHOT
-    for name in SNAPSHOT:
-        assert getattr(pressmark.snapshot, name) is not None
-
-
-def test_store_exports() -> None:
-    assert set(pressmark.store.__all__) == STORE
-    for name in STORE:
-        assert getattr(pressmark.store, name) is not None
 
 
 def test_both_stores_satisfy_the_protocol(tmp_path: object) -> None:
