@@ -2,7 +2,10 @@
 
 Rules (the golden tests pin each one):
 
-* ``h1``-``h6`` become headings of the same level; empty headings vanish.
+* ``h1``-``h6`` become headings of the same level; empty headings vanish. A link
+  inside a heading that points at this page (``#x``, or the page URL plus a
+  fragment) is its permalink: the text stays unlinked, a bare symbol (``#``, ``¶``)
+  goes.
 * Inline runs between blocks become paragraphs; ``<br>`` is a hard break and
   two or more ``<br>`` in a row end the paragraph.
 * ``ul``/``ol`` become lists; ordered lists keep their source numbering
@@ -60,6 +63,8 @@ _CODE = frozenset(("code", "kbd", "samp", "tt"))
 _EM = frozenset(("em", "i", "cite", "dfn", "var"))
 _STRONG = frozenset(("strong", "b"))
 _STRIKE = frozenset(("del", "s", "strike"))
+IN_HEADING = 16          # inline state bit: inside a heading (permalinks are unwrapped)
+_WORDISH = re.compile(r"\w")
 
 
 @dataclass(slots=True)
@@ -128,6 +133,7 @@ class Converter:
         self.resolve = resolve
         self.counts = Counts()
         self.in_cell = False
+        self._page: str | None = None  # this page's own URL, resolved on first need
 
     # ---- blocks ---------------------------------------------------------------------------
 
@@ -156,7 +162,7 @@ class Converter:
         tag = node.tag
         if tag in HEADINGS:
             buf = _Buf()
-            self._inline_children(node, buf, 0)
+            self._inline_children(node, buf, IN_HEADING)
             text = _SPACES.sub(" ", buf.text(" ").replace("\n", " ")).strip()
             if not text:
                 return []
@@ -219,7 +225,7 @@ class Converter:
             elif child.removed is None:
                 self._inline(child, buf, state)
 
-    # state bits: 1 in link, 2 in emphasis, 4 in strong, 8 in strikethrough
+    # state bits: 1 in link, 2 in emphasis, 4 in strong, 8 in strikethrough, 16 in heading
     def _inline(self, node: Node, buf: _Buf, state: int) -> None:
         tag = node.tag
         if tag == "br":
@@ -310,10 +316,18 @@ class Converter:
         inner = _Buf()
         self._inline_children(node, inner, state | 1)
         md = inner.raw("[").replace("\n", " ")
-        buf.plain.append("".join(inner.plain).replace("\n", " "))
-        core = _SPACES.sub(" ", md).strip()
+        plain = "".join(inner.plain).replace("\n", " ")
         href = node.attrs.get("href")
         url = self.resolve(href) if href is not None else None
+        if state & IN_HEADING and href is not None and self._self_anchor(href, url):
+            # a heading's permalink ("<h2 id=x><a href=#x>Title</a>", "¶", "#"): the
+            # heading is the target, so the text stays unlinked and a bare symbol goes
+            if _WORDISH.search(plain):
+                buf.md.append(md)
+                buf.plain.append(plain)
+            return
+        buf.plain.append(plain)
+        core = _SPACES.sub(" ", md).strip()
         if not core or url is None:
             if md:
                 buf.md.append(md)
@@ -321,6 +335,16 @@ class Converter:
         lead = " " if md[:1] == " " else ""
         trail = " " if md[-1:] == " " else ""
         buf.md.append(f"{lead}[{core}]({_escape.escape_url(url)}){trail}")
+
+    def _self_anchor(self, href: str, url: str | None) -> bool:
+        """A link to a place on this very page (fragment only, or the page URL + fragment)."""
+        if href.strip().startswith("#"):
+            return True
+        if url is None or "#" not in url:
+            return False
+        if self._page is None:
+            self._page = self.resolve("#") or ""
+        return bool(self._page) and url.split("#", 1)[0] == self._page.split("#", 1)[0]
 
     def _image(self, node: Node, buf: _Buf) -> None:
         mode = self.policy.images

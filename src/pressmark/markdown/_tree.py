@@ -224,7 +224,7 @@ def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str],
                     text = child.text_content
                     if text:
                         children.append(text)
-            elif tag[0] != "-":
+            elif tag and tag[0] != "-":  # processing instructions have no tag: skipped
                 n = counts.get(tag, 0) + 1
                 counts[tag] = n
                 if tag not in drop and not (summary_only and tag != "summary"):

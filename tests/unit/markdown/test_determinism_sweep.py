@@ -8,11 +8,12 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from pressmark.markdown import to_markdown
+from pressmark.markdown import MarkdownError, to_markdown
 
 from ._bench import bench_dir
 
@@ -54,24 +55,45 @@ def test_same_bytes_across_processes_and_hash_seeds() -> None:
     assert len(digests) == 1
 
 
-def _bench_pages() -> list[Path]:
-    bench = bench_dir()
-    return sorted((bench / "extraction-dev").glob("*.html")) if bench is not None else []
+def _every_html_file() -> list[Path]:
+    """Every HTML file the repository tracks, and every one under ``../shared/bench``."""
+    repo = Path(__file__).resolve().parents[3]
+    found: set[Path] = set()
+    for pattern in ("*.html", "*.htm", "*.xhtml"):
+        found.update(p for p in repo.glob(f"**/{pattern}")
+                     if not any(part.startswith(".") for part in p.relative_to(repo).parts))
+        bench = bench_dir()
+        if bench is not None:
+            found.update(bench.glob(f"**/{pattern}"))
+    return sorted(found)
 
 
-@pytest.mark.skipif(bench_dir() is None, reason="benchmark corpus (../shared/bench) not found")
-def test_no_crash_sweep_over_benchmark_pages() -> None:
-    pages = _bench_pages()
+SWEEP_SECONDS = 20.0  # per page, on a loaded 2-core machine; a hang shows as far more
+
+
+def test_no_crash_sweep_over_every_html_file() -> None:
+    """Markdown or a typed error for every page anywhere; none takes unbounded time."""
+    pages = _every_html_file()
     assert pages
     for page in pages:
-        result = to_markdown(page.read_text(encoding="utf-8", errors="replace"),
-                             url="https://example.test/")
-        assert result.markdown.endswith("\n"), page.name
-        assert "\n\n\n" not in result.markdown.replace("```", "") or "```" in result.markdown
+        started = time.monotonic()
+        try:
+            result = to_markdown(page.read_text(encoding="utf-8", errors="replace"),
+                                 url="https://example.test/")
+        except MarkdownError:
+            continue
+        assert time.monotonic() - started < SWEEP_SECONDS, page
+        assert result.markdown == "" or result.markdown.endswith("\n"), page
         json.loads(result.to_json())
         for span in result.evidence.sample_provenance:
             start, end = span.markdown_span
-            assert 0 <= start < end <= len(result.markdown)
+            assert 0 <= start < end <= len(result.markdown), page
+
+
+@pytest.mark.skipif(bench_dir() is None, reason="benchmark corpus (../shared/bench) not found")
+def test_sweep_reaches_both_dev_sets() -> None:
+    names = {p.parent.name for p in _every_html_file()}
+    assert {"extraction-dev", "extraction-dev-readability"} <= names
 
 
 def _demo_pages() -> list[tuple[str, str]]:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from selectolax.lexbor import LexborHTMLParser
 
-from pressmark.markdown import ConversionPolicy, to_markdown
+from pressmark.markdown import ConversionPolicy, MarkdownError, to_markdown
 
 CONVERT = ConversionPolicy(select_main=False, keep_title=True)
 MD = MarkdownIt("commonmark").enable("table").enable("strikethrough")
@@ -188,3 +188,35 @@ def test_reconverting_nested_inline_markup_is_stable(blocks: list[tuple[str, str
     first = to_markdown(f"<body>{body}</body>", url="https://h.test/", policy=CONVERT).markdown
     second = to_markdown(MD.render(first), url="https://h.test/", policy=CONVERT).markdown
     assert second == first
+
+
+# Markup a parser meets on real pages and rarely in tests: processing instructions (no tag
+# name in the DOM), bogus comments, CDATA outside foreign content, namespaced and unknown
+# tags, stray end tags, unclosed elements, entity soup.
+HOSTILE = ["<?php echo 1 ?>", "<?xml version='1.0'?>", "<!DOCTYPE html>", "<![CDATA[x]]>",
+           "<!-->", "<!--", "</p>", "</div></div>", "<p>", "<li>", "<td>", "<tr>", "<table>",
+           "<svg><foo:bar>s</foo:bar>", "<math><mi>x</mi>", "<a:b>n</a:b>", "<x-y z>",
+           "&#0;", "&#xD800;", "&amp", "\x00", "<h2 id=a><a href='#a'>", "<a href=#>#</a>",
+           "<frameset>", "<template><p>t</p></template>", "<noscript><p>n</p></noscript>",
+           "<plaintext>", "<xmp>", "<select><p>", "<image src=x>", "<isindex>", "<base href=':'>"]
+
+
+@SETTINGS
+@given(st.lists(st.one_of(st.sampled_from(HOSTILE), random_html(), TEXT), max_size=12),
+       st.booleans())
+def test_hostile_markup_gives_markdown_or_a_typed_error(parts: list[str], select: bool) -> None:
+    page = "".join(parts)
+    policy = ConversionPolicy(select_main=select)
+    try:
+        first = to_markdown(page, url="https://h.test/p", policy=policy)
+    except MarkdownError:
+        return
+    assert first == to_markdown(page, url="https://h.test/p", policy=policy)
+    assert first.markdown == "" or first.markdown.endswith("\n")
+    first.to_json()
+
+
+def test_processing_instruction_in_body_does_not_crash() -> None:
+    # Lexbor gives a processing instruction a node with no tag name (it crashed the copy)
+    result = to_markdown("<body><?php x ?><p>a<?pi ?>b</p></body>", policy=CONVERT)
+    assert result.markdown == "ab\n"
