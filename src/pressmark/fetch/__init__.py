@@ -8,7 +8,6 @@ applies the render policy (never / always / on-shell) with an injected renderer.
 Ordinary failures come back as typed results (``FetchResult.error.kind``).
 """
 
-from pressmark.fetch._charset import header_charset, prescan_meta_charset, sniff_charset
 from pressmark.fetch._config import (
     DEFAULT_USER_AGENT,
     FETCH_ERROR_KINDS,
@@ -66,10 +65,7 @@ __all__ = [
     "SystemClock",
     "classify_shell",
     "fetch_source",
-    "header_charset",
     "parse_robots",
-    "prescan_meta_charset",
     "product_token",
     "resolve_render_policy",
-    "sniff_charset",
 ]

@@ -22,7 +22,6 @@ from pressmark.fetch._attempt import (
     plain_attempt,
     translate,
 )
-from pressmark.fetch._charset import header_charset, sniff_charset
 from pressmark.fetch._config import (
     DEFAULT_ACCEPT,
     FetchFailure,
@@ -41,7 +40,6 @@ from pressmark.snapshot import (
     RedirectRecord,
     build_source_ref,
     classify_content_type,
-    lookup_encoding,
     new_snapshot,
     source_id_for_url,
 )
@@ -257,22 +255,12 @@ class CallState:
     def _wire_snapshot(self, wire: WireResponse) -> Snapshot:
         content_type_header = wire.header("content-type")
         kind = classify_content_type(content_type_header, wire.body[:1024])
-        charset, charset_source = sniff_charset(wire.body, content_type_header,
-                                                is_html=kind == "html")
-        warnings: list[str] = []
-        if charset_source == "bom":
-            declared = header_charset(content_type_header)
-            if declared is not None and charset is not None and (
-                    lookup_encoding(declared) or declared) != (lookup_encoding(charset)
-                                                                 or charset):
-                warnings.append(f"charset-bom-overrides-header: header says {declared}, "
-                                f"the byte-order mark says {charset}")
+        # The charset is new_snapshot's one decision (decide_charset), as for imports.
         return new_snapshot(
             source_id=self.source_id, requested_url=self.url, url=wire.url, status=wire.status,
             headers=wire.headers, body=wire.body,
             redirects=tuple(RedirectRecord(h.status, h.location, h.ip) for h in wire.redirects),
-            declared_charset=charset, charset_source=charset_source, content_type=kind,
-            warnings=tuple(warnings))
+            content_type=kind)
 
     # -- rendered -------------------------------------------------------------------------
 

@@ -8,16 +8,18 @@ live in :mod:`pressmark.store`.
 """
 
 from pressmark.snapshot._charset import (
+    CharsetDecision,
+    CharsetSource,
     DecodedText,
-    charset_from_content_type,
+    decide_charset,
     decode_text_body,
-    lookup_encoding,
-    sniff_meta_charset,
+    header_charset,
+    sniff_charset,
 )
 from pressmark.snapshot._errors import InvalidSnapshot, InvalidSourceRef, SnapshotError
 from pressmark.snapshot._kind import ContentKind, classify_content_type
+from pressmark.snapshot._labels import lookup_encoding
 from pressmark.snapshot._model import (
-    CharsetSource,
     HashBasis,
     RedirectRecord,
     Snapshot,
@@ -27,11 +29,13 @@ from pressmark.snapshot._model import (
     snapshot_from_envelope,
     source_id_for_url,
 )
+from pressmark.snapshot._prescan import prescan_meta_charset
 from pressmark.snapshot._replay import ReplayError, ReplayResult, resolve_source_ref
 from pressmark.snapshot._source_ref import SourceRef, build_source_ref, parse_source_ref
 from pressmark.snapshot._time import is_canonical_timestamp, utc_now_iso
 
 __all__ = [
+    "CharsetDecision",
     "CharsetSource",
     "ContentKind",
     "DecodedText",
@@ -46,17 +50,19 @@ __all__ = [
     "SourceRef",
     "build_source_ref",
     "canonical_json",
-    "charset_from_content_type",
     "classify_content_type",
+    "decide_charset",
     "decode_text_body",
+    "header_charset",
     "is_canonical_timestamp",
     "lookup_encoding",
     "new_snapshot",
     "parse_source_ref",
+    "prescan_meta_charset",
     "resolve_source_ref",
     "snapshot_envelope",
     "snapshot_from_envelope",
-    "sniff_meta_charset",
+    "sniff_charset",
     "source_id_for_url",
     "utc_now_iso",
 ]

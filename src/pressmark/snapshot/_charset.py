@@ -1,19 +1,26 @@
-"""Text decoding with WHATWG encoding labels.
+"""The one charset decision, and text decoding with WHATWG encoding labels.
 
 A page's bytes are stored exactly; its text is always *derived* from them with the
-charset it declared, the way a browser would read it. The label table follows the
-WHATWG Encoding Standard, so ``latin1``, ``iso-8859-1`` and ``ascii`` mean
-windows-1252, ``gb2312`` means GBK and ``euc-kr`` means windows-949: decoding a
-page differently from a browser would make citations quote text the reader never
-saw.
+charset chosen when the snapshot was made, the way a browser would read it.
+Labels are looked up in the WHATWG Encoding Standard's table (the ``webencodings``
+package), so ``latin1``, ``iso-8859-1`` and ``ascii`` mean windows-1252, ``gb2312``
+means GBK and ``euc-kr`` means windows-949, while Python-only names (``utf-7``,
+``latin_1``) are unknown labels: decoding a page differently from a browser would
+make citations quote text the reader never saw.
 
-Rules of :func:`decode_text_body`:
+:func:`decide_charset` is the only place that chooses an encoding. Live fetches,
+snapshots built in code and WARC imports all reach it through ``new_snapshot``, so
+the same bytes with the same header decode the same way whichever way they came
+in. Its order is the HTML standard's (minus statistical guessing): a byte-order
+mark, then a *valid* ``charset`` label in the Content-Type header, then, for HTML,
+the ``<meta>`` prescan of the first 1024 bytes, then UTF-8.
+
+Rules of :func:`decode_text_body` (reading with an already chosen label):
 
 * an unknown label falls back to UTF-8 and adds a warning;
 * bytes invalid in the chosen encoding become U+FFFD and add a warning;
 * a leading byte-order mark that matches the chosen encoding is left out of the
-  text (the stored bytes keep it) and never overrides a declared charset; with no
-  declared charset a BOM selects UTF-8 or UTF-16.
+  text (the stored bytes keep it); with no label a BOM selects UTF-8 or UTF-16.
 """
 
 from __future__ import annotations
@@ -21,81 +28,22 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass
+from typing import Literal
 
-# WHATWG name -> (Python codec, labels). The Python codec is the closest
-# browser-compatible one (cp932 for Shift_JIS, cp949 for EUC-KR, big5hkscs for Big5).
-_ENCODINGS: dict[str, tuple[str, str]] = {
-    "UTF-8": ("utf-8", "unicode-1-1-utf-8 unicode11utf8 unicode20utf8 utf-8 utf8 x-unicode20utf8"),
-    "IBM866": ("cp866", "866 cp866 csibm866 ibm866"),
-    "ISO-8859-2": ("iso8859_2", "csisolatin2 iso-8859-2 iso-ir-101 iso8859-2 iso88592 "
-                   "iso_8859-2 iso_8859-2:1987 l2 latin2"),
-    "ISO-8859-3": ("iso8859_3", "csisolatin3 iso-8859-3 iso-ir-109 iso8859-3 iso88593 "
-                   "iso_8859-3 iso_8859-3:1988 l3 latin3"),
-    "ISO-8859-4": ("iso8859_4", "csisolatin4 iso-8859-4 iso-ir-110 iso8859-4 iso88594 "
-                   "iso_8859-4 iso_8859-4:1988 l4 latin4"),
-    "ISO-8859-5": ("iso8859_5", "csisolatincyrillic cyrillic iso-8859-5 iso-ir-144 iso8859-5 "
-                   "iso88595 iso_8859-5 iso_8859-5:1988"),
-    "ISO-8859-6": ("iso8859_6", "arabic asmo-708 csiso88596e csiso88596i csisolatinarabic "
-                   "ecma-114 iso-8859-6 iso-8859-6-e iso-8859-6-i iso-ir-127 iso8859-6 "
-                   "iso88596 iso_8859-6 iso_8859-6:1987"),
-    "ISO-8859-7": ("iso8859_7", "csisolatingreek ecma-118 elot_928 greek greek8 iso-8859-7 "
-                   "iso-ir-126 iso8859-7 iso88597 iso_8859-7 iso_8859-7:1987 sun_eu_greek"),
-    "ISO-8859-8": ("iso8859_8", "csiso88598e csisolatinhebrew hebrew iso-8859-8 iso-8859-8-e "
-                   "iso-ir-138 iso8859-8 iso88598 iso_8859-8 iso_8859-8:1988 visual"),
-    "ISO-8859-8-I": ("iso8859_8", "csiso88598i iso-8859-8-i logical"),
-    "ISO-8859-10": ("iso8859_10", "csisolatin6 iso-8859-10 iso-ir-157 iso8859-10 iso885910 "
-                    "l6 latin6"),
-    "ISO-8859-13": ("iso8859_13", "iso-8859-13 iso8859-13 iso885913"),
-    "ISO-8859-14": ("iso8859_14", "iso-8859-14 iso8859-14 iso885914"),
-    "ISO-8859-15": ("iso8859_15", "csisolatin9 iso-8859-15 iso8859-15 iso885915 iso_8859-15 l9"),
-    "ISO-8859-16": ("iso8859_16", "iso-8859-16"),
-    "KOI8-R": ("koi8_r", "cskoi8r koi koi8 koi8-r koi8_r"),
-    "KOI8-U": ("koi8_u", "koi8-ru koi8-u"),
-    "macintosh": ("mac_roman", "csmacintosh mac macintosh x-mac-roman"),
-    "windows-874": ("cp874", "dos-874 iso-8859-11 iso8859-11 iso885911 tis-620 windows-874"),
-    "windows-1250": ("cp1250", "cp1250 windows-1250 x-cp1250"),
-    "windows-1251": ("cp1251", "cp1251 windows-1251 x-cp1251"),
-    "windows-1252": ("cp1252", "ansi_x3.4-1968 ascii cp1252 cp819 csisolatin1 ibm819 "
-                     "iso-8859-1 iso-ir-100 iso8859-1 iso88591 iso_8859-1 iso_8859-1:1987 "
-                     "l1 latin1 us-ascii windows-1252 x-cp1252"),
-    "windows-1253": ("cp1253", "cp1253 windows-1253 x-cp1253"),
-    "windows-1254": ("cp1254", "cp1254 csisolatin5 iso-8859-9 iso-ir-148 iso8859-9 iso88599 "
-                     "iso_8859-9 iso_8859-9:1989 l5 latin5 windows-1254 x-cp1254"),
-    "windows-1255": ("cp1255", "cp1255 windows-1255 x-cp1255"),
-    "windows-1256": ("cp1256", "cp1256 windows-1256 x-cp1256"),
-    "windows-1257": ("cp1257", "cp1257 windows-1257 x-cp1257"),
-    "windows-1258": ("cp1258", "cp1258 windows-1258 x-cp1258"),
-    "x-mac-cyrillic": ("mac_cyrillic", "x-mac-cyrillic x-mac-ukrainian"),
-    "GBK": ("gb18030", "chinese csgb2312 csiso58gb231280 gb2312 gb_2312 gb_2312-80 gbk "
-            "iso-ir-58 x-gbk"),
-    "gb18030": ("gb18030", "gb18030"),
-    "Big5": ("big5hkscs", "big5 big5-hkscs cn-big5 csbig5 x-x-big5"),
-    "EUC-JP": ("euc_jp", "cseucpkdfmtjapanese euc-jp x-euc-jp"),
-    "ISO-2022-JP": ("iso2022_jp", "csiso2022jp iso-2022-jp"),
-    "Shift_JIS": ("cp932", "csshiftjis ms932 ms_kanji shift-jis shift_jis sjis windows-31j "
-                  "x-sjis"),
-    "EUC-KR": ("cp949", "cseuckr csksc56011987 euc-kr iso-ir-149 korean ks_c_5601-1987 "
-               "ks_c_5601-1989 ksc5601 ksc_5601 windows-949"),
-    "replacement": ("replacement", "csiso2022kr hz-gb-2312 iso-2022-cn iso-2022-cn-ext "
-                    "iso-2022-kr replacement"),
-    "UTF-16BE": ("utf-16-be", "unicodefffe utf-16be"),
-    "UTF-16LE": ("utf-16-le", "csunicode iso-10646-ucs-2 ucs-2 unicode unicodefeff utf-16 "
-                 "utf-16le"),
-    "x-user-defined": ("x-user-defined", "x-user-defined"),
-}
+from pressmark.snapshot._labels import codec_for, lookup_encoding
+from pressmark.snapshot._prescan import prescan_meta_charset
 
-_LABELS: dict[str, str] = {
-    label: name for name, (_, labels) in _ENCODINGS.items() for label in labels.split()
-}
+CharsetSource = Literal["header", "meta", "bom", "default"]
 
-_BOMS: tuple[tuple[bytes, str], ...] = (
-    (codecs.BOM_UTF8, "UTF-8"),
-    (codecs.BOM_UTF16_BE, "UTF-16BE"),
-    (codecs.BOM_UTF16_LE, "UTF-16LE"),
+_BOMS: tuple[tuple[bytes, str, str], ...] = (
+    (codecs.BOM_UTF8, "UTF-8", "utf-8"),
+    (codecs.BOM_UTF16_BE, "UTF-16BE", "utf-16be"),
+    (codecs.BOM_UTF16_LE, "UTF-16LE", "utf-16le"),
 )
 
 _WHITESPACE = "\t\n\f\r "
 _MAX_LABEL_IN_WARNING = 40
+_CHARSET_PARAM = re.compile(r"""charset\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s;"',]+))""", re.I)
 
 
 def _c1_passthrough(exc: UnicodeError) -> tuple[str, int]:
@@ -118,38 +66,90 @@ class DecodedText:
     bom_removed: bool = False
 
 
-def lookup_encoding(label: str | None) -> str | None:
-    """The WHATWG encoding name for a label (``"latin1"`` -> ``"windows-1252"``), or None."""
-    if label is None:
-        return None
-    return _LABELS.get(label.strip(_WHITESPACE).lower())
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CharsetDecision:
+    """The label a browser would decode a response with, where it came from, and notes."""
+
+    label: str | None  # lower-cased as declared ("latin1"), or None for the UTF-8 default
+    source: CharsetSource
+    warnings: tuple[str, ...] = ()
 
 
 def bom_encoding(data: bytes) -> str | None:
-    """The encoding a leading byte-order mark names, or None."""
-    for bom, name in _BOMS:
+    """The WHATWG name of the encoding a leading byte-order mark names, or None."""
+    for bom, name, _ in _BOMS:
         if data.startswith(bom):
             return name
     return None
 
 
+def charset_parameter(content_type: str | None) -> str | None:
+    """The lower-cased ``charset`` parameter of a Content-Type value, known or not."""
+    if not content_type:
+        return None
+    match = _CHARSET_PARAM.search(content_type)
+    if match is None:
+        return None
+    label = next(group for group in match.groups() if group is not None).strip(_WHITESPACE)
+    return label.lower() or None
+
+
+def header_charset(content_type: str | None) -> str | None:
+    """The Content-Type ``charset`` label if it is a WHATWG label, else None."""
+    label = charset_parameter(content_type)
+    return label if label is not None and lookup_encoding(label) is not None else None
+
+
+def _shown(label: str) -> str:
+    return repr(label[:_MAX_LABEL_IN_WARNING])
+
+
+def decide_charset(data: bytes, content_type: str | None, *, is_html: bool) -> CharsetDecision:
+    """The encoding decision for a response body (see the module docstring for the order)."""
+    warnings: list[str] = []
+    declared = charset_parameter(content_type)
+    valid = declared if declared is not None and lookup_encoding(declared) else None
+    if declared is not None and valid is None:
+        warnings.append(f"charset-unknown-header: Content-Type label {_shown(declared)} is "
+                        "not a WHATWG encoding label; ignored")
+    for bom, name, label in _BOMS:
+        if data.startswith(bom):
+            if valid is not None and lookup_encoding(valid) != name:
+                warnings.append(f"charset-bom-overrides-header: header says {valid}, "
+                                f"the byte-order mark says {label}")
+            return CharsetDecision(label=label, source="bom", warnings=tuple(warnings))
+    if valid is not None:
+        return CharsetDecision(label=valid, source="header", warnings=tuple(warnings))
+    if is_html:
+        meta = prescan_meta_charset(data)
+        if meta is not None:
+            return CharsetDecision(label=meta, source="meta", warnings=tuple(warnings))
+    return CharsetDecision(label=None, source="default", warnings=tuple(warnings))
+
+
+def sniff_charset(data: bytes, content_type: str | None, *, is_html: bool,
+                  ) -> tuple[str | None, CharsetSource]:
+    """``(label, source)`` of :func:`decide_charset`, without its warnings."""
+    decision = decide_charset(data, content_type, is_html=is_html)
+    return decision.label, decision.source
+
+
 def decode_text_body(data: bytes, charset: str | None) -> DecodedText:
-    """Decode stored body bytes with a declared charset label (see the module rules)."""
+    """Decode stored body bytes with an already chosen charset label (see the module rules)."""
     warnings: list[str] = []
     if charset is None or not charset.strip(_WHITESPACE):
         name = bom_encoding(data) or "UTF-8"
     else:
         found = lookup_encoding(charset)
         if found is None:
-            shown = charset.strip(_WHITESPACE)[:_MAX_LABEL_IN_WARNING]
-            warnings.append(f"charset-unknown: label {shown!r} is not a known encoding; "
-                            "decoded as UTF-8")
+            warnings.append(f"charset-unknown: label {_shown(charset.strip(_WHITESPACE))} is "
+                            "not a known encoding; decoded as UTF-8")
             name = "UTF-8"
         else:
             name = found
     bom_removed = False
     payload = data
-    for bom, bom_name in _BOMS:
+    for bom, bom_name, _ in _BOMS:
         if bom_name == name and data.startswith(bom):
             payload = data[len(bom) :]
             bom_removed = True
@@ -167,46 +167,10 @@ def _decode(data: bytes, name: str) -> tuple[str, bool]:
         return ("\ufffd" if data else ""), not data
     if name == "x-user-defined":
         return "".join(chr(b) if b < 0x80 else chr(0xF780 + b - 0x80) for b in data), True
-    codec = _ENCODINGS[name][0]
+    codec = codec_for(name)
     if name == "windows-1252":
         return data.decode(codec, "pressmark-whatwg-c1"), True
     try:
         return data.decode(codec), True
     except UnicodeDecodeError:
         return data.decode(codec, "replace"), False
-
-
-_CHARSET_PARAM = re.compile(r"""charset\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s;"',]+))""", re.I)
-_META = re.compile(rb"<meta\b[^>]*>", re.I)
-_META_CHARSET = re.compile(rb"""charset\s*=\s*["']?\s*([A-Za-z0-9_:.+\-]+)""", re.I)
-_PRESCAN_BYTES = 1024
-
-
-def charset_from_content_type(content_type: str | None) -> str | None:
-    """The lower-cased ``charset`` parameter of a Content-Type header value, or None."""
-    if not content_type:
-        return None
-    match = _CHARSET_PARAM.search(content_type)
-    if match is None:
-        return None
-    label = next(group for group in match.groups() if group is not None).strip(_WHITESPACE)
-    return label.lower() or None
-
-
-def sniff_meta_charset(prefix: bytes) -> str | None:
-    """The lower-cased charset an HTML ``<meta>`` declares in the first 1024 bytes, or None.
-
-    A simplified form of the WHATWG prescan: ``<meta charset=...>`` and
-    ``<meta http-equiv=content-type content="...; charset=...">``. A declared
-    UTF-16 label means UTF-8 here, as in browsers (a page that can be read as
-    ASCII cannot be UTF-16).
-    """
-    for tag in _META.finditer(prefix[:_PRESCAN_BYTES]):
-        match = _META_CHARSET.search(tag.group(0))
-        if match is None:
-            continue
-        label = match.group(1).decode("ascii").lower()
-        if lookup_encoding(label) in ("UTF-16BE", "UTF-16LE"):
-            return "utf-8"
-        return label
-    return None

@@ -29,17 +29,11 @@ from datetime import datetime
 from json.encoder import encode_basestring_ascii as _q
 from typing import Any, Final, Literal, Protocol
 
-from pressmark.snapshot._charset import (
-    bom_encoding,
-    charset_from_content_type,
-    decode_text_body,
-    sniff_meta_charset,
-)
+from pressmark.snapshot._charset import CharsetSource, decide_charset, decode_text_body
 from pressmark.snapshot._errors import InvalidSnapshot
 from pressmark.snapshot._kind import ContentKind, classify_content_type
 from pressmark.snapshot._time import format_timestamp, is_canonical_timestamp, utc_now_iso
 
-CharsetSource = Literal["header", "meta", "bom", "default"]
 HashBasis = Literal["bytes", "decoded-utf8"]
 
 ENVELOPE_FORMAT = "pressmark-snapshot/1"
@@ -51,7 +45,6 @@ _KINDS: frozenset[str] = frozenset({"html", "xml", "json", "text", "binary"})
 _CHARSET_SOURCES: frozenset[str] = frozenset({"header", "meta", "bom", "default"})
 _BASES: frozenset[str] = frozenset({"bytes", "decoded-utf8"})
 _TEXT_KINDS: frozenset[str] = frozenset({"html", "xml", "json", "text"})
-_BOM_LABELS = {"UTF-8": "utf-8", "UTF-16BE": "utf-16be", "UTF-16LE": "utf-16le"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -389,8 +382,8 @@ def new_snapshot(
     * ``etag`` / ``last_modified`` come from the headers (never for rendered ones).
     * ``content_type`` comes from the Content-Type header, sniffing the body when
       it says nothing.
-    * with no ``declared_charset``, the charset comes from the Content-Type header,
-      then a byte-order mark, then (HTML) a ``<meta>`` declaration.
+    * with no ``declared_charset``, the charset is :func:`decide_charset`'s (the one
+      decision: byte-order mark, valid Content-Type label, HTML ``<meta>``, UTF-8).
     * decoding problems (unknown label, invalid bytes) are added to ``warnings``.
     """
     validate_source_id(source_id)
@@ -427,7 +420,9 @@ def new_snapshot(
         if declared_charset is not None:
             declared_charset = declared_charset.strip().lower() or None
         elif charset_source == "default":
-            declared_charset, charset_source = _charset_for(header_type, data, kind)
+            decision = decide_charset(data, header_type, is_html=kind == "html")
+            declared_charset, charset_source = decision.label, decision.source
+            notes.extend(decision.warnings)
         if kind in _TEXT_KINDS:
             notes.extend(decode_text_body(data, declared_charset).warnings)
     snapshot = Snapshot(
@@ -453,19 +448,3 @@ def new_snapshot(
     check_snapshot(snapshot)
     mark_verified(snapshot)  # body_hash was computed from these very bytes just above
     return snapshot
-
-
-def _charset_for(
-    header_type: str | None, data: builtins.bytes, kind: ContentKind
-) -> tuple[str | None, CharsetSource]:
-    from_header = charset_from_content_type(header_type)
-    if from_header is not None:
-        return from_header, "header"
-    bom = bom_encoding(data)
-    if bom is not None:
-        return _BOM_LABELS[bom], "bom"
-    if kind == "html":
-        from_meta = sniff_meta_charset(data)
-        if from_meta is not None:
-            return from_meta, "meta"
-    return None, "default"

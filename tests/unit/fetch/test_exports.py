@@ -10,9 +10,8 @@ EXPECTED = {
     "FetchFailure", "FetchOptions", "FetchResult", "FetchTimings", "Politeness",
     "RenderEscalation", "RenderPolicy", "RobotsCache", "RobotsEntry", "RobotsRules",
     "ShellVerdict",
-    "SourceConfig", "SystemClock", "classify_shell", "fetch_source", "header_charset",
-    "parse_robots", "prescan_meta_charset", "product_token", "resolve_render_policy",
-    "sniff_charset",
+    "SourceConfig", "SystemClock", "classify_shell", "fetch_source", "parse_robots",
+    "product_token", "resolve_render_policy",
 }
 
 

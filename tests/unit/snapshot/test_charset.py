@@ -7,10 +7,12 @@ import codecs
 import pytest
 
 from pressmark.snapshot import (
-    charset_from_content_type,
+    decide_charset,
     decode_text_body,
+    header_charset,
     lookup_encoding,
-    sniff_meta_charset,
+    new_snapshot,
+    prescan_meta_charset,
 )
 
 
@@ -95,8 +97,8 @@ def test_x_user_defined() -> None:
      ("text/html; foo=bar; charset='koi8-r'", "koi8-r"), ("text/html", None), (None, None),
      ("text/html; charset=", None)],
 )
-def test_charset_from_content_type(header: str | None, expected: str | None) -> None:
-    assert charset_from_content_type(header) == expected
+def test_header_charset_reads_the_parameter(header: str | None, expected: str | None) -> None:
+    assert header_charset(header) == expected
 
 
 @pytest.mark.parametrize(
@@ -107,9 +109,38 @@ def test_charset_from_content_type(header: str | None, expected: str | None) -> 
      (b"<meta charset=utf-16le>", "utf-8"),
      (b"<p>no meta</p>", None)],
 )
-def test_sniff_meta_charset(html: bytes, expected: str | None) -> None:
-    assert sniff_meta_charset(html) == expected
+def test_meta_prescan(html: bytes, expected: str | None) -> None:
+    assert prescan_meta_charset(html) == expected
 
 
 def test_meta_beyond_the_prescan_window_is_ignored() -> None:
-    assert sniff_meta_charset(b" " * 2000 + b'<meta charset="koi8-r">') is None
+    assert prescan_meta_charset(b" " * 2000 + b'<meta charset="koi8-r">') is None
+
+
+@pytest.mark.parametrize("label", ["utf-7", "latin_1", "utf_8", "cp65001", "mbcs"])
+def test_python_only_names_are_unknown_labels(label: str) -> None:
+    assert lookup_encoding(label) is None
+    assert header_charset(f"text/html; charset={label}") is None
+
+
+def test_bom_wins_over_the_header_and_says_so() -> None:
+    decision = decide_charset(codecs.BOM_UTF8 + "café".encode(), "text/html; charset=iso-8859-1",
+                              is_html=True)
+    assert (decision.label, decision.source) == ("utf-8", "bom")
+    assert decision.warnings[0].startswith("charset-bom-overrides-header")
+
+
+def test_an_unknown_header_label_is_ignored_for_the_meta_and_noted() -> None:
+    body = b'<meta charset="koi8-r"><p>\xf0\xd2\xc9</p>'
+    decision = decide_charset(body, "text/html; charset=utf-7", is_html=True)
+    assert (decision.label, decision.source) == ("koi8-r", "meta")
+    assert decision.warnings[0].startswith("charset-unknown-header")
+
+
+def test_new_snapshot_makes_the_same_decision() -> None:
+    body = codecs.BOM_UTF8 + "café".encode()
+    snap = new_snapshot(source_id="s", requested_url="https://e.test/", url="https://e.test/",
+                        status=200, headers={"content-type": "text/html; charset=iso-8859-1"},
+                        body=body, fetched_at="2024-01-01T00:00:00.000Z")
+    assert (snap.declared_charset, snap.charset_source) == ("utf-8", "bom")
+    assert snap.body == "café"

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pressmark.fetch import header_charset, prescan_meta_charset, sniff_charset
+from pressmark.snapshot import header_charset, prescan_meta_charset, sniff_charset
 
 
 @pytest.mark.parametrize(

@@ -1,66 +1,27 @@
-"""Which character encoding a browser would use for a response.
+"""The HTML standard's ``<meta>`` prescan of a byte stream (its first 1024 bytes).
 
-Order (WHATWG "decode" plus the HTML encoding sniffing algorithm, minus the
-guessing step): a byte-order mark, then the ``charset`` parameter of the
-Content-Type header, then - for HTML only - the ``<meta>`` prescan of the first
-1024 bytes, then the UTF-8 default. We never guess from statistics: an
-undeclared legacy page is decoded as UTF-8 with replacement warnings, which is
-honest about what the server said.
+"Prescan a byte stream to determine its encoding", step by step: comments are
+skipped, attribute values are read the way the tokenizer reads them, the first
+``charset`` of a ``<meta>`` wins, a ``content`` value needs an ``http-equiv``
+pragma, an unknown label ends that ``<meta>`` (the next one is tried), UTF-16
+becomes UTF-8 and ``x-user-defined`` becomes windows-1252.
 """
 
 from __future__ import annotations
 
-import codecs
-from typing import Literal
-
-from pressmark.snapshot import lookup_encoding
-
-CharsetSource = Literal["header", "meta", "bom", "default"]
+from pressmark.snapshot._labels import lookup_encoding
 
 _PRESCAN_BYTES = 1024
 _SPACE = b"\t\n\x0c\r "
-_BOMS: tuple[tuple[bytes, str], ...] = (
-    (b"\xef\xbb\xbf", "utf-8"),
-    (b"\xfe\xff", "utf-16be"),
-    (b"\xff\xfe", "utf-16le"),
-)
-
-
-def bom_charset(data: bytes) -> str | None:
-    for bom, name in _BOMS:
-        if data.startswith(bom):
-            return name
-    return None
 
 
 def _known(label: str) -> str | None:
     label = label.strip().strip("\"'").strip().lower()
-    if not label:
+    if not label or lookup_encoding(label) is None:
         return None
     if label == "x-user-defined":
         return "windows-1252"
-    if _whatwg_lookup(label) is not None:
-        return label
-    try:
-        codecs.lookup(label)
-    except LookupError:
-        return None
     return label
-
-
-def _whatwg_lookup(label: str) -> str | None:
-    return lookup_encoding(label)
-
-
-def header_charset(content_type: str | None) -> str | None:
-    """The ``charset`` parameter of a Content-Type value, if it names a known encoding."""
-    if not content_type:
-        return None
-    for param in content_type.split(";")[1:]:
-        name, sep, value = param.partition("=")
-        if sep and name.strip().lower() == "charset":
-            return _known(value)
-    return None
 
 
 def charset_from_meta_content(content: bytes) -> str | None:
@@ -185,7 +146,7 @@ def prescan_meta_charset(data: bytes, limit: int = _PRESCAN_BYTES) -> str | None
                     break
             if need_pragma is None or (need_pragma and not got_pragma) or charset is None:
                 continue
-            if charset in ("utf-16", "utf-16be", "utf-16le", "utf_16", "utf_16_be", "utf_16_le"):
+            if lookup_encoding(charset) in ("UTF-16BE", "UTF-16LE"):
                 charset = "utf-8"
             return charset
         if pos + 1 < n and (buf[pos + 1:pos + 2].isalpha() or (
@@ -211,19 +172,3 @@ def prescan_meta_charset(data: bytes, limit: int = _PRESCAN_BYTES) -> str | None
             continue
         pos += 1
     return None
-
-
-def sniff_charset(data: bytes, content_type: str | None, *, is_html: bool,
-                  ) -> tuple[str | None, CharsetSource]:
-    """(declared charset, where it came from) for the snapshot record."""
-    bom = bom_charset(data)
-    if bom is not None:
-        return bom, "bom"
-    declared = header_charset(content_type)
-    if declared is not None:
-        return declared, "header"
-    if is_html:
-        meta = prescan_meta_charset(data)
-        if meta is not None:
-            return meta, "meta"
-    return None, "default"
