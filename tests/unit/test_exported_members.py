@@ -19,7 +19,7 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "EgressPolicy", "EgressProxy", "EgressTarget", "EgressTimeout", "GuardedClient",
         "GuardedResponse", "NetworkError", "ParsedURL", "ProxyDenial", "RedirectHop", "Resolver",
         "ResponseTooLarge", "StaticResolver", "SystemResolver", "Timeout", "classify_address",
-        "evaluate_url", "parse_url",
+        "evaluate_url", "join_url", "parse_url",
     ),
     "pressmark.snapshot": (
         "CharsetDecision", "CharsetSource", "ContentKind", "DecodedText", "HashBasis",

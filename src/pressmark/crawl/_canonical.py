@@ -1,38 +1,47 @@
 """URL canonicalisation: the one spelling of a URL the frontier dedupes on.
 
-Rules, applied in this order (nothing else is changed; in particular the query
-keeps its parameter order, because servers may depend on it):
+The URL is parsed by the egress parser (:func:`pressmark.egress.parse_url`,
+:func:`pressmark.egress.join_url`), so the host the crawler keys scope, dedupe,
+politeness and source ids on is, by construction, the host egress dials. The
+crawl's own rules come on top. In order (nothing else is changed; in
+particular the query keeps its parameter order, because servers may depend on
+it):
 
-1. Leading and trailing C0 controls and spaces are stripped; tabs and newlines
-   inside the URL are removed (as browsers do).
-2. A relative reference is resolved against the base URL (``<base href>`` or the
-   page URL).
-3. Only ``http`` and ``https`` are accepted; anything else yields ``None``.
-   The scheme is lower-cased.
-4. The host is lower-cased, a trailing dot is dropped and an internationalised
-   name is converted to its IDNA (punycode) form. A URL without a host, or with
-   a port that is not a number in 1-65535, yields ``None``. User info is kept
-   (the egress layer refuses it; it is not ours to hide).
-5. The default port (80 for http, 443 for https) is removed.
-6. Before the query, ``\\`` becomes ``/`` (as browsers do for http), dot
-   segments are removed (RFC 3986 5.2.4) and an empty path becomes ``/``.
-7. Percent-encoding is normalised in path and query: escapes of unreserved
+1. Browser parsing (egress rules): leading and trailing C0 controls and spaces
+   are stripped, tabs and newlines removed; a relative reference is resolved
+   against the base URL (``<base href>`` or the page URL) as WHATWG does (so
+   ``///evil.example`` and ``/\\evil.example`` name the host ``evil.example``);
+   only ``http`` and ``https`` are accepted; backslashes count as slashes.
+2. The host as egress serialises it: UTS-46 non-transitional IDNA (``faß.de``
+   is ``xn--fa-hia.de``), legacy IPv4 forms in dotted decimal (``127.1``,
+   ``0x7f.1`` and ``2130706433`` are ``127.0.0.1``), compressed IPv6, one
+   trailing dot removed. The default port is dropped.
+3. A URL the egress parser refuses (user info, a bad host or port, another
+   scheme) yields ``None``; :func:`canonical_or_refusal` names the egress code,
+   which the crawl counts (``summary.urls_refused``). Port 0 is refused too
+   (``INVALID_URL``): nothing can be fetched there.
+4. Dot segments are removed (``%2e`` counts as a dot) and an empty path is ``/``.
+5. Percent-encoding is normalised in path and query: escapes of unreserved
    characters (``A-Z a-z 0-9 - . _ ~``) are decoded, other escapes get
    upper-case hex digits, a stray ``%`` becomes ``%25``, and characters that may
-   not appear raw (spaces, non-ASCII, ...) are UTF-8 percent-encoded.
-8. An empty query (a bare ``?``) is dropped. With ``strip_tracking=True``,
+   not appear raw (spaces, non-ASCII, quotes, ...) are UTF-8 percent-encoded.
+6. An empty query (a bare ``?``) is dropped. With ``strip_tracking=True``,
    parameters named in :data:`TRACKING_PARAMS` or starting with ``utm_`` are
    removed; the others keep their order.
-9. The fragment is removed.
+7. The fragment is removed.
 
-The function is idempotent: canonicalising a canonical URL returns it unchanged.
+The function is idempotent, and egress parses a canonical URL to the same
+string: what the frontier holds is exactly what is requested.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import re
-from typing import NamedTuple
-from urllib.parse import urljoin, urlsplit
+from typing import Final, NamedTuple
+
+from pressmark.egress import EgressDenied, join_url, parse_url
 
 TRACKING_PARAMS = frozenset(
     {
@@ -41,22 +50,21 @@ TRACKING_PARAMS = frozenset(
     }
 )
 
-_STRIP = "".join(chr(c) for c in range(0x21))
-_TAB_NL = re.compile(r"[\t\n\r]")
-_PATH_OK = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/]*")
-_QUERY_OK = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?]*")
-_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-_PATH_SAFE = _UNRESERVED | frozenset("!$&'()*+,;=:@/")
-_QUERY_SAFE = _PATH_SAFE | frozenset("?")
-_HEX = frozenset("0123456789abcdefABCDEF")
-_HOST_OK = re.compile(r"[a-z0-9\-._~]+|\[[0-9a-f:.]+\]")
-_DEFAULT_PORT = {"http": 80, "https": 443}
+_PATH_OK: Final = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/]*")
+_QUERY_OK: Final = re.compile(r"[A-Za-z0-9\-._~!$&()*+,;=:@/?]*")
+_UNRESERVED: Final = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+_PATH_SAFE: Final = _UNRESERVED | frozenset("!$&'()*+,;=:@/")
+_QUERY_SAFE: Final = _UNRESERVED | frozenset("!$&()*+,;=:@/?")  # egress encodes ' in queries
+_HEX: Final = frozenset("0123456789abcdefABCDEF")
+INVALID_URL: Final = "INVALID_URL"
 
 
 class CanonicalURL(NamedTuple):
     url: str
     host: str
-    """``hostname`` or ``hostname:port`` (non-default port): the politeness and scope key."""
+    """``host`` or ``host:port`` (non-default port; IPv6 bracketed): the politeness and
+    scope key, the authority egress sends in the Host header."""
 
 
 def canonicalize_url(
@@ -71,90 +79,44 @@ def canonical_parts(
     url: str, base: str | None = None, *, strip_tracking: bool = False
 ) -> CanonicalURL | None:
     """Like :func:`canonicalize_url`, also returning the host key."""
-    url = url.strip(_STRIP)
-    if "\t" in url or "\n" in url or "\r" in url:
-        url = _TAB_NL.sub("", url)
-    if "\\" in url:
-        cut = min((i for i in (url.find("?"), url.find("#")) if i >= 0), default=len(url))
-        url = url[:cut].replace("\\", "/") + url[cut:]
+    result = canonical_or_refusal(url, base, strip_tracking=strip_tracking)
+    return result if isinstance(result, CanonicalURL) else None
+
+
+def canonical_or_refusal(
+    url: str, base: str | None = None, *, strip_tracking: bool = False
+) -> CanonicalURL | str:
+    """The canonical parts, or the egress code (``INVALID_HOST``, ...) that refused the URL."""
     if base is not None:
-        try:
-            url = urljoin(base, url)
-        except ValueError:
-            return None
+        # An unusable base leaves ``url`` as it is: only an absolute URL can still parse.
+        with contextlib.suppress(EgressDenied):
+            url = join_url(parse_url(base), url)
+    return _absolute(url, strip_tracking)
+
+
+@functools.lru_cache(maxsize=16_384)
+def _absolute(url: str, strip_tracking: bool) -> CanonicalURL | str:
+    """Cached: seeds, sitemap entries and link targets repeat across pages and calls."""
     try:
-        parts = urlsplit(url)
-    except ValueError:
-        return None
-    scheme = parts.scheme.lower()
-    if scheme not in _DEFAULT_PORT:
-        return None
-    netloc = parts.netloc
-    userinfo, at, hostport = netloc.rpartition("@")
-    host, port = _split_host_port(hostport)
-    if host is None:
-        return None
-    host = _normalise_host(host)
-    if host is None:
-        return None
-    if port is not None:
-        if not port.isdigit() or not 0 < int(port) < 65536:
-            return None
-        port_num = int(port)
-        if port_num != _DEFAULT_PORT[scheme]:
-            host = f"{host}:{port_num}"
-    path = parts.path
-    if not _PATH_OK.fullmatch(path) or "%" in path:
+        parsed = parse_url(url)
+    except EgressDenied as exc:
+        return exc.code
+    if parsed.port == 0:
+        return INVALID_URL
+    path = parsed.path
+    if "%" in path or not _PATH_OK.fullmatch(path):
         path = _normalise_pct(path, _PATH_SAFE)
-    path = remove_dot_segments(path) if "." in path else path
-    if not path.startswith("/"):
-        path = "/" + path
-    query = parts.query
+    query = parsed.query
     if query:
-        if not _QUERY_OK.fullmatch(query) or "%" in query:
+        if "%" in query or not _QUERY_OK.fullmatch(query):
             query = _normalise_pct(query, _QUERY_SAFE)
         if strip_tracking:
             query = _strip_tracking(query)
-    authority = f"{userinfo}@{host}" if at else host
-    canonical = f"{scheme}://{authority}{path}"
+    authority = parsed.authority
+    canonical = f"{parsed.scheme}://{authority}{path}"
     if query:
         canonical = f"{canonical}?{query}"
-    return CanonicalURL(canonical, host)
-
-
-def _split_host_port(hostport: str) -> tuple[str | None, str | None]:
-    if hostport.startswith("["):
-        end = hostport.find("]")
-        if end < 0:
-            return None, None
-        host, rest = hostport[: end + 1], hostport[end + 1 :]
-        if not rest:
-            return host, None
-        if not rest.startswith(":"):
-            return None, None
-        return host, rest[1:] or None
-    host, colon, port = hostport.partition(":")
-    if ":" in port:
-        return None, None
-    return host, (port or None) if colon else None
-
-
-def _normalise_host(host: str) -> str | None:
-    host = host.lower()
-    if "%" in host:
-        return None
-    if host.endswith(".") and not host.startswith("["):
-        host = host[:-1]
-    if not host:
-        return None
-    if not host.isascii():
-        try:
-            host = host.encode("idna").decode("ascii")
-        except UnicodeError:
-            return None
-    if not _HOST_OK.fullmatch(host) or ".." in host or host.startswith("."):
-        return None
-    return host
+    return CanonicalURL(canonical, authority)
 
 
 def _normalise_pct(text: str, safe: frozenset[str]) -> str:

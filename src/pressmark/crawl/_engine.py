@@ -18,7 +18,7 @@ import uuid
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import TYPE_CHECKING
 
-from pressmark.crawl._canonical import canonical_parts
+from pressmark.crawl._canonical import canonical_or_refusal
 from pressmark.crawl._fetcher import PageFetcher
 from pressmark.crawl._frontier import Frontier, FrontierItem, Via
 from pressmark.crawl._manifest import CrawlSummary, Outcome, PageError, PageRecord, Validation
@@ -264,8 +264,10 @@ class Engine:
             roots.extend(await self.fetcher.sitemap_roots(origin))
 
         def on_url(raw: str) -> None:
-            parts = canonical_parts(raw, strip_tracking=self.policy.strip_tracking_params)
-            if parts is not None:
+            parts = canonical_or_refusal(raw, strip_tracking=self.policy.strip_tracking_params)
+            if isinstance(parts, str):
+                self.summary.refuse(((parts, 1),))
+            else:
                 self.admit(parts.url, parts.host, 1, None, "sitemap")
 
         try:
@@ -384,6 +386,7 @@ class Engine:
                 work = await loop.run_in_executor(self.pool, process_page, job)
             for url, host in work.links:
                 self.admit(url, host, item.depth + 1, item.url, "link")
+            self.summary.refuse(work.refused)
         return work
 
     def _record(self, item: FrontierItem, fetched: Fetched, work: PageWork | None,

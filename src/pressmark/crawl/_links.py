@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from selectolax.lexbor import LexborHTMLParser
 
-from pressmark.crawl._canonical import CanonicalURL, canonical_parts
+from pressmark.crawl._canonical import CanonicalURL, canonical_or_refusal, canonical_parts
 
 BINARY_EXTENSIONS = frozenset(
     (
@@ -36,32 +36,41 @@ class ExtractedLinks:
     links: tuple[tuple[str, str], ...]
     """``(canonical_url, host)`` pairs in document order."""
     nofollow_skipped: int = 0
+    refused: tuple[tuple[str, int], ...] = ()
+    """``(egress code, count)`` for hrefs the egress URL parser refused, sorted by code."""
 
 
 _SEG = r"[A-Za-z0-9\-_~!$&'()*+,;=:@]+(?:\.[A-Za-z0-9\-_~!$&'()*+,;=:@]+)*"
 _FAST = re.compile(  # unambiguous: segments are separated by exactly one "/"
-    rf"(/(?:{_SEG}(?:/{_SEG})*/?)?)(\?[A-Za-z0-9\-._~!$&'()*+,;=:@/?]+)?(?:#.*)?",
+    rf"(/(?:{_SEG}(?:/{_SEG})*/?)?)(\?[A-Za-z0-9\-._~!$&()*+,;=:@/?]+)?(?:#.*)?",
     re.DOTALL,
 )
-_MEMO: dict[tuple[str, str, bool], CanonicalURL | None] = {}
+_MEMO: dict[tuple[str, str, bool], CanonicalURL | str] = {}
 _MEMO_MAX = 50_000
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+_C0_SPACE = "".join(chr(c) for c in range(0x21))
+_TAB_NL = str.maketrans("", "", "\t\n\r")
+_AUTHORITY_STARTS = frozenset({"//", "\\\\", "/\\", "\\/"})
 
 
 def _context(href: str, base: str, origin: str, base_dir: str) -> str:
     """The part of the base URL that resolving ``href`` depends on (the memo key):
     nothing for an absolute URL, the scheme for ``//host``, the origin for ``/path``,
     the directory for a relative path, the whole base for ``?query`` or empty refs."""
-    h = href.lstrip()
-    if h.startswith("//"):
+    h = href.strip(_C0_SPACE).translate(_TAB_NL)
+    if h[:2] in _AUTHORITY_STARTS:
         return origin.partition(":")[0]
-    if h.startswith("/"):
+    if h.startswith(("/", "\\")):
         return origin
     if not h or h[0] in "?#":
         return base
     match = _SCHEME.match(h)
-    if match is not None and "/" not in h[: match.end()]:
-        return ""
+    if match is not None:
+        # ``http:x`` / ``http:/x`` with the base's own scheme are relative (WHATWG).
+        scheme = h[: match.end() - 1].lower()
+        if scheme not in ("http", "https") or h[match.end() : match.end() + 2] == "//":
+            return ""
+        return base
     return base_dir
 
 
@@ -108,6 +117,7 @@ def extract_links(
     out: list[tuple[str, str]] = []
     seen: set[str] = set()
     skipped = 0
+    refused: dict[str, int] = {}
     for node in tree.css("a[href], area[href]"):
         attrs = node.attributes
         href = attrs.get("href")
@@ -132,14 +142,19 @@ def extract_links(
         if key in _MEMO:
             found = _MEMO[key]
         else:
-            found = canonical_parts(href, base, strip_tracking=strip_tracking)
-            if found is not None and has_binary_extension(found.url):
-                found = None
+            found = canonical_or_refusal(href, base, strip_tracking=strip_tracking)
+            if isinstance(found, CanonicalURL) and has_binary_extension(found.url):
+                found = ""
             if len(_MEMO) >= _MEMO_MAX:
                 _MEMO.clear()
             _MEMO[key] = found
-        if found is None or found.url in seen:
+        if isinstance(found, str):
+            if found:
+                refused[found] = refused.get(found, 0) + 1
+            continue
+        if found.url in seen:
             continue
         seen.add(found.url)
         out.append((found.url, found.host))
-    return ExtractedLinks(title=title, links=tuple(out), nofollow_skipped=skipped)
+    return ExtractedLinks(title=title, links=tuple(out), nofollow_skipped=skipped,
+                          refused=tuple(sorted(refused.items())))

@@ -132,6 +132,12 @@ class CrawlSummary:
         self.readiness_total_ms = 0.0
         self.readiness_count = 0
         self.failure_reasons: Counter[str] = Counter()
+        self.urls_refused: Counter[str] = Counter()
+        """Discovered URLs (links, sitemap entries) the egress URL parser refused, by code."""
+
+    def refuse(self, counts: tuple[tuple[str, int], ...]) -> None:
+        for code, count in counts:
+            self.urls_refused[code] += count
 
     def add(self, page: PageRecord) -> None:
         self.pages += 1
@@ -178,6 +184,7 @@ class CrawlSummary:
             "mean_readiness_ms": round(self.readiness_total_ms / self.readiness_count, 1)
             if self.readiness_count else None,
             "failure_reasons": dict(sorted(self.failure_reasons.items())),
+            "urls_refused": dict(sorted(self.urls_refused.items())),
         }
 
 

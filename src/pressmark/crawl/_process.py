@@ -53,6 +53,8 @@ class PageJob:
 class PageWork:
     title: str | None = None
     links: tuple[tuple[str, str], ...] = ()
+    refused: tuple[tuple[str, int], ...] = ()
+    """Links the egress URL parser refused, counted by code (see ``ExtractedLinks``)."""
     markdown_path: str | None = None
     evidence_path: str | None = None
     validation: tuple[bool, tuple[str, ...]] | None = None
@@ -125,19 +127,23 @@ def process_page(job: PageJob) -> PageWork:
     text = decode_html(snap.bytes, snap.declared_charset)
     title: str | None = None
     links: tuple[tuple[str, str], ...] = ()
+    refused: tuple[tuple[str, int], ...] = ()
     if job.want_links or not job.want_markdown:
         extracted = extract_links(text, url, respect_nofollow=job.respect_nofollow,
                                   strip_tracking=job.strip_tracking)
         title = extracted.title
         links = extracted.links if job.want_links else ()
+        refused = extracted.refused if job.want_links else ()
         if links and job.dedupe is not None:
             links = _unseen(job.dedupe, links)
     if not job.want_markdown:
-        return PageWork(title=title, links=links, source_ref=source_ref, parsed=True)
+        return PageWork(title=title, links=links, refused=refused, source_ref=source_ref,
+                        parsed=True)
     try:
         result = _convert(text, url, job)
     except Exception as exc:  # a converter bug is this page's failure, not the crawl's
-        return PageWork(title=title, links=links, error=f"{type(exc).__name__}: {exc}",
+        return PageWork(title=title, links=links, refused=refused,
+                        error=f"{type(exc).__name__}: {exc}",
                         source_ref=source_ref, parsed=True)
     validation = getattr(result, "validation", None)
     valid = None
@@ -152,7 +158,7 @@ def process_page(job: PageJob) -> PageWork:
         if evidence is not None:
             ev_path = f"evidence/{job.name}.json"
             write_atomic(root / ev_path, _evidence_bytes(evidence))
-    return PageWork(title=getattr(result, "title", None) or title, links=links,
+    return PageWork(title=getattr(result, "title", None) or title, links=links, refused=refused,
                     markdown_path=md_path, evidence_path=ev_path, validation=valid,
                     source_ref=source_ref, parsed=True)
 

@@ -25,7 +25,7 @@ from pressmark.egress._errors import (
 )
 from pressmark.egress._policy import EgressPolicy, EgressTarget, Timeout, evaluate_url
 from pressmark.egress._resolver import Resolver, StaticResolver, SystemResolver
-from pressmark.egress._url import ParsedURL, parse_url
+from pressmark.egress._url import ParsedURL, join_url, parse_url
 
 if TYPE_CHECKING:
     from pressmark.egress._client import GuardedClient
@@ -66,6 +66,7 @@ __all__ = [
     "Timeout",
     "classify_address",
     "evaluate_url",
+    "join_url",
     "parse_url",
 ]
 

@@ -9,7 +9,6 @@ import asyncio
 import functools
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
-from urllib.parse import urlsplit
 
 from pressmark._errors import PressmarkError
 from pressmark.egress import EgressDenied, GuardedClient, parse_url
@@ -60,8 +59,13 @@ _T = TypeVar("_T")
 
 @functools.lru_cache(maxsize=1024)
 def host_key(url: str) -> str:
-    """The politeness key of a URL: its ``urlsplit`` host name (cached: one per page)."""
-    return urlsplit(url).hostname or ""
+    """The politeness key of a URL: the host egress dials (cached: one per page).
+
+    An unparseable URL gets the empty key; egress refuses it before any request."""
+    try:
+        return parse_url(url).host
+    except EgressDenied:
+        return ""
 
 
 def validate_source(source: SourceConfig) -> str | None:
@@ -182,7 +186,7 @@ class CallState:
             return
         if entry.reason.startswith("denied:"):
             code = entry.reason.partition(":")[2]
-            raise EgressDenied(code, urlsplit(url).hostname,
+            raise EgressDenied(code, host_key(url) or None,
                                entry.detail or "the egress policy denies this host", url=url)
         raise RobotsDenied(url, entry.reason)
 

@@ -26,7 +26,6 @@ from collections.abc import Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
-from urllib.parse import urlsplit
 
 from protego import Protego
 
@@ -72,19 +71,7 @@ def origin_of(url: str) -> str:
     try:
         return parse_url(url).origin
     except EgressDenied:
-        pass  # not fetchable anyway; a best-effort key
-    try:
-        parts = urlsplit(url)
-        scheme = parts.scheme.lower()
-        host = (parts.hostname or "").lower()
-        port = parts.port
-    except ValueError:
-        return url
-    if ":" in host:
-        host = f"[{host}]"
-    default = {"http": 80, "https": 443}.get(scheme)
-    netloc = host if port is None or port == default else f"{host}:{port}"
-    return f"{scheme}://{netloc}"
+        return url  # not fetchable anyway (egress refuses it first): the URL is its own key
 
 
 _UA_LINE = re.compile(r"^(\s*user[- ]?agent\s*(?::|\s)\s*)([^#\r\n]*)(.*)$",
