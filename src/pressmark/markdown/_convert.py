@@ -390,9 +390,11 @@ class Converter:
                     number = value
             blocks = self.blocks(child)
             if not blocks:
+                # dropped without using up its number: Markdown cannot skip one, so a
+                # gap would not survive a round trip through a renderer
                 self.counts.empty_list_items += 1
-            else:
-                items.append(Item(_clamp(number) if ordered else None, blocks))
+                continue
+            items.append(Item(_clamp(number) if ordered else None, blocks))
             if number is not None:
                 number += step
         if ordered:
