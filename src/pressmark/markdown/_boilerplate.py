@@ -95,6 +95,13 @@ _POSITIVE = frozenset(("content", "article", "main", "body", "story", "entry", "
 _LAYOUT_RULES = frozenset(("exclude_aside", "exclude_nav", "exclude_footer", "exclude_byline",
                            "exclude_tags"))
 
+# Rules that name a *place* on the page (a sidebar, an overlay, the footer) rather than a
+# kind of content (comments, ads, share buttons): single-page apps open whole articles
+# in a "modal" and themes call the article column "aside". Such a place that holds much
+# of the page's prose is the content's container, whatever its name (``_select``).
+PLACE_RULES = frozenset(("exclude_aside", "exclude_nav", "exclude_footer", "exclude_dialog",
+                         "exclude_byline", "exclude_site_header"))
+
 _SPLIT = re.compile(r"[^A-Za-z0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 

@@ -47,6 +47,13 @@ CARD_TAGS = frozenset(("div", "article", "li", "section"))
 # "Related" box, picked on a page with almost no prose, is left alone)
 SECTION_KEEP_CHARS = 200
 SECTION_KEEP = 0.2
+PROSE_BLOCK = 80         # chars: a block this long, and link-poor, is prose (recall measure)
+PROSE_LINKS = 0.35       # own link density up to which a block counts as prose
+PROSE_MIN_TOTAL = 400    # chars of prose on the page below which recall is not judged
+RECALL_SHARE = 0.6       # the pick must hold this share of the page's prose ...
+PLACE_SHARE = 0.5        # a chrome-named "place" holding this share of the prose is content
+PLACE_MIN = 1000         # ... and at least this many chars of it
+RECALL_TARGET = 0.8      # ... else widen to the first ancestor holding this share
 
 
 def block_hash(text: str) -> str:
@@ -81,9 +88,13 @@ def _weigh(doc: Document) -> None:
     inbad: list[bool] = [False] * len(doc.nodes)
     match = _boilerplate.match
     tag_rules = _boilerplate.TAG_RULES
+    raw = _raw_prose(doc)
+    place_floor = PLACE_SHARE * raw[0]
     for node in doc.nodes:  # parents first
         rule = match(node) if node.attrs or node.tag in tag_rules else None
-        if rule is not None and node.text_len > WRAPPER_SHARE * total:
+        if rule is not None and (node.text_len > WRAPPER_SHARE * total or (
+                rule in _boilerplate.PLACE_RULES and raw[node.idx] >= place_floor
+                and raw[node.idx] >= PLACE_MIN)):
             rule = None  # a layout wrapper that happens to be named like chrome
         node.bad = rule
         parent = node.parent
@@ -91,6 +102,7 @@ def _weigh(doc: Document) -> None:
     for node in reversed(doc.nodes):  # children first
         weight = 0.0
         positive = 0.0
+        prose = 0
         own = node.own_len
         if own and (node.tag in BLOCK_TAGS):
             density = node.own_link / own
@@ -104,14 +116,32 @@ def _weigh(doc: Document) -> None:
             else:
                 weight = own * (1.0 - 1.5 * density)
                 positive = weight
+                if own >= PROSE_BLOCK and density <= PROSE_LINKS and not inbad[node.idx]:
+                    prose = own
             if inbad[node.idx] and weight > -own:
                 weight = -float(own)
         score = weight - node.chrome
         for child in node.elems:
             score += child.score
             positive += child.pos
+            prose += child.prose
         node.score = score
         node.pos = positive
+        node.prose = prose
+
+
+def _raw_prose(doc: Document) -> list[int]:
+    """Prose chars per subtree, chrome names ignored (by node index; body first)."""
+    raw = [0] * len(doc.nodes)
+    for node in reversed(doc.nodes):
+        own = node.own_len
+        value = own if (own >= PROSE_BLOCK and node.tag in BLOCK_TAGS
+                        and node.tag not in HEADINGS and node.own_link <= PROSE_LINKS * own) \
+            else 0
+        for child in node.elems:
+            value += raw[child.idx]
+        raw[node.idx] = value
+    return raw
 
 
 def select(doc: Document, *, hints: Collection[str] = ()) -> Selection:
@@ -139,11 +169,35 @@ def select(doc: Document, *, hints: Collection[str] = ()) -> Selection:
                 chosen is best or node.score > chosen.score
             ):
                 chosen = node
-    selection = Selection(root=chosen, selectors=[chosen.css_path()])
+    widened = _widen_for_recall(doc, chosen)
+    selection = Selection(root=widened, selectors=[widened.css_path()])
     _prune(doc, selection, hints)
+    if widened is not chosen:
+        selection.rules.append("widened_for_recall")
+        selection.rules.sort()
     if doc.skipped:
         selection.rules = sorted(set(selection.rules) | doc.skipped)
     return selection
+
+
+def _widen_for_recall(doc: Document, chosen: Node) -> Node:
+    """The nearest ancestor holding most of the page's prose, when ``chosen`` holds little.
+
+    Scoring picks the tightest high-scoring block; on pages whose body is split into
+    many sibling sections (or interleaved with lists and figures that score negative)
+    that block can be one section of the article. Prose (link-poor blocks of sentence
+    length outside chrome) is the recall yardstick: when the pick keeps less than
+    ``RECALL_SHARE`` of it, climb to the first ancestor that keeps ``RECALL_TARGET``.
+    """
+    total = doc.body.prose
+    if total < PROSE_MIN_TOTAL or chosen.prose >= RECALL_SHARE * total:
+        return chosen
+    node = chosen
+    while node.parent is not None:
+        node = node.parent
+        if node.prose >= RECALL_TARGET * total:
+            return node
+    return node
 
 
 def _prune(doc: Document, sel: Selection, hints: Collection[str]) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser
 
-from pressmark.markdown._boilerplate import words_rule
+from pressmark.markdown._boilerplate import PLACE_RULES, words_rule
 
 MAX_DEPTH = 160  # deeper subtrees are flattened to text: bounded recursion later
 
@@ -58,7 +58,8 @@ class Node:
 
     __slots__ = (
         "attrs", "bad", "blocky", "children", "chrome", "depth", "elems", "idx", "link_len",
-        "nth", "own_len", "own_link", "parent", "pos", "removed", "score", "tag", "text_len",
+        "nth", "own_len", "own_link", "parent", "pos", "prose", "removed", "score", "tag",
+        "text_len",
     )
 
     def __init__(  # noqa: PLR0917 - built once per element: positional calls are cheaper
@@ -79,6 +80,7 @@ class Node:
         self.own_link = 0
         self.score = 0.0              # content weight of the subtree (selection)
         self.pos = 0.0                # positive part of score
+        self.prose = 0                # chars of link-poor prose blocks outside chrome (recall)
         self.bad: str | None = None   # boilerplate rule that matched this element
         self.removed: str | None = None  # rule that pruned it from the output
         self.blocky = False           # has a block-level descendant
@@ -161,6 +163,8 @@ _STRONG_WORD_RULES = frozenset(("exclude_cookie_banner", "exclude_dialog", "excl
                                 "exclude_subscribe", "exclude_related", "exclude_comments",
                                 "exclude_ads"))
 CHROME_SHARE = 0.3
+PLACE_PROSE = 1000      # chars of paragraphs that make a chrome-named "place" a container
+PLACE_PARAGRAPH = 80    # chars: a paragraph this long is prose
 
 
 def parse(html: str, *, skip_chrome: bool = True) -> Document:
@@ -195,7 +199,20 @@ def _chrome(lex: Any, tag: str, attrs: dict[str, str | None], parent_tag: str,
     elif tag == "footer" and parent_tag in ("blockquote", "figure"):
         return None  # a quotation's attribution
     size = len(lex.text(deep=True))  # scripts inside only make chrome look bigger: safe
-    return (rule, size) if size < limit else None
+    if size >= limit or (rule in PLACE_RULES and size >= PLACE_PROSE and _prose_size(lex)
+                         >= PLACE_PROSE):
+        return None  # big, or a "place" full of paragraphs: selection weighs it instead
+    return rule, size
+
+
+def _prose_size(lex: Any) -> int:
+    """Characters in the paragraphs of a subtree (C-level: the copy stays cheap)."""
+    total = 0
+    for para in lex.css("p"):
+        n = len(para.text(deep=True))
+        if n >= PLACE_PARAGRAPH:
+            total += n
+    return total
 
 
 def _visible_size(lex: Any) -> int:
