@@ -119,6 +119,27 @@ def test_store_verify_and_prune(root: Path) -> None:
     assert usage.exit_code == 2
 
 
+def test_store_verify_notes_debris_and_repair_removes_it(root: Path) -> None:
+    source_dir = next(p.parent for p in root.rglob("source.json")
+                      if json.loads(p.read_text())["source_id"] == "a")
+    history = [ref.source_ref for ref in FilesystemSnapshotStore(root).list("a")]
+    (source_dir / "tmp.interrupted").write_bytes(b"half a record")  # a killed writer's leftovers
+    (source_dir / "slot.00042").write_text("")
+    noted = CliRunner().invoke(main, ["store", "verify", str(root)])
+    assert noted.exit_code == 0, noted.output  # an undamaged store passes its check
+    assert "note: temp-file" in noted.output and "note: orphan-slot" in noted.output
+    assert "2 leftover(s) of interrupted writes" in noted.output
+    next(source_dir.glob("id.*")).unlink()  # a missing index entry is damage...
+    assert CliRunner().invoke(main, ["store", "verify", str(root)]).exit_code == 5
+    repaired = CliRunner().invoke(main, ["store", "repair", str(root)])  # ...that repair restores
+    assert repaired.exit_code == 0, repaired.output
+    assert "a\tfixed 3" in repaired.output and "2 source(s): 3 fix(es)" in repaired.output
+    clean = CliRunner().invoke(main, ["store", "verify", str(root), "--json"])
+    assert clean.exit_code == 0
+    assert json.loads(clean.output)["problems"] == json.loads(clean.output)["notes"] == []
+    assert [ref.source_ref for ref in FilesystemSnapshotStore(root).list("a")] == history
+
+
 def test_store_export_and_import_warc(root: Path, tmp_path: Path) -> None:
     warc = tmp_path / "out.warc.gz"
     exported = CliRunner().invoke(main, ["store", "export-warc", str(root), str(warc)])

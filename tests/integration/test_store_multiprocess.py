@@ -2,7 +2,8 @@
 
 Afterwards: every put that returned resolves and verifies, capacity accounting
 is exact (never more records than slots, never more than max_history_files),
-and after one prune() the store verifies clean and accepts writes again.
+verify() finds no damage (the kills leave only debris, reported as notes), and
+after one repair() it finds nothing at all, history untouched, and accepts writes.
 """
 
 from __future__ import annotations
@@ -97,9 +98,15 @@ def test_sigkilled_writers_never_lose_or_corrupt_data(tmp_path: Path) -> None:
     assert len(slots) >= len(history)  # reservations precede records
     assert len(slots) <= CAPACITY
 
-    store.prune("shared", keep_last=CAPACITY)
+    before = store.verify()
+    assert before.ok, before.problems  # SIGKILLs leave debris, never damage
+    assert all(note.is_debris for note in before.notes)
+    kept = [ref.snapshot_sha256 for ref in store.list("shared")]
+    repaired = store.repair()
+    assert repaired.fixed >= len(before.notes)
     report = store.verify()
-    assert report.ok, report.problems
+    assert report.ok and report.notes == (), (report.problems, report.notes)
+    assert [ref.snapshot_sha256 for ref in store.list("shared")] == kept
     names = os.listdir(directory.dir)
     records = [n for n in names if n.endswith(".rec")]
     assert len([n for n in names if n.startswith("slot.")]) == len(records)

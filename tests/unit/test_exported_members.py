@@ -31,7 +31,8 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "snapshot_from_envelope", "sniff_charset", "source_id_for_url", "utc_now_iso",
     ),
     "pressmark.store": (
-        "FilesystemSnapshotStore", "HeadWitness", "MemorySnapshotStore", "PruneReport",
+        "DEBRIS_CODES", "FilesystemSnapshotStore", "HeadWitness", "MemorySnapshotStore",
+        "PruneReport", "RepairReport",
         "SnapshotCorrupt", "SnapshotHistoryFull", "SnapshotNotFound", "SnapshotRef",
         "SnapshotStore", "SnapshotStoreError", "SnapshotTooLarge", "StoreBusy", "StoreError",
         "VerifyProblem", "VerifyReport", "WarcImportReport", "WitnessStatus", "export_warc",

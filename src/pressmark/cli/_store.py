@@ -1,6 +1,7 @@
 """``pressmark store``: inspect, verify, prune, export and import snapshot stores.
 
-Exit codes: 0 success; 5 when ``verify`` finds problems, an import has errors,
+Exit codes: 0 success (``verify`` notes on debris of interrupted writes included);
+5 when ``verify`` finds damage, an import has errors,
 or the store cannot be read or written (``error: <code>: <message>`` on stderr);
 4 when ``ls SOURCE_ID`` names a source the store does not have; 2 for usage
 errors (a ROOT that does not exist included). No sub-command creates a store
@@ -20,7 +21,7 @@ import click
 
 from pressmark._errors import PressmarkError
 from pressmark.cli._hints import EXIT_CODES_EPILOG, EXIT_FAILURE, EXIT_UNRESOLVED
-from pressmark.store import FilesystemSnapshotStore, export_warc, import_warc
+from pressmark.store import FilesystemSnapshotStore, VerifyProblem, export_warc, import_warc
 
 _DIR = click.Path(file_okay=False)
 _EXISTING_DIR = click.Path(file_okay=False, exists=True)
@@ -96,22 +97,45 @@ def ls(root: str, source_id: str | None, as_json: bool) -> None:
 @click.argument("root", type=_EXISTING_DIR)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def verify(root: str, as_json: bool) -> None:
-    """Read every record and index; exit 5 when anything is wrong."""
+    """Read every record and index; exit 5 on damage (debris of interrupted writes is a note)."""
     with _errors():
         report = _open(root).verify()
+
+    def rows(items: tuple[VerifyProblem, ...]) -> list[dict[str, str | None]]:
+        return [{"code": p.code, "source_id": p.source_id, "detail": p.detail} for p in items]
+
     if as_json:
         click.echo(json.dumps({
             "ok": report.ok, "sources": report.sources, "records": report.records,
-            "problems": [{"code": p.code, "source_id": p.source_id, "detail": p.detail}
-                         for p in report.problems],
+            "problems": rows(report.problems), "notes": rows(report.notes),
         }, indent=2))
     else:
         for problem in report.problems:
             click.echo(f"{problem.code}\t{problem.source_id}\t{problem.detail}")
+        for note in report.notes:
+            click.echo(f"note: {note.code}\t{note.source_id}\t{note.detail}")
         status = "ok" if report.ok else f"{len(report.problems)} problem(s)"
+        if report.notes:
+            status += (f", {len(report.notes)} leftover(s) of interrupted writes "
+                       "(`pressmark store repair` removes them)")
         click.echo(f"{report.sources} source(s), {report.records} record(s): {status}")
     if not report.ok:
         sys.exit(EXIT_FAILURE)
+
+
+@store.command("repair", epilog=EXIT_CODES_EPILOG)
+@click.argument("root", type=_EXISTING_DIR)
+def repair(root: str) -> None:
+    """Remove leftovers of interrupted writes and restore missing index entries.
+
+    Each source is repaired under its write lock; no snapshot is removed or changed.
+    """
+    target = _open(root)
+    with _errors():
+        report = target.repair()
+    for source_id, fixes in report.per_source:
+        click.echo(f"{source_id}\tfixed {fixes}")
+    click.echo(f"{report.sources} source(s): {report.fixed} fix(es)")
 
 
 @store.command("prune", epilog=EXIT_CODES_EPILOG)

@@ -16,7 +16,9 @@ from pressmark.store._errors import (
 from pressmark.store._filesystem import FilesystemSnapshotStore
 from pressmark.store._memory import MemorySnapshotStore
 from pressmark.store._protocol import (
+    DEBRIS_CODES,
     PruneReport,
+    RepairReport,
     SnapshotRef,
     SnapshotStore,
     VerifyProblem,
@@ -26,10 +28,12 @@ from pressmark.store._warc import WarcImportReport, export_warc, import_warc
 from pressmark.store._witness import HeadWitness, WitnessStatus
 
 __all__ = [
+    "DEBRIS_CODES",
     "FilesystemSnapshotStore",
     "HeadWitness",
     "MemorySnapshotStore",
     "PruneReport",
+    "RepairReport",
     "SnapshotCorrupt",
     "SnapshotHistoryFull",
     "SnapshotNotFound",

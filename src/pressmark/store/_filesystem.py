@@ -73,11 +73,12 @@ from pressmark.store._fsio import (
     set_symlink,
 )
 from pressmark.store._lock import STALE_AFTER, WAIT, SourceLock
-from pressmark.store._maintenance import prune_source, verify_store
+from pressmark.store._maintenance import prune_source, repair_store, verify_store
 from pressmark.store._protocol import (
     MAX_HISTORY_FILES,
     MAX_RECORD_BYTES,
     PruneReport,
+    RepairReport,
     SnapshotRef,
     VerifyReport,
 )
@@ -287,6 +288,13 @@ class FilesystemSnapshotStore:
 
     def verify(self) -> VerifyReport:
         return verify_store(self)
+
+    def repair(self) -> RepairReport:
+        """Remove what interrupted writes left and restore missing index entries.
+
+        Runs per source under its write lock; records and history are never touched.
+        """
+        return repair_store(self)
 
     # -- verified head witnesses (filesystem only) ----------------------------------------
 

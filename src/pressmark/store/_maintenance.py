@@ -8,7 +8,9 @@ and gives retained records back a missing slot or identity entry. Then it
 applies the retention rule, points HEAD at the newest record that remains and
 each body entry at the newest remaining record with that body (dropping entries
 of bodies no record has any more, and repairing missing or dangling ones).
-``verify`` reads every record in full and reports problems; it never repairs.
+``verify`` reads every record in full and reports, never repairs: damage (corrupt,
+missing or contradictory data) as problems, the debris of interrupted writes as
+notes. ``repair`` is prune's clean-up with nothing removed, in every source.
 While a live writer holds a source's lock, what its write has reserved so far
 (a slot, identity or body entry without its record yet, HEAD ahead of the
 records) is not reported; the same state left by a crashed writer is. Every
@@ -31,7 +33,10 @@ from pressmark.store._errors import SnapshotCorrupt, SnapshotHistoryFull, Snapsh
 from pressmark.store._fsio import TEMP_PREFIX, read_symlink, set_symlink
 from pressmark.store._lock import LOCK_NAME, STALE_AFTER, judge, remove_dead_breaker
 from pressmark.store._protocol import (
+    DEBRIS_CODES,
+    MAX_HISTORY_FILES,
     PruneReport,
+    RepairReport,
     VerifyProblem,
     VerifyReport,
     keep_digests,
@@ -109,6 +114,27 @@ def prune_source(
         removed=tuple(history[i][0] for i in removed_ix),
         cleaned=cleaned,
     )
+
+
+def repair_store(store: FilesystemSnapshotStore) -> RepairReport:
+    """Remove debris and restore missing index entries in every source; history is untouched.
+
+    Each source is repaired under its write lock by the same clean-up prune does
+    first, with nothing removed: a retention rule that keeps every record.
+    """
+    fixed = sources = 0
+    per_source: list[tuple[str, int]] = []
+    for key in store.source_keys():
+        state = store.state_for_key(key)  # malformed metadata: SnapshotCorrupt, not guessed
+        if state is None:
+            continue
+        sources += 1
+        report = prune_source(store, state.source_id, MAX_HISTORY_FILES, ())
+        assert not report.removed  # nothing can be beyond MAX_HISTORY_FILES
+        fixed += report.cleaned
+        if report.cleaned:
+            per_source.append((state.source_id, report.cleaned))
+    return RepairReport(sources=sources, fixed=fixed, per_source=tuple(per_source))
 
 
 def _sync_body_index(
@@ -196,10 +222,7 @@ def _clean(store: FilesystemSnapshotStore, state: SourceState) -> tuple[int, dic
     return cleaned, slot_of
 
 
-_IN_FLIGHT = frozenset({
-    "orphan-slot", "orphan-index", "stale-head", "temp-file", "orphan-body-index",
-    "stale-body-index",
-})
+_IN_FLIGHT = DEBRIS_CODES | {"bad-head"}  # what a live put shows between its steps
 
 
 def _live_lock(path: str) -> bool:
@@ -208,8 +231,12 @@ def _live_lock(path: str) -> bool:
 
 
 def verify_store(store: FilesystemSnapshotStore) -> VerifyReport:
-    """Read every record in full and check slots, identity entries and HEAD."""
+    """Read every record in full and check slots, identity entries and HEAD.
+
+    Damage goes to ``problems``, leftovers of interrupted writes to ``notes``.
+    """
     problems: list[VerifyProblem] = []
+    notes: list[VerifyProblem] = []
     sources = records = 0
     for key in store.source_keys():
         try:
@@ -222,15 +249,19 @@ def verify_store(store: FilesystemSnapshotStore) -> VerifyReport:
             continue
         sources += 1
         try:
-            records += _verify_source(store, state, problems)
+            records += _verify_source(store, state, problems, notes)
         except (OSError, SnapshotStoreError):
             problems.append(VerifyProblem(code="snapshot-store-error", source_id=state.source_id,
                                           detail="source could not be read"))
-    return VerifyReport(problems=tuple(problems), sources=sources, records=records)
+    return VerifyReport(problems=tuple(problems), notes=tuple(notes), sources=sources,
+                        records=records)
 
 
 def _verify_source(
-    store: FilesystemSnapshotStore, state: SourceState, problems: list[VerifyProblem]
+    store: FilesystemSnapshotStore,
+    state: SourceState,
+    problems: list[VerifyProblem],
+    notes: list[VerifyProblem],
 ) -> int:
     """Check one source; safe to run while other processes write and prune it.
 
@@ -324,8 +355,15 @@ def _verify_source(
                 time.sleep(0.02)
         return not _live_lock(lock)
 
-    if names and read_symlink(state.file("HEAD")) != names[-1]:
-        report("stale-head", "HEAD does not name the newest record", head_is_stale)
+    head = read_symlink(state.file("HEAD"))
+    if names and head != names[-1]:
+        if head is not None and parse_record_name(head) is not None and head > names[-1] and (
+                not os.path.lexists(state.file(head))):
+            # put moves HEAD before it publishes the record; its writer died in between
+            report("stale-head", "HEAD names a record an interrupted write never published",
+                   head_is_stale)
+        else:
+            report("bad-head", "HEAD does not name the newest record", head_is_stale)
 
     writing = writing or _live_lock(lock)
     confirmed = [problem for problem, still in candidates if still is None or still()]
@@ -333,7 +371,7 @@ def _verify_source(
     for problem in confirmed:
         # A live writer's reservation is not yet a leftover: only crashed writes count.
         if not (writing and problem.code in _IN_FLIGHT):
-            problems.append(problem)
+            (notes if problem.is_debris else problems).append(problem)
     return len(names)
 
 

@@ -21,6 +21,7 @@ from pressmark.store._errors import (
 from pressmark.store._protocol import (
     MAX_HISTORY_FILES,
     PruneReport,
+    RepairReport,
     SnapshotRef,
     VerifyProblem,
     VerifyReport,
@@ -114,6 +115,11 @@ class MemorySnapshotStore:
                         code="snapshot-corrupt", source_id=source_id, detail=f"record {sha}"
                     ))
         return VerifyReport(problems=tuple(problems), sources=len(items), records=records)
+
+    def repair(self) -> RepairReport:
+        """Nothing to repair: a write to memory is never left half done."""
+        with self._lock:
+            return RepairReport(sources=len(self._data), fixed=0)
 
     def _ordered(self, source_id: str) -> builtins.list[Snapshot]:
         with self._lock:

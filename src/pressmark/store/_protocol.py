@@ -55,26 +55,56 @@ class PruneReport:
     cleaned: int = 0  # leftovers of interrupted writes removed or repaired
 
 
+# What an interrupted write or prune can leave behind (see _filesystem's put order):
+# no stored data is wrong or missing, every acknowledged put still resolves, and
+# repair() (or prune) removes it. Everything else verify() reports is damage.
+DEBRIS_CODES = frozenset({
+    "temp-file", "orphan-slot", "orphan-index", "orphan-body-index", "stale-body-index",
+    "stale-head",
+})
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class VerifyProblem:
-    """One problem ``verify()`` found; ``detail`` names records, never file paths."""
+    """One finding of ``verify()``; ``detail`` names records, never file paths."""
 
-    code: str  # "snapshot-corrupt", "orphan-slot", "orphan-index", "missing-index", ...
+    code: str  # "snapshot-corrupt", "missing-index", ... or a DEBRIS_CODES member
     source_id: str | None
     detail: str
+
+    @property
+    def is_debris(self) -> bool:
+        """A leftover of an interrupted write, not damage to stored data."""
+        return self.code in DEBRIS_CODES
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class VerifyReport:
-    """The result of a full store check."""
+    """The result of a full store check.
+
+    ``problems`` is damage (corrupt, missing or contradictory data): the check
+    fails. ``notes`` is debris of interrupted writes: the data is intact, the
+    check passes, and ``repair()`` removes it. A user should never see a failed
+    check on an undamaged store.
+    """
 
     problems: tuple[VerifyProblem, ...]
     sources: int
     records: int
+    notes: tuple[VerifyProblem, ...] = ()
 
     @property
     def ok(self) -> bool:
         return not self.problems
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RepairReport:
+    """What ``repair()`` fixed: debris removed plus index entries restored, per source."""
+
+    sources: int
+    fixed: int
+    per_source: tuple[tuple[str, int], ...] = ()  # (source_id, fixes) where fixes > 0
 
 
 @runtime_checkable
