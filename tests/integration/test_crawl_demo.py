@@ -56,13 +56,17 @@ async def test_bfs_reaches_every_linked_page_within_depth(
 
 
 async def test_sitemap_discovery_finds_exactly_the_sitemap_pages(
-        demo_site: DemoSite, demo_origin: str) -> None:
+        demo_site: DemoSite, demo_server: DemoServer, demo_origin: str) -> None:
+    mark = len(demo_server.requests)
     m = await crawl(demo_origin + "/", policy(demo_origin, discovery="sitemap"))
     want = {demo_origin + p.path for p in demo_site.pages if p.in_sitemap}
     assert set(fetched(m)) == want | {demo_origin + "/"}
-    assert m.sitemap["documents_read"] == 3
-    assert m.sitemap["urls_discovered"] == len(want)
+    assert m.sitemap["documents_read"] == 4
+    # the image sitemap repeats five article pages and adds ten <image:loc> pictures
+    assert m.sitemap["urls_discovered"] == len(want) + 5
+    assert m.sitemap["extension_locs_ignored"] == 10
     assert m.sitemap["errors"] == []
+    assert not [g for g in page_gets(demo_server, mark) if g.startswith("/media/")]
 
 
 async def test_robots_disallowed_pages_are_never_requested(

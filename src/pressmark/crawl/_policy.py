@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from pressmark._errors import PressmarkError
+from pressmark.crawl._site import site_of
 
 if TYPE_CHECKING:
     from pressmark.egress import EgressPolicy
@@ -167,21 +168,11 @@ class CrawlPolicy:
         }
 
 
-def registrable_domain(host: str) -> str:
-    """A cheap eTLD+1 guess (no public-suffix list): the last two labels, or three when the
-    second-level label is a common generic one (``co.uk``, ``com.au``). IPs are their own site."""
-    if not host or host[0] == "[" or host.replace(".", "").isdigit():
-        return host
-    labels = host.split(".")
-    if len(labels) <= 2:
-        return host
-    if labels[-2] in {"co", "com", "net", "org", "gov", "ac", "edu"} and len(labels[-1]) == 2:
-        return ".".join(labels[-3:])
-    return ".".join(labels[-2:])
-
-
 class Scope:
-    """Decides whether a canonical URL is in scope for the crawl (pure, precompiled)."""
+    """Decides whether a canonical URL is in scope for the crawl (pure, precompiled).
+
+    ``same-site`` compares :func:`~pressmark.crawl._site.site_of` keys (Public Suffix
+    List registrable domain, exact port; an IP address only matches itself)."""
 
     __slots__ = ("_exclude", "_hosts", "_include", "_kind", "_sites")
 
@@ -195,11 +186,11 @@ class Scope:
         else:
             self._kind = "hosts"
             self._hosts = frozenset(h.lower() for h in (*policy.scope, *seed_hosts))
-        self._sites = frozenset(registrable_domain(h) for h in self._hosts)
+        self._sites = frozenset(site_of(h) for h in self._hosts)
 
     def host_allowed(self, host: str) -> bool:
         if self._kind == "same-site":
-            return registrable_domain(host) in self._sites
+            return site_of(host) in self._sites
         return host in self._hosts
 
     def allows(self, url: str, host: str) -> bool:

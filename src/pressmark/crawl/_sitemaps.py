@@ -1,7 +1,11 @@
 """Sitemap parsing (pure) and bounded sitemap discovery.
 
-Accepted forms: XML ``<urlset>`` and ``<sitemapindex>`` (any namespace), plain
-text (one URL per line), each optionally gzip-compressed. XML is parsed with
+Accepted forms: XML ``<urlset>`` and ``<sitemapindex>``, plain text (one URL per
+line), each optionally gzip-compressed. In XML only ``<url><loc>`` and
+``<sitemap><loc>`` in the sitemap namespace (or in no namespace, a common sloppy
+form) yield URLs; a ``loc`` anywhere else, such as the image, video or news
+extensions' ``<image:loc>``, names a picture or a player, not a page: it is
+ignored and counted (``extension_locs_ignored``). XML is parsed with
 expat with DTDs and entity declarations refused outright, so neither external
 entities nor entity expansion bombs can run. Gzip is inflated incrementally up
 to a byte cap, and each document yields at most ``max_urls`` URLs.
@@ -33,6 +37,8 @@ class SitemapDocument:
     kind: SitemapKind
     urls: tuple[str, ...]
     truncated: bool = False
+    ignored_locs: int = 0
+    """``loc`` elements outside ``<url>``/``<sitemap>`` of the sitemap namespace."""
 
 
 def gunzip_capped(data: bytes, max_bytes: int) -> bytes:
@@ -76,6 +82,20 @@ class _Stop(Exception):
     pass
 
 
+SITEMAP_NAMESPACES = frozenset({
+    "",  # no namespace: not an extension, so accepted
+    "http://www.sitemaps.org/schemas/sitemap/0.9",
+    "http://www.google.com/schemas/sitemap/0.9",
+    "http://www.google.com/schemas/sitemap/0.84",
+})
+_ENTRY = {"urlset": "url", "index": "sitemap"}
+
+
+def _split_name(name: str) -> tuple[str, str]:
+    namespace, _, local = name.rpartition(" ")
+    return namespace, local
+
+
 def _parse_xml(data: bytes, max_urls: int) -> SitemapDocument:
     parser = expat.ParserCreate(namespace_separator=" ")
     kind: list[SitemapKind] = []
@@ -83,21 +103,35 @@ def _parse_xml(data: bytes, max_urls: int) -> SitemapDocument:
     text: list[str] = []
     in_loc = [False]
     truncated = [False]
+    ignored = [0]
+    stack: list[str] = []  # the open elements, as "namespace local" names
 
     def refuse(*_: object) -> None:
         raise SitemapParseError("dtd-refused", "sitemap declares a DTD or entities; refused")
 
+    def is_entry_loc(name: str) -> bool:
+        namespace, _ = _split_name(name)
+        if namespace not in SITEMAP_NAMESPACES or len(stack) != 2 or not kind:
+            return False
+        parent_ns, parent = _split_name(stack[1])
+        return parent_ns in SITEMAP_NAMESPACES and parent == _ENTRY.get(kind[0])
+
     def start(name: str, _attrs: object) -> None:
-        local = name.rpartition(" ")[2]
+        local = _split_name(name)[1]
         if not kind:
             kind.append("urlset" if local == "urlset" else "index" if local == "sitemapindex"
                         else "unknown")
         if local == "loc":
-            in_loc[0] = True
-            text.clear()
+            if is_entry_loc(name):
+                in_loc[0] = True
+                text.clear()
+            else:
+                ignored[0] += 1
+        stack.append(name)
 
     def end(name: str) -> None:
-        if name.rpartition(" ")[2] == "loc" and in_loc[0]:
+        stack.pop()
+        if in_loc[0] and _split_name(name)[1] == "loc":
             in_loc[0] = False
             loc = "".join(text).strip()
             if loc:
@@ -123,19 +157,22 @@ def _parse_xml(data: bytes, max_urls: int) -> SitemapDocument:
         pass
     except expat.ExpatError as exc:
         raise SitemapParseError("bad-xml", f"sitemap XML is malformed: {exc}") from exc
-    return SitemapDocument(kind[0] if kind else "unknown", tuple(urls), truncated=truncated[0])
+    return SitemapDocument(kind[0] if kind else "unknown", tuple(urls), truncated=truncated[0],
+                           ignored_locs=ignored[0])
 
 
 @dataclass(slots=True)
 class SitemapReport:
     documents_read: int = 0
     urls_discovered: int = 0
+    extension_locs_ignored: int = 0
     errors: list[dict[str, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
         return {
             "documents_read": self.documents_read,
             "urls_discovered": self.urls_discovered,
+            "extension_locs_ignored": self.extension_locs_ignored,
             "errors": list(self.errors),
         }
 
@@ -177,6 +214,7 @@ async def discover_sitemap_urls(
             reason = str(getattr(exc, "code", None) or type(exc).__name__)
             report.errors.append({"url": url, "reason": reason, "message": str(exc)})
             continue
+        report.extension_locs_ignored += doc.ignored_locs
         if doc.truncated:
             report.errors.append({"url": url, "reason": "url-limit",
                                   "message": f"more than {limits.max_urls_per_document} URLs"})

@@ -66,7 +66,7 @@ async def _never_answer(reader: asyncio.StreamReader, writer: asyncio.StreamWrit
 def sitemap_index(origin: str) -> Response:
     entries = "".join(
         f"<sitemap><loc>{origin}{path}</loc><lastmod>2026-11-02</lastmod></sitemap>"
-        for path in ("/sitemaps/articles.xml", "/sitemaps/more.xml.gz"))
+        for path in ("/sitemaps/articles.xml", "/sitemaps/more.xml.gz", "/sitemaps/images.xml"))
     body = ('<?xml version="1.0" encoding="UTF-8"?>\n'
             '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
             f"{entries}</sitemapindex>\n")
@@ -90,6 +90,23 @@ def _urlset(site: DemoSite, origin: str, articles: bool) -> bytes:
 def sitemap_articles(site: DemoSite, origin: str) -> Response:
     return Response(status=200, body=_urlset(site, origin, True),
                     content_type="application/xml")
+
+
+def sitemap_images(site: DemoSite, origin: str) -> Response:
+    """An image sitemap (Google's extension) over the first few sitemap articles: only each
+    ``<url><loc>`` is a page; the ``<image:loc>`` entries are pictures, never pages."""
+    rows = []
+    for page in [p for p in site.pages if p.in_sitemap and p.kind == "article"][:5]:
+        slug = page.path.rsplit("/", 1)[-1]
+        rows.append(f"<url><loc>{origin}{page.path}</loc>"
+                    f"<image:image><image:loc>{origin}/media/{slug}.jpg</image:loc></image:image>"
+                    f"<image:image><image:loc>{origin}/media/{slug}-2.jpg</image:loc>"
+                    "</image:image></url>")
+    body = ('<?xml version="1.0" encoding="UTF-8"?>\n'
+            '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+            'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">\n'
+            + "\n".join(rows) + "\n</urlset>\n")
+    return Response(status=200, body=body.encode("utf-8"), content_type="application/xml")
 
 
 def sitemap_more(site: DemoSite, origin: str) -> Response:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 from datetime import UTC, datetime
 from email.utils import format_datetime
@@ -179,6 +180,16 @@ def redirect_target(origin: str, path: str) -> Response:
     return html_response(html)
 
 
+def link_list(origin: str, path: str, targets: list[str]) -> Response:
+    """A page that links exactly ``targets`` (absolute URLs, for cross-host scope tests)."""
+    items = "".join(f'<li><a href="{html.escape(t, quote=True)}">{html.escape(t)}</a></li>'
+                    for t in targets)
+    main = f'<main id="content"><h1>Elsewhere</h1><ul class="links">{items}</ul></main>\n'
+    return html_response(_standard(origin=origin, path=path, title="Elsewhere",
+                                   description="Links to other hosts", main=main),
+                         cacheable=False)
+
+
 def private(origin: str, path: str) -> Response:
     links = ""
     if path == "/private/":
@@ -193,12 +204,11 @@ def private(origin: str, path: str) -> Response:
     return html_response(html)
 
 
-def client_redirect(origin: str, path: str) -> Response:
+def client_redirect(origin: str, path: str, target: str = "/special/redirect-target") -> Response:
     """A 200 page that moves the browser on: by meta refresh or by script after 100 ms."""
-    target = "/special/redirect-target"
     extra = ""
     script = ""
-    if path == "/special/meta-refresh":
+    if path.startswith("/special/meta-refresh"):
         extra = f'<meta http-equiv="refresh" content="0; url={target}">\n'
     else:
         script = (f"<script>setTimeout(function () {{ location.replace({target!r}); }}, 100);"

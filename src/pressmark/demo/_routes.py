@@ -51,6 +51,8 @@ def respond(site: DemoSite, request: Request) -> Response | Fault:
         return _extras.sitemap_index(origin)
     if path == "/sitemaps/articles.xml":
         return _extras.sitemap_articles(site, origin)
+    if path == "/sitemaps/images.xml":
+        return _extras.sitemap_images(site, origin)
     if path == "/sitemaps/more.xml.gz":
         return _extras.sitemap_more(site, origin)
     if path.startswith("/sections/") and path[10:] in SECTIONS:
@@ -120,6 +122,11 @@ def _special(site: DemoSite, request: Request) -> Response:
         return _pages.redirect_target(origin, path)
     if path in ("/special/meta-refresh", "/special/js-redirect"):
         return _pages.client_redirect(origin, path)
+    if path in ("/special/meta-refresh-disallowed", "/special/js-redirect-disallowed"):
+        return _pages.client_redirect(origin, path, "/private/2")
+    if path == "/special/links":
+        targets = [t for t in request.query.get("to", "").split(",") if t]
+        return _pages.link_list(origin, path, targets)
     return _pages.soft_404(origin, path, status=404)
 
 

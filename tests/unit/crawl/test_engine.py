@@ -94,9 +94,10 @@ async def test_output_directory(tmp_path: Path) -> None:
     assert manifest["complete"] is True
     for key in ("pages", "by_outcome", "errors_by_kind", "render_rate", "robots_denied",
                 "egress_denied", "bytes", "duration_s", "pages_per_s", "validation_pass_rate",
-                "mean_readiness_ms", "failure_reasons"):
+                "mean_readiness_ms", "failure_reasons", "urls_refused"):
         assert key in manifest["summary"]
-    assert set(manifest["sitemap"]) == {"documents_read", "urls_discovered", "errors"}
+    assert set(manifest["sitemap"]) == {"documents_read", "urls_discovered",
+                                        "extension_locs_ignored", "errors"}
     lines = [json.loads(x) for x in (out / "pages.jsonl").read_text().splitlines()]
     assert len(lines) == len(m.pages) == 40
     assert all(isinstance(x["status"], int) for x in lines)

@@ -106,7 +106,8 @@ def test_importing_pressmark_crawl_ray_does_not_import_ray() -> None:
 
 def test_registrable_host_and_stable_shards() -> None:
     assert registrable_host("www.Example.com:8080") == "example.com"
-    assert registrable_host("a.b.example.co.uk") == "co.uk"
+    assert registrable_host("a.b.example.co.uk") == "example.co.uk"
+    assert registrable_host("alice.github.io") != registrable_host("mallory.github.io")
     assert registrable_host("127.0.0.2:4173") == "127.0.0.2"
     assert registrable_host("[::1]:80") == "::1"
     assert registrable_host("localhost") == "localhost"

@@ -26,6 +26,41 @@ def test_urlset_and_index() -> None:
     assert idx.kind == "index" and len(idx.urls) == 2
 
 
+IMAGES = b"""<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"
+        xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"
+        xmlns:video="http://www.google.com/schemas/sitemap-video/1.1"
+        xmlns:news="http://www.google.com/schemas/sitemap-news/0.9"
+        xmlns:xhtml="http://www.w3.org/1999/xhtml">
+<url><loc>http://a.com/page</loc>
+  <image:image><image:loc>http://a.com/pic.jpg</image:loc></image:image>
+  <video:video><video:content_loc>http://a.com/v.mp4</video:content_loc>
+    <video:player_loc>http://a.com/player</video:player_loc></video:video>
+  <news:news><news:loc>http://a.com/news-loc</news:loc></news:news>
+  <xhtml:link rel="alternate" hreflang="de" href="http://a.com/de/page"/>
+</url>
+<url><image:image><image:loc>http://a.com/orphan.jpg</image:loc></image:image></url>
+<loc>http://a.com/stray-top-level</loc>
+<url><other xmlns="urn:x"><loc>http://a.com/foreign</loc></other><loc>http://a.com/two</loc></url>
+</urlset>"""
+
+
+def test_extension_locs_are_not_pages() -> None:
+    doc = parse_sitemap(IMAGES)
+    assert doc.kind == "urlset"
+    assert doc.urls == ("http://a.com/page", "http://a.com/two")
+    assert doc.ignored_locs == 5
+
+
+def test_index_takes_only_sitemap_locs() -> None:
+    doc = parse_sitemap(b'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+                        b'xmlns:i="urn:i"><sitemap><loc>http://a.com/s.xml</loc>'
+                        b"<i:loc>http://a.com/x</i:loc></sitemap>"
+                        b"<url><loc>http://a.com/wrong-entry</loc></url></sitemapindex>")
+    assert doc.kind == "index" and doc.urls == ("http://a.com/s.xml",)
+    assert doc.ignored_locs == 2
+
+
 def test_gzip_and_text() -> None:
     assert parse_sitemap(gzip.compress(URLSET)).urls == parse_sitemap(URLSET).urls
     text = b"http://a.com/1\n\n  https://a.com/2  \nnot a url\n"

@@ -228,11 +228,13 @@ async def coordinate(
 
 
 def _merge_sitemaps(results: list[dict[str, Any]]) -> dict[str, Any]:
-    merged: dict[str, Any] = {"documents_read": 0, "urls_discovered": 0, "errors": []}
+    merged: dict[str, Any] = {"documents_read": 0, "urls_discovered": 0,
+                              "extension_locs_ignored": 0, "errors": []}
     for result in sorted(results, key=lambda r: int(r.get("index", 0))):
         report = result.get("sitemap") or {}
         merged["documents_read"] += int(report.get("documents_read", 0))
         merged["urls_discovered"] += int(report.get("urls_discovered", 0))
+        merged["extension_locs_ignored"] += int(report.get("extension_locs_ignored", 0))
         merged["errors"].extend(report.get("errors", []))
     return merged
 

@@ -5,35 +5,27 @@ in-process.
 Ownership rule (documented, stable across runs and machines): the shard of a URL is
 ``int(sha256(registrable_host).hexdigest(), 16) % shards``, where the registrable host is
 the host without its port, lower-cased; for an IP literal it is the address itself, for a
-name it is the last two labels (no public-suffix list: ``a.example.co.uk`` and
-``b.example.co.uk`` share ``co.uk`` and so share a shard, which only costs balance, never
-correctness, because every host still has exactly one owner).
+name it is its registrable domain from the Public Suffix List, the same function the
+``same-site`` scope uses (:func:`pressmark.crawl._site.registrable_domain`), so a site never
+spans two shards and every host has exactly one owner.
 """
 
 from __future__ import annotations
 
 import hashlib
-import ipaddress
 from dataclasses import dataclass
+
+from pressmark.crawl._site import registrable_domain, split_host_key
 
 
 def strip_port(host: str) -> str:
     """``"a.test:8080"`` -> ``"a.test"``; ``"[::1]:80"`` -> ``"::1"``."""
-    if host.startswith("["):
-        return host[1 : host.find("]")] if "]" in host else host[1:]
-    name, sep, port = host.rpartition(":")
-    return name if sep and port.isdigit() and ":" not in name else host
+    return split_host_key(host)[0]
 
 
 def registrable_host(host: str) -> str:
     """The sharding key of a frontier host key (which may carry a port)."""
-    bare = strip_port(host).lower().rstrip(".")
-    try:
-        ipaddress.ip_address(bare)
-    except ValueError:
-        labels = bare.split(".")
-        return ".".join(labels[-2:]) if len(labels) > 2 else bare
-    return bare
+    return registrable_domain(strip_port(host))
 
 
 def shard_of(host: str, shards: int) -> int:
