@@ -45,10 +45,8 @@ def test_crawl_output_says_where_everything_went(demo_origin: str, tmp_path: Pat
         assert str(path) in result.stdout
     assert f"pressmark serve {out}" in result.stdout
     assert result.stderr.count("error") == 0
-    again = CliRunner().invoke(main, args)   # the same --out again: say what to do
-    assert again.exit_code == 2
-    assert "already holds a crawl: continue it with --resume, or choose a new --out" in (
-        again.stderr)
+    again = CliRunner().invoke(main, args)   # the same --out again: a revalidating recrawl
+    assert again.exit_code == 0, again.output
     changed = CliRunner().invoke(main, [*args, "--resume", "--delay-ms", "5"])
     assert changed.exit_code == 2
     assert "policy.politeness.delay_ms: 0 -> 5" in changed.stderr

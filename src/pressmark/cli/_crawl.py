@@ -78,6 +78,9 @@ def _exit_code(manifest: CrawlManifest) -> int:
               help="User-Agent (its product token is matched in robots.txt).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display and no summary.")
 @click.option("--resume", is_flag=True, help="Continue the interrupted crawl in OUT.")
+@click.option("--no-revalidate", is_flag=True,
+              help="Recrawling into an OUT (or --store) that holds earlier snapshots: fetch "
+                   "every page in full instead of sending If-None-Match / If-Modified-Since.")
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="Where the crawl runs: in this process, or sharded by host on Ray "
                    "(needs pressmark[ray]).")
@@ -97,7 +100,7 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
           delay_ms: int, scope: str, include: tuple[str, ...], exclude: tuple[str, ...],
           loopback: tuple[str, ...], no_robots: bool, no_markdown: bool,
           store_path: Path | None, workers: int | None, time_budget: float | None,
-          user_agent: str | None, quiet: bool, resume: bool, engine: str,
+          user_agent: str | None, quiet: bool, resume: bool, no_revalidate: bool, engine: str,
           ray_address: str | None, shards: int, render_workers: int, replay: bool) -> None:
     """Crawl from URL... into OUT: snapshots, Markdown, evidence and a manifest."""
     from pressmark.egress import EgressPolicy  # noqa: PLC0415  # keeps `pressmark --help` fast
@@ -106,10 +109,6 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
         egress = EgressPolicy().allow_loopback(*loopback) if loopback else EgressPolicy()
     except Exception as exc:
         raise click.UsageError(f"--allow-loopback: {exc}") from exc
-    if not resume and not replay and ((out_dir / "pages.jsonl").exists()
-                                      or (out_dir / "manifest.json").exists()):
-        raise click.UsageError(f"{out_dir} already holds a crawl: continue it with --resume, "
-                               "or choose a new --out")
     store = None
     if replay and store_path is None:
         store_path = out_dir / "store"
@@ -135,6 +134,7 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
             robots=not no_robots, egress=egress, store=store,
             mode="replay" if replay else "live", markdown=not no_markdown,
             time_budget_s=time_budget, user_agent=user_agent, workers=workers,
+            revalidate=not no_revalidate,
         )
         runner = None
         if engine == "ray":

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pressmark.crawl._canonical import canonical_parts
 from pressmark.crawl._engine import Engine, make_pool
 from pressmark.crawl._fetcher import LazyRenderer, LiveFetcher, PageFetcher, ReplayFetcher
-from pressmark.crawl._manifest import CrawlManifest
+from pressmark.crawl._manifest import CrawlManifest, PageRecord
 from pressmark.crawl._output import OutputDir
 from pressmark.crawl._policy import CrawlError, CrawlPolicy, Seed
 from pressmark.crawl._process import StoreSpec
@@ -106,9 +106,10 @@ async def crawl(
     if policy.mode == "replay" and policy.store is None and out_dir is None:
         raise CrawlError("replay needs a store (policy.store) or an output directory with one")
     out = OutputDir(Path(out_dir)) if out_dir is not None else None
+    previous: list[PageRecord] = []
     if out is not None:
         in_place = policy.mode == "replay" and _same_store(policy.store, out.store_dir)
-        out.prepare(resume=resume, replace=in_place)
+        previous = out.prepare(resume=resume, replace=in_place)
     journal = ResumeJournal(out.state_dir) if out is not None else None
     identity = {"seeds": [url for _, url, _ in seed_list], "policy": policy.describe()}
     started_at = _utc_now()
@@ -138,14 +139,18 @@ async def crawl(
             renderer = LazyRenderer(policy.egress, resolver,
                                     max_pages=max(1, min(policy.politeness.concurrency,
                                                          MAX_BROWSER_PAGES)))
-        live = LiveFetcher(policy, resolver=resolver, renderer=renderer)
+        # Validators come from a store the caller passed, or from the directory's own
+        # store when it holds an earlier crawl (a first crawl has nothing to revalidate).
+        validators = target if policy.store is not None or previous or resume else None
+        live = LiveFetcher(policy, resolver=resolver, renderer=renderer, validators=validators)
         fetcher = await live.__aenter__()
     # Puts wait on metadata I/O more than on the CPU, so several run at once.
     writer = (StoreWriter(target, threads=min(8, policy.politeness.concurrency))
               if target is not None else None)
     pool = make_pool(policy)
     runner = Engine(policy=policy, seeds=seed_list, fetcher=fetcher, out=out, journal=journal,
-                    progress=progress, pool=pool, stop=stop, writer=writer)
+                    progress=progress, pool=pool, stop=stop, writer=writer,
+                    previous=previous if policy.mode == "live" else ())
     if restored is not None:
         runner.restore(*restored)
     t0 = time.monotonic()

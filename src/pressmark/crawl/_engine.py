@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import time
 import uuid
+from collections.abc import Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import TYPE_CHECKING
 
@@ -76,6 +78,7 @@ class Engine:
         out: OutputDir | None, journal: ResumeJournal | None, progress: Progress,
         pool: Executor | None, stop: asyncio.Event, writer: StoreWriter | None = None,
         store_spec: StoreSpec | None = None, mirror_store: SnapshotStore | None = None,
+        previous: Sequence[PageRecord] = (),
     ) -> None:
         self.policy = policy
         self.seeds = seeds
@@ -120,6 +123,9 @@ class Engine:
         self._delay_known: set[str] = set()
         self._sitemap_task: asyncio.Task[None] | None = None
         self._seed_by_url = {url: seed for seed, url, _ in seeds}
+        # A recrawl's earlier pages whose Markdown a 304 lets this crawl keep.
+        self._previous = {page.url: page for page in previous
+                          if page.markdown_path is not None and page.snapshot_sha256}
         self._deadline = (time.monotonic() + policy.time_budget_s
                           if policy.time_budget_s is not None else None)
 
@@ -324,9 +330,12 @@ class Engine:
                               error=fetched.error or PageError(kind="error", message="no snapshot"),
                               warnings=fetched.warnings, render_reason=fetched.render_reason)
         source_ref = fetched.source_ref
-        put_in_worker = self.writer is not None and self.store_spec is not None
+        # A 304's snapshot is the stored one: nothing to put.
+        storing = self.writer is not None and not fetched.not_modified
+        put_in_worker = storing and self.store_spec is not None
         put: asyncio.Future[SnapshotRef] | None = None
-        if self.writer is not None and not put_in_worker:
+        if storing and not put_in_worker:
+            assert self.writer is not None
             # The put runs on a writer thread while the page is parsed and converted.
             put = asyncio.ensure_future(self.writer.put(snap))
         try:
@@ -358,7 +367,25 @@ class Engine:
             warnings.append(f"markdown-failed: {work.error}")
         if work is not None and not work.parsed:
             work = None
-        return self._record(item, fetched, work, source_ref, warnings)
+        record = self._record(item, fetched, work, source_ref, warnings)
+        kept = self._kept(item, fetched)
+        if kept is None:
+            return record
+        return dataclasses.replace(record, title=kept.title, markdown_path=kept.markdown_path,
+                                   evidence_path=kept.evidence_path, validation=kept.validation)
+
+    def _kept(self, item: FrontierItem, fetched: Fetched) -> PageRecord | None:
+        """The earlier crawl's record whose Markdown and evidence a 304 lets this page keep
+        (same snapshot, files still there), or ``None`` to convert the page again."""
+        if not fetched.not_modified or fetched.snapshot is None or self.out is None:
+            return None
+        page = self._previous.get(item.url)
+        if page is None or page.snapshot_sha256 != fetched.snapshot.snapshot_sha256:
+            return None
+        paths = [page.markdown_path, page.evidence_path]
+        if not all((self.out.root / path).is_file() for path in paths if path is not None):
+            return None
+        return page
 
     async def _work(self, item: FrontierItem, fetched: Fetched, put_in_worker: bool,
                     ) -> PageWork | None:
@@ -372,7 +399,7 @@ class Engine:
         if parse or put_in_worker:
             job = PageJob(
                 snapshot=snap, parse=parse, want_links=want_links,
-                want_markdown=self.policy.markdown,
+                want_markdown=self.policy.markdown and self._kept(item, fetched) is None,
                 out_root=None if self.out is None else str(self.out.root),
                 name=page_name(snap.source_id, item.url),
                 respect_nofollow=self.policy.respect_nofollow,

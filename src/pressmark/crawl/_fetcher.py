@@ -65,7 +65,8 @@ class LiveFetcher:
     process or on its writer threads); with one, they are put there before returning."""
 
     def __init__(self, policy: CrawlPolicy, store: SnapshotStore | None = None, *,
-                 resolver: Resolver | None = None, renderer: Renderer | None = None) -> None:
+                 resolver: Resolver | None = None, renderer: Renderer | None = None,
+                 validators: SnapshotStore | None = None) -> None:
         from pressmark.egress import EgressPolicy, GuardedClient  # noqa: PLC0415  # loaded on first use
         from pressmark.fetch import (  # noqa: PLC0415  # loaded on first use
             FetchOptions,
@@ -92,10 +93,12 @@ class LiveFetcher:
         if policy.retries is not None:
             extra["retries"] = policy.retries
         # Snapshots are never stored inside fetch_source, whose per-put thread hops contend
-        # for the GIL; crawls never revalidate, so fetch needs no store of its own.
+        # for the GIL: it gets the store only to read validators from (a recrawl).
         self.writer = StoreWriter(store) if store is not None else None
+        self.revalidate = validators is not None and policy.revalidate
         self.options = FetchOptions(
-            egress=egress, resolver=resolver, client=self._client, store=None,
+            egress=egress, resolver=resolver, client=self._client,
+            store=validators if self.revalidate else None, keep_snapshots=False,
             renderer=renderer, robots=self._robots,
             politeness=Politeness(min_delay_ms=pol.delay_ms, max_concurrency=pol.concurrency,
                                   max_per_host=pol.per_host_concurrency),
@@ -132,11 +135,13 @@ class LiveFetcher:
         config = SourceConfig(
             url=item.url, source_id=_source_id(item.url), headers=headers, user_agent=ua,
             respect_robots=self.policy.robots,
+            # A rendered fetch has no validators (fetch warns when asked to revalidate one).
+            revalidate=self.revalidate and not render and policy != "always",
             render_policy="always" if render else policy,
         )
         result = await fetch_source(config, self.options)
         fetched = from_fetch_result(item.url, result)
-        if self.writer is None or fetched.snapshot is None:
+        if self.writer is None or fetched.snapshot is None or fetched.not_modified:
             return fetched
         try:
             ref = await self.writer.put(fetched.snapshot)

@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -63,21 +64,34 @@ class OutputDir:
         self._pages: IO[str] | None = None
         self._buffer: list[str] = []
 
-    def prepare(self, *, resume: bool, replace: bool = False) -> None:
-        """Create the layout. A fresh crawl refuses a directory that already holds one,
-        unless ``replace`` (a replay re-deriving a crawl in place from its own store)."""
-        if replace and not resume:
-            for stale in (self.pages_path, self.manifest_path, self.state_dir / "frontier.jsonl",
-                          self.state_dir / "crawl.json"):
-                stale.unlink(missing_ok=True)
+    def prepare(self, *, resume: bool, replace: bool = False) -> list[PageRecord]:
+        """Create the layout; return the pages of the finished crawl this one replaces.
+
+        A fresh crawl into a directory holding a finished crawl is a recrawl: the earlier
+        page records and manifest are replaced, the store, Markdown and evidence stay (a
+        page the server reports unchanged keeps them). An interrupted crawl is refused
+        (resume it, or use a new directory) unless ``replace`` (a replay re-deriving a
+        crawl in place from its own store)."""
+        previous: list[PageRecord] = []
         if not resume and (self.pages_path.exists() or self.manifest_path.exists()):
-            raise CrawlError(
-                f"{self.root} already holds a crawl; pass resume=True (--resume) or use a new"
-                " directory"
-            )
+            if not (replace or self._finished()):
+                raise CrawlError(
+                    f"{self.root} holds an interrupted crawl; continue it with resume=True "
+                    "(--resume) or use a new directory")
+            previous = self.read_pages()
+            self.pages_path.unlink(missing_ok=True)
+            self.manifest_path.unlink(missing_ok=True)
+            shutil.rmtree(self.state_dir, ignore_errors=True)  # frontier journals, identity
         for d in (self.root, self.store_dir, self.markdown_dir, self.evidence_dir,
                   self.state_dir):
             d.mkdir(parents=True, exist_ok=True)
+        return previous
+
+    def _finished(self) -> bool:
+        try:
+            return bool(json.loads(self.manifest_path.read_text(encoding="utf-8"))["complete"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return False
 
     def read_pages(self) -> list[PageRecord]:
         """Finished pages of an earlier run; a torn last line is cut off the file."""

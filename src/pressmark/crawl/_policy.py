@@ -112,6 +112,11 @@ class CrawlPolicy:
     (resume works); ``fsync`` also survives power loss, at a large cost per page."""
     workers: int | None = None
     """Parser processes for links and Markdown; ``None`` picks by CPU count, 0 runs inline."""
+    revalidate: bool = True
+    """Recrawls send ``If-None-Match`` / ``If-Modified-Since`` from the newest plain snapshot
+    of each URL (in ``store``, or in the output directory's store when it holds an earlier
+    crawl); a 304 keeps that snapshot and its Markdown (outcome ``not-modified``).
+    ``False`` fetches every page in full."""
 
     def effective_max_pages(self) -> int:
         return max(0, min(self.max_pages, HARD_MAX_PAGES))
@@ -165,6 +170,7 @@ class CrawlPolicy:
             "time_budget_s": self.time_budget_s,
             "respect_nofollow": self.respect_nofollow,
             "strip_tracking_params": self.strip_tracking_params,
+            "revalidate": self.revalidate,
         }
 
 

@@ -341,7 +341,7 @@ class CallState:
 
     async def keep(self, snapshot: Snapshot) -> tuple[SnapshotRef | None, str]:
         store = self.options.store
-        if store is None:
+        if store is None or not self.options.keep_snapshots:
             return None, build_source_ref(snapshot)
         ref = await self._store_call(store.put, snapshot)
         return ref, ref.source_ref

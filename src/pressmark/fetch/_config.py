@@ -111,7 +111,9 @@ class FetchOptions:
     ``client`` or ``robots`` is created for the call and discarded after it; with
     no ``politeness`` a call is not paced (there is nothing to pace it against).
     ``store`` enables revalidation and keeps every selected snapshot; ``renderer``
-    is needed for ``always`` and used by ``on-shell``.
+    is needed for ``always`` and used by ``on-shell``. With ``keep_snapshots=False``
+    the store only lends validators: new snapshots come back unstored, for a caller
+    that puts them itself (a crawl does, on its writer threads or worker processes).
     """
 
     egress: EgressPolicy | None = None
@@ -132,6 +134,7 @@ class FetchOptions:
     backoff_max_ms: int = 5_000
     retry_after_cap_ms: int = 30_000
     readiness: ReadinessSpec | None = None
+    keep_snapshots: bool = True
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -106,7 +106,11 @@ async def test_output_directory(tmp_path: Path) -> None:
                 "title", "warnings", "error", "markdown_path", "evidence_path", "validation",
                 "bytes"):
         assert key in lines[0]
-    with pytest.raises(CrawlError):
+    again = await crawl(ORIGIN + "/", POLICY, fetcher=FakeFetcher(SITE), out_dir=out)  # recrawl
+    assert len(again.pages) == len((out / "pages.jsonl").read_text().splitlines()) == 40
+    manifest["complete"] = False  # an interrupted crawl is resumed, never recrawled over
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(CrawlError, match="interrupted"):
         await crawl(ORIGIN + "/", POLICY, fetcher=FakeFetcher(SITE), out_dir=out)
 
 

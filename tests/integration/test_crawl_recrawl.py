@@ -1,0 +1,141 @@
+"""Recrawls revalidate: a crawl into a directory (or store) holding an earlier crawl sends
+conditional requests, and a 304 keeps the earlier snapshot, Markdown and evidence."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pressmark.cli import main
+from pressmark.crawl import CrawlError, CrawlManifest, CrawlPolicy, Politeness, crawl
+from pressmark.demo import DemoServer
+from pressmark.egress import EgressPolicy
+from pressmark.store import FilesystemSnapshotStore
+
+CHANGING = ("/cache/none", "/cache/changing", "/special/live")
+"""Demo pages without validators (``/cache/none``) or whose body changes on every request."""
+
+
+def policy(origin: str, **kwargs: object) -> CrawlPolicy:
+    options: dict[str, object] = {
+        "egress": EgressPolicy().allow_loopback(origin), "workers": 0, "render": "never",
+        "politeness": Politeness(per_host_concurrency=8, concurrency=16),
+    }
+    options.update(kwargs)
+    return CrawlPolicy(**options)  # type: ignore[arg-type]
+
+
+def conditional(server: DemoServer, since: int) -> dict[str, bool]:
+    """For each path requested after ``since``: did its request carry a validator?"""
+    return {r.path: any(k.lower() in ("if-none-match", "if-modified-since")
+                        for k, _ in r.headers)
+            for r in server.requests[since:] if r.path != "/robots.txt"}
+
+
+def outcomes(m: CrawlManifest) -> dict[str, str]:
+    return {p.url: p.outcome for p in m.pages}
+
+
+def markdown_files(out: Path) -> dict[str, tuple[bytes, int]]:
+    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns)
+            for d in ("markdown", "evidence") for p in sorted((out / d).iterdir())}
+
+
+async def test_recrawl_is_not_modified_for_every_unchanged_page(
+        demo_server: DemoServer, demo_origin: str, tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    t0 = time.perf_counter()
+    first = await crawl(demo_origin + "/", policy(demo_origin), out_dir=out)
+    first_s = time.perf_counter() - t0
+    before = markdown_files(out)
+    store = FilesystemSnapshotStore(out / "store")
+    history = {sid: len(store.list(sid)) for sid in store.sources()}
+    mark = len(demo_server.requests)
+    t0 = time.perf_counter()
+    again = await crawl(demo_origin + "/", policy(demo_origin), out_dir=out)
+    again_s = time.perf_counter() - t0
+
+    assert set(outcomes(again)) == set(outcomes(first))
+    for page in first.pages:
+        now = outcomes(again)[page.url]
+        if page.outcome != "ok":
+            assert now == page.outcome
+        elif page.url.removeprefix(demo_origin) in CHANGING:
+            assert now == "ok"
+        else:
+            assert now == "not-modified", page.url
+    assert again.summary["by_outcome"]["not-modified"] == first.summary["by_outcome"]["ok"] - 3
+    unchanged = {p.url.removeprefix(demo_origin) for p in again.pages
+                 if p.outcome == "not-modified"}
+    asked = conditional(demo_server, mark)
+    assert all(ok for path, ok in asked.items() if path in unchanged)
+    # a 304 stores nothing new; the Markdown and evidence are the same files, untouched
+    for page in again.pages:
+        if page.outcome == "not-modified":
+            assert page.source_id is not None
+            assert len(store.list(page.source_id)) == history[page.source_id]
+    after = markdown_files(out)
+    assert set(after) == set(before)
+    changed = {name for name in before if after[name] != before[name]}
+    assert all(any(c.strip("/").replace("/", "-") in name for c in CHANGING) for name in changed)
+    kept = {p.url: p for p in first.pages}
+    for page in again.pages:
+        if page.outcome == "not-modified":
+            assert page.markdown_path == kept[page.url].markdown_path
+            assert page.source_ref == kept[page.url].source_ref
+            assert page.title == kept[page.url].title
+    assert again_s * 3 <= first_s, (first_s, again_s)
+
+
+async def test_no_revalidate_fetches_everything(demo_server: DemoServer, demo_origin: str,
+                                                tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    await crawl(demo_origin + "/", policy(demo_origin, markdown=False), out_dir=out)
+    mark = len(demo_server.requests)
+    again = await crawl(demo_origin + "/", policy(demo_origin, markdown=False,
+                                                  revalidate=False), out_dir=out)
+    assert "not-modified" not in again.summary["by_outcome"]
+    assert not any(conditional(demo_server, mark).values())
+
+
+async def test_a_shared_store_revalidates_into_a_new_directory(demo_origin: str,
+                                                               tmp_path: Path) -> None:
+    store = FilesystemSnapshotStore(tmp_path / "store")
+    first = await crawl(demo_origin + "/", policy(demo_origin, store=store, max_pages=40),
+                        out_dir=tmp_path / "a")
+    again = await crawl(demo_origin + "/", policy(demo_origin, store=store, max_pages=40),
+                        out_dir=tmp_path / "b")
+    before = {p.url: p for p in first.pages}
+    assert again.summary["by_outcome"].get("not-modified", 0) >= 30
+    for b in again.pages:
+        a = before.get(b.url)
+        # no earlier Markdown in this directory: converted again from the stored snapshot
+        if a is not None and b.outcome == "not-modified":
+            assert a.markdown_path is not None and b.markdown_path == a.markdown_path
+            assert ((tmp_path / "b" / b.markdown_path).read_bytes()
+                    == (tmp_path / "a" / a.markdown_path).read_bytes())
+
+
+async def test_an_interrupted_crawl_is_resumed_not_recrawled(demo_origin: str,
+                                                             tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    await crawl(demo_origin + "/", policy(demo_origin, markdown=False, time_budget_s=0.05),
+                out_dir=out)
+    with pytest.raises(CrawlError, match="interrupted crawl"):
+        await crawl(demo_origin + "/", policy(demo_origin, markdown=False), out_dir=out)
+
+
+def test_cli_recrawl_and_no_revalidate(demo_origin: str, tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    args = ["crawl", demo_origin + "/", "--out", str(out), "--allow-loopback", demo_origin,
+            "--max-pages", "20", "--render", "never", "--workers", "0", "--quiet"]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    again = CliRunner().invoke(main, args)
+    assert again.exit_code == 0, again.output
+    assert '"not-modified"' in (out / "manifest.json").read_text()
+    full = CliRunner().invoke(main, [*args, "--no-revalidate"])
+    assert full.exit_code == 0, full.output
+    assert '"not-modified"' not in (out / "manifest.json").read_text()
