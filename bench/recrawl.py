@@ -57,7 +57,7 @@ def main() -> int:
             out, full = work / f"out-{r}", work / f"full-{r}"
             first, _, _ = measure([*common, "--out", str(out)])
             first_outcomes = outcomes(out)
-            shutil.copytree(out, full)
+            shutil.copytree(out, full, symlinks=True)
             again, _, _ = measure([*common, "--out", str(out)])
             again_outcomes = outcomes(out)
             forced, _, _ = measure([*common, "--out", str(full), "--no-revalidate"])
