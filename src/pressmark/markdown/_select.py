@@ -51,6 +51,9 @@ PROSE_BLOCK = 80         # chars: a block this long, and link-poor, is prose (re
 PROSE_LINKS = 0.35       # own link density up to which a block counts as prose
 PROSE_MIN_TOTAL = 400    # chars of prose on the page below which recall is not judged
 RECALL_SHARE = 0.6       # the pick must hold this share of the page's prose ...
+SIBLING_SHARE = 0.2      # a sibling scoring this share of the pick's score joins it
+SIBLING_PROSE = 0.6      # ... as does one whose text is at least this share prose
+SIBLING_MIN = 300        # chars of prose a sibling needs to join at all
 PLACE_SHARE = 0.5        # a chrome-named "place" holding this share of the prose is content
 PLACE_MIN = 1000         # ... and at least this many chars of it
 RECALL_TARGET = 0.8      # ... else widen to the first ancestor holding this share
@@ -170,14 +173,46 @@ def select(doc: Document, *, hints: Collection[str] = ()) -> Selection:
             ):
                 chosen = node
     widened = _widen_for_recall(doc, chosen)
+    merged = _merge_siblings(chosen) if widened is chosen else chosen
+    widened = merged if widened is chosen else widened
     selection = Selection(root=widened, selectors=[widened.css_path()])
     _prune(doc, selection, hints)
-    if widened is not chosen:
+    if merged is not chosen:
+        selection.rules.append("merged_siblings")
+    if widened is not merged:
         selection.rules.append("widened_for_recall")
-        selection.rules.sort()
+    selection.rules.sort()
     if doc.skipped:
         selection.rules = sorted(set(selection.rules) | doc.skipped)
     return selection
+
+
+def _merge_siblings(chosen: Node) -> Node:
+    """The parent, when ``chosen``'s siblings carry more of the same body.
+
+    An article split into sibling sections (``<section>`` per heading, a lead block
+    and a body block, text interrupted by a figure wrapper) scores as several blocks,
+    and only the best one wins. A sibling joins when it scores well against the pick
+    or is itself mostly prose; the parent becomes the region and the siblings that do
+    not join are left out (``outside_main``), so widening adds no chrome.
+    """
+    parent = chosen.parent
+    if parent is None or chosen.score <= 0:
+        return chosen
+    floor = SIBLING_SHARE * chosen.score
+    joined: list[Node] = []
+    for node in parent.elems:
+        if node is chosen or node.bad is not None or node.prose < SIBLING_MIN:
+            continue  # headers, standfirsts, author boxes: short, and not the body
+        if node.score >= floor or node.prose >= SIBLING_PROSE * node.text_len:
+            joined.append(node)
+    if not joined:
+        return chosen
+    keep = {chosen.idx, *(n.idx for n in joined)}
+    for node in parent.elems:
+        if node.idx not in keep and node.text_len:
+            node.removed = "outside_main"
+    return parent
 
 
 def _widen_for_recall(doc: Document, chosen: Node) -> Node:
@@ -195,9 +230,14 @@ def _widen_for_recall(doc: Document, chosen: Node) -> Node:
     node = chosen
     while node.parent is not None:
         node = node.parent
-        if node.prose >= RECALL_TARGET * total:
-            return node
+        if node.prose >= RECALL_TARGET * total or _is_article(node):
+            return node  # an article element around the pick bounds the body: stop there
     return node
+
+
+def _is_article(node: Node) -> bool:
+    return node.tag == "article" or (
+        bool(node.attrs) and node.attr("itemprop").strip() == "articleBody")
 
 
 def _prune(doc: Document, sel: Selection, hints: Collection[str]) -> None:
