@@ -70,7 +70,7 @@ for _rule, _words in {
     "exclude_ads": "ad ads adv advert adverts advertisement advertising adslot adunit dfp "
                    "sponsor sponsored promo promotion promoted anzeige werbung publicidad "
                    "publicite pubblicita publicidade reklame reklama advertentie",
-    "exclude_byline": "byline dateline timestamp meta",
+    "exclude_byline": "byline dateline timestamp meta bio authorbox",
     "exclude_tags": "tags tagcloud keywords topics",
     "exclude_feedback": "feedback survey rating vote print",
     "exclude_caption": "caption captions credit credits",

@@ -51,6 +51,9 @@ PROSE_BLOCK = 80         # chars: a block this long, and link-poor, is prose (re
 PROSE_LINKS = 0.35       # own link density up to which a block counts as prose
 PROSE_MIN_TOTAL = 400    # chars of prose on the page below which recall is not judged
 RECALL_SHARE = 0.6       # the pick must hold this share of the page's prose ...
+# chrome skipped while copying weighs against its container at a quarter of its size:
+# a navbox or a script-heavy widget under the article must not outweigh the article
+CHROME_WEIGHT = 0.25
 SIBLING_SHARE = 0.2      # a sibling scoring this share of the pick's score joins it
 SIBLING_PROSE = 0.6      # ... as does one whose text is at least this share prose
 SIBLING_MIN = 300        # chars of prose a sibling needs to join at all
@@ -123,7 +126,7 @@ def _weigh(doc: Document) -> None:
                     prose = own
             if inbad[node.idx] and weight > -own:
                 weight = -float(own)
-        score = weight - node.chrome
+        score = weight - CHROME_WEIGHT * node.chrome
         for child in node.elems:
             score += child.score
             positive += child.pos
