@@ -1,15 +1,17 @@
 """Main-content extraction: pressmark vs trafilatura vs readability-lxml, one run.
 
-Scores every extractor on the shared dev corpus with the shared scorer
+Scores every extractor on both shared dev corpora (``extraction-dev``, news and
+blogs with human ground truth; ``extraction-dev-readability``, Mozilla
+Readability's test pages) with the shared scorer
 (``../shared/bench/extraction_eval.py``: 4-token shingles, per-page P/R, F1 of
 the means; Markdown stripped to text) and times the extraction calls in this
-process, so the ratio compares like with like. pressmark is also timed end to
-end through ``pressmark md --batch`` (process start-up included), the way the
-scorer's ``--cmd`` mode runs it. Times are CPU seconds (``process_time``, and
-``RUSAGE_CHILDREN`` for the CLI): on a shared machine wall time mostly measures
-the neighbours.
+process, interleaved page by page, so the ratio compares like with like.
+pressmark is also timed end to end through ``pressmark md --batch`` (process
+start-up included), the way the scorer's ``--cmd`` mode runs it. Times are CPU
+seconds (``process_time``, and ``RUSAGE_CHILDREN`` for the CLI): on a shared
+machine wall time mostly measures the neighbours.
 
-    python bench/extraction_vs_peers.py [--data DIR] [--no-cli] [--repeat N]
+    python bench/extraction_vs_peers.py [--data DIR ...] [--no-cli] [--repeat N]
 """
 
 from __future__ import annotations
@@ -52,18 +54,24 @@ def _pressmark() -> Callable[[str], str]:
     return lambda html: to_markdown(html).markdown
 
 
-def _time_calls(fn: Callable[[str], str], htmls: dict[str, str], repeat: int,
-                ) -> tuple[dict[str, str], float]:
-    outputs: dict[str, str] = {}
-    best = float("inf")
+def _time_interleaved(fns: list[Callable[[str], str]], htmls: dict[str, str], repeat: int,
+                      ) -> tuple[list[dict[str, str]], list[float]]:
+    """Every extractor on a page before the next page, so load spikes hit all alike.
+
+    Returns each extractor's outputs and its CPU ms per page (best pass).
+    """
+    outputs: list[dict[str, str]] = [{} for _ in fns]
+    best = [float("inf")] * len(fns)
     for _ in range(repeat):
-        spent = 0.0
+        spent = [0.0] * len(fns)
         for key, html in htmls.items():
-            started = time.process_time()
-            outputs[key] = fn(html) or ""
-            spent += time.process_time() - started
-        best = min(best, spent)
-    return outputs, 1000 * best / max(1, len(htmls))
+            for i, fn in enumerate(fns):
+                started = time.process_time()
+                outputs[i][key] = fn(html) or ""
+                spent[i] += time.process_time() - started
+        best = [min(b, s) for b, s in zip(best, spent, strict=True)]
+    pages = max(1, len(htmls))
+    return outputs, [1000 * b / pages for b in best]
 
 
 def _time_cli(paths: dict[str, Path], jobs: str, repeat: int) -> tuple[float, float]:
@@ -104,32 +112,19 @@ def _time_cli(paths: dict[str, Path], jobs: str, repeat: int) -> tuple[float, fl
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", type=Path, default=None, help="split dir (extraction-dev)")
-    parser.add_argument("--repeat", type=int, default=1, help="timing passes (best is kept)")
-    parser.add_argument("--no-cli", action="store_true", help="skip the end-to-end CLI timing")
-    args = parser.parse_args()
-    bench = _bench_dir()
-    ev = _load_eval(bench)
-    data = args.data or bench / "extraction-dev"
+def _run_split(ev: ModuleType, data: Path, args: argparse.Namespace) -> None:
     truth, paths = ev.load_split(data)
     htmls = {k: ev.read_html_bytes(p).decode("utf-8", errors="replace") for k, p in paths.items()}
-    print(f"corpus {data} ({len(htmls)} pages, sha256 {ev.corpus_digest(truth, paths)[:16]})")
-
-    runs: list[tuple[str, Callable[[str], str], bool]] = [
-        ("pressmark", _pressmark(), True),
-        ("trafilatura", ev.EXTRACTORS["trafilatura"][0](), False),
-        ("readability-lxml", ev.EXTRACTORS["readability"][0](), False),
-    ]
+    print(f"\n== {data.name} ({len(htmls)} pages, sha256 {ev.corpus_digest(truth, paths)[:16]})")
+    names = ["pressmark", "trafilatura", "readability-lxml"]
+    fns = [_pressmark(), ev.EXTRACTORS["trafilatura"][0](), ev.EXTRACTORS["readability"][0]()]
+    outputs, times = _time_interleaved(fns, htmls, args.repeat)
     rows = []
-    for name, fn, is_markdown in runs:
-        outputs, ms = _time_calls(fn, htmls, args.repeat)
-        preds = {k: ev.markdown_to_text(v) if is_markdown else v for k, v in outputs.items()}
+    for name, out, ms in zip(names, outputs, times, strict=True):
+        preds = {k: ev.markdown_to_text(v) if name == "pressmark" else v for k, v in out.items()}
         counts, _, _ = ev.score(truth, preds)
         m = ev.aggregate(counts)
         rows.append((name, m["f1"], m["precision"], m["recall"], ms))
-
     base = rows[0][4]
     print(f"{'extractor':<18} {'F1':>6} {'P':>6} {'R':>6} {'ms/page':>8} {'x slower':>9}"
           "   (ms/page: CPU time of the extraction calls)")
@@ -145,6 +140,20 @@ def main() -> None:
             print(f"pressmark md --batch --jobs {jobs:<4} (process start-up included): "
                   f"{cpu:5.2f} ms/page CPU ({traf / cpu:.1f}x trafilatura), "
                   f"{wall:5.2f} ms/page wall ({traf / wall:.1f}x)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, action="append", default=None,
+                        help="split dir, repeatable (default: both dev sets)")
+    parser.add_argument("--repeat", type=int, default=1, help="timing passes (best is kept)")
+    parser.add_argument("--no-cli", action="store_true", help="skip the end-to-end CLI timing")
+    args = parser.parse_args()
+    bench = _bench_dir()
+    ev = _load_eval(bench)
+    splits = args.data or [bench / "extraction-dev", bench / "extraction-dev-readability"]
+    for data in splits:
+        _run_split(ev, data, args)
 
 
 if __name__ == "__main__":
