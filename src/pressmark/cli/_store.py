@@ -177,9 +177,13 @@ def import_(warc: str, root: str, pressmark_only: bool) -> None:
     """Put every snapshot of a WARC file into the store (created if missing)."""
     with _errors():
         report = import_warc(FilesystemSnapshotStore(root), warc, foreign=not pressmark_only)
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
     for error in report.errors:
         click.echo(f"error: {error}", err=True)
+    kinds = ", ".join(f"{count} {kind}" for kind, count in report.skipped_by_type)
     click.echo(f"imported {report.imported} snapshot(s) into {root}, skipped "
-               f"{report.skipped} record(s)")
+               f"{report.skipped} record(s){f' ({kinds})' if kinds else ''}"
+               f"{f', refused or failed: {len(report.errors)}' if report.errors else ''}")
     if not report.ok:
         sys.exit(EXIT_FAILURE)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import re
 import ssl
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Final
@@ -320,6 +321,7 @@ class GuardedClient:
             except BaseException:
                 release()
                 raise
+            at = time.time()  # when this hop answered (its archive record's date)
             if not keep_alive:
                 conn.reusable = False
             body = conn.body(
@@ -344,6 +346,9 @@ class GuardedClient:
                     host=host,
                     reason=reason,
                     http_version=version,
+                    request_headers=tuple(
+                        (k, v) for k, v in headers
+                        if parsed.origin == first_origin or k.lower() not in _CREDENTIAL_HEADERS),
                 )
                 if framing == "length" and length > cap:
                     await response.aclose()
@@ -357,7 +362,7 @@ class GuardedClient:
                 await _drain(body, framing, length)
             finally:
                 release()
-            hops.append(RedirectHop(status, location, parsed.url, conn.peer_ip))
+            hops.append(RedirectHop(status, location, parsed.url, conn.peer_ip, at))
             parsed = self._next_hop(parsed, location, hops)
 
     def _next_hop(self, current: ParsedURL, location: str, hops: list[RedirectHop]) -> ParsedURL:

@@ -41,12 +41,17 @@ def map_transport_error(exc: Exception, host: str | None) -> Exception:
 
 @dataclass(frozen=True, slots=True)
 class RedirectHop:
-    """One redirect followed: ``url`` answered ``status`` with ``location``, served by ``ip``."""
+    """One redirect followed: ``url`` answered ``status`` with ``location``, served by ``ip``.
+
+    ``at`` is the wall-clock time (epoch seconds) its response head arrived: an archive
+    gives every hop its own date.
+    """
 
     status: int
     location: str
     url: str
     ip: str
+    at: float = 0.0
 
 
 class GuardedResponse:
@@ -68,6 +73,7 @@ class GuardedResponse:
         "peer_ip",
         "reason",
         "redirects",
+        "request_headers",
         "status",
         "url",
     )
@@ -86,6 +92,7 @@ class GuardedResponse:
         host: str = "",
         reason: str = "",
         http_version: str = "HTTP/1.1",
+        request_headers: tuple[tuple[str, str], ...] = (),
     ) -> None:
         self._raw = raw
         self.status = status
@@ -95,6 +102,8 @@ class GuardedResponse:
         self.peer_ip = peer_ip
         self.reason = reason
         self.http_version = http_version
+        # What was sent for the final hop (without Host): archives record the request.
+        self.request_headers = request_headers
         self._max_body = max_body_bytes
         self._on_close = on_close
         self._host_name = host

@@ -88,6 +88,8 @@ class WireResponse:
     url: str
     redirects: tuple[RedirectHop, ...]
     body: bytes
+    peer_ip: str | None = None  # who answered the final hop
+    request_headers: tuple[tuple[str, str], ...] = ()  # what was sent for it (no Host)
 
     def header(self, name: str) -> str | None:
         name = name.lower()
@@ -169,7 +171,8 @@ async def _read_response(response: GuardedResponse, max_bytes: int,
             chunks.append(chunk)
         body = b"".join(chunks)
     return WireResponse(status=status, headers=headers, url=response.url,
-                        redirects=response.redirects, body=body)
+                        redirects=response.redirects, body=body, peer_ip=response.peer_ip,
+                        request_headers=response.request_headers)
 
 
 async def plain_attempt(*, client: GuardedClient, url: str, headers: list[tuple[str, str]],

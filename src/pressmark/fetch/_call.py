@@ -6,8 +6,11 @@ lives in :mod:`pressmark.fetch._fetch`.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
+import json
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TypeVar
 
 from pressmark._errors import PressmarkError
@@ -34,7 +37,7 @@ from pressmark.fetch._config import (
     headers_items,
 )
 from pressmark.fetch._robots import RobotsCache, product_token
-from pressmark.render import ReadinessReport, ReadinessSpec, RenderOptions
+from pressmark.render import ReadinessReport, ReadinessSpec, RenderOptions, RenderResult
 from pressmark.snapshot import (
     RedirectRecord,
     build_source_ref,
@@ -42,6 +45,7 @@ from pressmark.snapshot import (
     new_snapshot,
     source_id_for_url,
 )
+from pressmark.snapshot._time import format_timestamp
 from pressmark.store import MemorySnapshotStore, SnapshotRef
 
 if TYPE_CHECKING:
@@ -263,8 +267,11 @@ class CallState:
         return new_snapshot(
             source_id=self.source_id, requested_url=self.url, url=wire.url, status=wire.status,
             headers=wire.headers, body=wire.body,
-            redirects=tuple(RedirectRecord(h.status, h.location, h.ip) for h in wire.redirects),
-            content_type=kind)
+            redirects=tuple(RedirectRecord(h.status, h.location, h.ip, h.url,
+                                           _stamp(h.at) if h.at else None)
+                            for h in wire.redirects),
+            content_type=kind, peer_ip=wire.peer_ip,
+            request_headers=_redacted(wire.request_headers))
 
     # -- rendered -------------------------------------------------------------------------
 
@@ -320,7 +327,7 @@ class CallState:
             source_id=self.source_id, requested_url=self.url, url=final_url, status=status,
             headers=(), body=body, redirects=(), declared_charset="utf-8",
             charset_source="default", content_type="html", rendered=True,
-            warnings=tuple(result.warnings))
+            warnings=tuple(result.warnings), render_info=_render_info(renderer, result))
         return snapshot, result.readiness
 
     # -- store ----------------------------------------------------------------------------
@@ -398,3 +405,40 @@ def borrow_robots(call: CallState) -> None:
     else:
         robots.adopt(options.egress, options.resolver)
     call.robots = robots
+
+
+_SECRET_HEADERS = frozenset({"authorization", "cookie", "proxy-authorization"})
+
+
+def _redacted(headers: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """The request headers as an archive may keep them: credentials never leave the crawl."""
+    return tuple((k, "[redacted]" if k.lower() in _SECRET_HEADERS else v) for k, v in headers)
+
+
+def _stamp(epoch: float) -> str:
+    return format_timestamp(datetime.fromtimestamp(epoch, UTC))
+
+
+def _render_info(renderer: object, result: RenderResult) -> tuple[tuple[str, str], ...]:
+    """How the browser made this DOM (renderer, readiness, page state): archive metadata."""
+    info = [("renderer", type(renderer).__name__), ("final_url", result.final_url or ""),
+            ("status", "" if result.status is None else str(result.status))]
+    readiness = result.readiness
+    if readiness is not None:
+        info += [("readiness_passed", str(readiness.passed).lower()),
+                 ("readiness_reason", readiness.reason),
+                 ("readiness_elapsed_ms", f"{readiness.elapsed_ms:.0f}"),
+                 ("readiness_samples", str(readiness.samples))]
+    state = getattr(renderer, "page_state", None)
+    if state is not None and dataclasses.is_dataclass(state) and not isinstance(state, type):
+        for item in dataclasses.fields(state):
+            info.append((f"page_state.{item.name}", _plain(getattr(state, item.name))))
+    return tuple(info)
+
+
+def _plain(value: object) -> str:
+    if isinstance(value, frozenset | set):
+        return ",".join(sorted(map(str, value)))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return json.dumps(dataclasses.asdict(value), sort_keys=True, default=str)
+    return str(value)

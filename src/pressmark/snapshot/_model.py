@@ -49,11 +49,17 @@ _TEXT_KINDS: frozenset[str] = frozenset({"html", "xml", "json", "text"})
 
 @dataclass(frozen=True, slots=True)
 class RedirectRecord:
-    """One redirect hop: the status, the Location it named, and the IP that answered."""
+    """One redirect hop: the status, the Location it named, and the IP that answered.
+
+    ``url`` (the URL that answered) and ``fetched_at`` (when) let an archive write the
+    hop as its own record; snapshots made before they were recorded have None.
+    """
 
     status: int
     location: str
     ip: str | None
+    url: str | None = None
+    fetched_at: str | None = None
 
 
 class _HopLike(Protocol):
@@ -87,6 +93,12 @@ class Snapshot:
     etag: str | None = None
     last_modified: str | None = None
     warnings: tuple[str, ...] = ()
+    # Archive provenance (optional; in the envelope only when set, so older digests hold):
+    # the address that answered the final response, the request headers sent (credentials
+    # redacted) and, for rendered snapshots, how the browser produced them.
+    peer_ip: str | None = None
+    request_headers: tuple[tuple[str, str], ...] = ()
+    render_info: tuple[tuple[str, str], ...] = ()
     _digest: str = field(default="", init=False, repr=False, compare=False)
     # Set only by the constructors that established every invariant of *this* instance
     # (new_snapshot hashed these very bytes; read_record verified them): the store's
@@ -189,11 +201,19 @@ def _json_opt(value: str | None) -> str:
 def _envelope_json_fast(s: Snapshot) -> builtins.bytes:
     headers = ",".join([f"[{_q(name)},{_q(value)}]" for name, value in s.headers])
     redirects = ",".join([
-        f'{{"ip":{_json_opt(hop.ip)},"location":{_q(hop.location)},'
-        f'"status":{_json_int(hop.status)}}}'
+        ("{" if hop.fetched_at is None else f'{{"fetched_at":{_q(hop.fetched_at)},')
+        + f'"ip":{_json_opt(hop.ip)},"location":{_q(hop.location)},'
+        f'"status":{_json_int(hop.status)}'
+        + ("}" if hop.url is None else f',"url":{_q(hop.url)}}}')
         for hop in s.redirects
     ])
     warnings = ",".join([_q(w) for w in s.warnings])
+    peer = "" if s.peer_ip is None else f'"peer_ip":{_q(s.peer_ip)},'
+    render = "" if not s.render_info else (
+        '"render_info":[' + ",".join([f"[{_q(k)},{_q(v)}]" for k, v in s.render_info]) + "],")
+    sent = "" if not s.request_headers else (
+        '"request_headers":['
+        + ",".join([f"[{_q(k)},{_q(v)}]" for k, v in s.request_headers]) + "],")
     return (
         f'{{"body_hash":{_q(s.body_hash)},"body_length":{len(s.bytes)},'
         f'"charset_source":{_q(s.charset_source)},"content_type":{_q(s.content_type)},'
@@ -201,8 +221,9 @@ def _envelope_json_fast(s: Snapshot) -> builtins.bytes:
         f'"fetched_at":{_q(s.fetched_at)},"format":{_q(ENVELOPE_FORMAT)},'
         f'"hash_basis":{_q(s.hash_basis)},"headers":[{headers}],'
         f'"last_modified":{_json_opt(s.last_modified)},'
-        f'"not_modified":{_json_bool(s.not_modified)},"redirects":[{redirects}],'
-        f'"rendered":{_json_bool(s.rendered)},"requested_url":{_q(s.requested_url)},'
+        f'"not_modified":{_json_bool(s.not_modified)},{peer}"redirects":[{redirects}],'
+        f'{render}"rendered":{_json_bool(s.rendered)},{sent}'
+        f'"requested_url":{_q(s.requested_url)},'
         f'"source_id":{_q(s.source_id)},"status":{_json_int(s.status)},"url":{_q(s.url)},'
         f'"warnings":[{warnings}]}}'
     ).encode("ascii")
@@ -210,17 +231,14 @@ def _envelope_json_fast(s: Snapshot) -> builtins.bytes:
 
 def snapshot_envelope(snapshot: Snapshot) -> dict[str, Any]:
     """Every field of a snapshot except its bytes, as JSON-ready data (the store's header)."""
-    return {
+    envelope: dict[str, Any] = {
         "format": ENVELOPE_FORMAT,
         "source_id": snapshot.source_id,
         "requested_url": snapshot.requested_url,
         "url": snapshot.url,
         "status": snapshot.status,
         "headers": [[name, value] for name, value in snapshot.headers],
-        "redirects": [
-            {"status": hop.status, "location": hop.location, "ip": hop.ip}
-            for hop in snapshot.redirects
-        ],
+        "redirects": [_hop_json(hop) for hop in snapshot.redirects],
         "fetched_at": snapshot.fetched_at,
         "content_type": snapshot.content_type,
         "body_length": len(snapshot.bytes),
@@ -234,6 +252,22 @@ def snapshot_envelope(snapshot: Snapshot) -> dict[str, Any]:
         "last_modified": snapshot.last_modified,
         "warnings": list(snapshot.warnings),
     }
+    if snapshot.peer_ip is not None:
+        envelope["peer_ip"] = snapshot.peer_ip
+    if snapshot.request_headers:
+        envelope["request_headers"] = [[k, v] for k, v in snapshot.request_headers]
+    if snapshot.render_info:
+        envelope["render_info"] = [[k, v] for k, v in snapshot.render_info]
+    return envelope
+
+
+def _hop_json(hop: RedirectRecord) -> dict[str, Any]:
+    out: dict[str, Any] = {"status": hop.status, "location": hop.location, "ip": hop.ip}
+    if hop.url is not None:
+        out["url"] = hop.url
+    if hop.fetched_at is not None:
+        out["fetched_at"] = hop.fetched_at
+    return out
 
 
 def snapshot_from_envelope(envelope: Mapping[str, Any], data: builtins.bytes) -> Snapshot:
@@ -241,15 +275,12 @@ def snapshot_from_envelope(envelope: Mapping[str, Any], data: builtins.bytes) ->
     try:
         if envelope.get("format") != ENVELOPE_FORMAT:
             raise InvalidSnapshot("unsupported snapshot envelope format")
-        if set(envelope) != _ENVELOPE_KEYS:
+        if not _ENVELOPE_KEYS <= set(envelope) <= _ENVELOPE_KEYS | _OPTIONAL_KEYS:
             raise InvalidSnapshot("snapshot envelope has missing or unknown fields")
         if envelope["body_length"] != len(data) or type(envelope["body_length"]) is not int:
             raise InvalidSnapshot("snapshot body length does not match its envelope")
         headers = tuple((_str(n), _str(v)) for n, v in envelope["headers"])
-        redirects = tuple(
-            RedirectRecord(_int(hop["status"]), _str(hop["location"]), _opt_str(hop["ip"]))
-            for hop in envelope["redirects"]
-        )
+        redirects = tuple(_hop_of(hop) for hop in envelope["redirects"])
         snapshot = Snapshot(
             source_id=_str(envelope["source_id"]),
             requested_url=_str(envelope["requested_url"]),
@@ -269,6 +300,9 @@ def snapshot_from_envelope(envelope: Mapping[str, Any], data: builtins.bytes) ->
             etag=_opt_str(envelope["etag"]),
             last_modified=_opt_str(envelope["last_modified"]),
             warnings=tuple(_str(w) for w in envelope["warnings"]),
+            peer_ip=_opt_str(envelope.get("peer_ip")),
+            request_headers=_pairs(envelope, "request_headers"),
+            render_info=_pairs(envelope, "render_info"),
         )
     except InvalidSnapshot:
         raise
@@ -278,6 +312,24 @@ def snapshot_from_envelope(envelope: Mapping[str, Any], data: builtins.bytes) ->
     return snapshot
 
 
+def _hop_of(hop: Mapping[str, Any]) -> RedirectRecord:
+    if not {"status", "location", "ip"} <= set(hop) <= {"status", "location", "ip", "url",
+                                                        "fetched_at"}:
+        raise InvalidSnapshot("snapshot redirect hop has missing or unknown fields")
+    return RedirectRecord(_int(hop["status"]), _str(hop["location"]), _opt_str(hop["ip"]),
+                          _opt_str(hop.get("url")), _opt_str(hop.get("fetched_at")))
+
+
+def _pairs(envelope: Mapping[str, Any], key: str) -> tuple[tuple[str, str], ...]:
+    if key not in envelope:
+        return ()
+    value = envelope[key]
+    if not isinstance(value, list) or not value:  # an empty optional list is never written
+        raise InvalidSnapshot("snapshot field has the wrong type")
+    return tuple((_str(name), _str(text)) for name, text in value)
+
+
+_OPTIONAL_KEYS = frozenset({"peer_ip", "request_headers", "render_info"})
 _ENVELOPE_KEYS = frozenset({
     "format", "source_id", "requested_url", "url", "status", "headers", "redirects",
     "fetched_at", "content_type", "body_length", "declared_charset", "charset_source",
@@ -340,6 +392,9 @@ def check_snapshot(snapshot: Snapshot, *, verify_body: bool = False) -> None:
         raise InvalidSnapshot("status out of range")
     if not is_hex_digest(snapshot.body_hash):
         raise InvalidSnapshot("body hash is not a SHA-256 hex digest")
+    for hop in snapshot.redirects:
+        if hop.fetched_at is not None and not is_canonical_timestamp(hop.fetched_at):
+            raise InvalidSnapshot("a redirect hop's fetched_at is not canonical ISO-8601 UTC")
     if verify_body and hashlib.sha256(snapshot.bytes).hexdigest() != snapshot.body_hash:
         raise InvalidSnapshot("body hash does not match the bytes")
 
@@ -374,6 +429,9 @@ def new_snapshot(
     rendered: bool = False,
     not_modified: bool = False,
     warnings: Sequence[str] = (),
+    peer_ip: str | None = None,
+    request_headers: Iterable[tuple[str, str]] = (),
+    render_info: Iterable[tuple[str, str]] = (),
 ) -> Snapshot:
     """Build a valid snapshot, deriving hashes, validators, kind and charset.
 
@@ -444,6 +502,9 @@ def new_snapshot(
         etag=etag,
         last_modified=last_modified,
         warnings=tuple(dict.fromkeys(notes)),
+        peer_ip=peer_ip,
+        request_headers=tuple((str(k), str(v)) for k, v in request_headers),
+        render_info=tuple((str(k), str(v)) for k, v in render_info),
     )
     check_snapshot(snapshot)
     mark_verified(snapshot)  # body_hash was computed from these very bytes just above

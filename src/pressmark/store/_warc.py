@@ -1,18 +1,26 @@
-"""WARC/1.1 export and import of snapshot stores (through warcio).
+"""WARC/1.1 export of snapshot stores (through warcio); import lives in ``_warc_import``.
 
-Export writes, per snapshot, oldest first within each source:
+Export writes, per snapshot, oldest first within each source, records a replay
+tool (pywb, ReplayWeb.page) can follow:
 
-* wire snapshots: a ``response`` record (HTTP status line, the stored headers
-  minus the transfer framing that no longer applies, the stored bytes) and the
-  matching ``request`` record (``WARC-Concurrent-To``);
-* rendered snapshots: a ``resource`` record holding the serialised DOM.
+* wire snapshots: per redirect hop, a ``request`` record (the headers pressmark
+  sent, credentials redacted) and a ``response`` record (the hop's status and
+  ``Location``, its own ``WARC-Date`` and ``WARC-IP-Address``, marked with
+  ``WARC-Pressmark-Redirect-Hop``); then the final ``request`` and ``response``
+  (status line, the stored headers minus the transfer framing that no longer
+  applies, the stored bytes) with the address that answered it. So a replay
+  tool answers the redirecting URL with its redirect, and its target with the page;
+* rendered snapshots: a ``conversion`` record holding the serialised DOM (it is a
+  browser's DOM, not a server's response), ``WARC-Refers-To`` the newest plain
+  response of the same source at or before it, and a ``metadata`` record naming
+  the renderer, readiness outcome and page state.
 
-Every record carries warcio's payload and block digests plus
+Record ids are derived from the snapshot digest, so the same store exports the
+same records. The final record carries warcio's payload and block digests plus
 ``WARC-Pressmark-Source-Ref`` (the sourceRef), ``WARC-Pressmark-Body-SHA256`` and
 ``WARC-Pressmark-Envelope`` (the canonical envelope, base64url), so an import
 restores each snapshot exactly and every exported sourceRef resolves to the same
-bytes afterwards. Records from other tools (no envelope) can be imported too;
-they become new snapshots under ``source_id_for_url(uri)``.
+bytes afterwards.
 """
 
 from __future__ import annotations
@@ -20,54 +28,35 @@ from __future__ import annotations
 import base64
 import contextlib
 import hashlib
-import json
 import os
 import re
+import uuid
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from datetime import datetime
 from http import HTTPStatus
 from io import BytesIO
 from pathlib import Path
 from typing import IO, Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 from pressmark._version import __version__
-from pressmark.snapshot import (
-    InvalidSnapshot,
-    InvalidSourceRef,
-    Snapshot,
-    build_source_ref,
-    canonical_json,
-    new_snapshot,
-    parse_source_ref,
-    snapshot_envelope,
-    snapshot_from_envelope,
-    source_id_for_url,
-)
-from pressmark.store._errors import StoreError
+from pressmark.snapshot import Snapshot, build_source_ref, canonical_json, snapshot_envelope
 from pressmark.store._protocol import SnapshotStore
+from pressmark.store._warc_import import (
+    ENVELOPE_HEADER,
+    HOP_HEADER,
+    REF_HEADER,
+    WarcImportReport,
+    import_warc,
+)
 
-REF_HEADER = "WARC-Pressmark-Source-Ref"
-ENVELOPE_HEADER = "WARC-Pressmark-Envelope"
 BODY_HEADER = "WARC-Pressmark-Body-SHA256"
 _FRAMING = frozenset({"content-encoding", "transfer-encoding", "content-length"})
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an RFC 9110 header name
 _LINE_BREAKS = re.compile(r"[\r\n\x00]+")
+_HOP_HEADERS_DROPPED = frozenset({"host", "authorization", "cookie", "proxy-authorization"})
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class WarcImportReport:
-    """What an import did. ``errors`` name record numbers and reasons, never contents."""
-
-    imported: int
-    skipped: int
-    source_refs: tuple[str, ...]
-    errors: tuple[str, ...]
-
-    @property
-    def ok(self) -> bool:
-        return not self.errors
+__all__ = ["BODY_HEADER", "ENVELOPE_HEADER", "REF_HEADER", "WarcImportReport", "ascii_uri",
+           "export_warc", "import_warc"]
 
 
 def _reason(status: int) -> str:
@@ -103,7 +92,6 @@ def export_warc(
 ) -> int:
     """Write every snapshot of ``sources`` (default: all) as WARC/1.1; returns the count."""
     # warcio is imported on use: `import pressmark.store` stays light.
-    from warcio.statusandheaders import StatusAndHeaders  # noqa: PLC0415
     from warcio.warcwriter import WARCWriter  # noqa: PLC0415
 
     count = 0
@@ -114,39 +102,122 @@ def export_warc(
                  "description": "pressmark snapshot store export"})
         writer.write_record(info)
         for source_id in sources if sources is not None else store.sources():
+            plain: list[Snapshot] = []  # this source's wire snapshots written so far
             for ref in reversed(store.list(source_id)):
                 snapshot = store.get(source_id, ref.snapshot_sha256)
-                headers = _warc_headers(snapshot)
-                uri = _ascii_uri(snapshot.url)
                 if snapshot.rendered:
-                    record = writer.create_warc_record(
-                        uri, "resource", payload=BytesIO(snapshot.bytes),
-                        length=len(snapshot.bytes), warc_content_type="text/html; charset=utf-8",
-                        warc_headers_dict=headers)
-                    writer.write_record(record)
+                    refers = next((p for p in reversed(plain)
+                                   if p.fetched_at <= snapshot.fetched_at), None)
+                    _write_rendered(writer, snapshot, refers)
                 else:
-                    wire = [(k, _one_line(v)) for k, v in snapshot.headers
-                            if k not in _FRAMING and _TOKEN.fullmatch(k)]
-                    wire.append(("content-length", str(len(snapshot.bytes))))
-                    http = StatusAndHeaders(f"{snapshot.status} {_reason(snapshot.status)}",
-                                            wire, protocol="HTTP/1.1")
-                    response = writer.create_warc_record(
-                        uri, "response", payload=BytesIO(snapshot.bytes),
-                        length=len(snapshot.bytes), warc_headers_dict=headers, http_headers=http)
-                    parts = urlsplit(uri)
-                    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-                    request = writer.create_warc_record(
-                        uri, "request",
-                        warc_headers_dict={"WARC-Date": snapshot.fetched_at},
-                        http_headers=StatusAndHeaders(
-                            f"GET {target} HTTP/1.1", [("Host", parts.netloc)],
-                            is_http_request=True))
-                    writer.write_request_response_pair(request, response)
+                    _write_wire(writer, snapshot)
+                    plain.append(snapshot)
                 count += 1
     return count
 
 
-def _ascii_uri(url: str) -> str:
+def _record_id(snapshot: Snapshot, role: str) -> str:
+    """A stable record id: the same store exports the same records, and ids can refer."""
+    digest = hashlib.sha256(f"{snapshot.snapshot_sha256}/{role}".encode()).digest()
+    return f"<urn:uuid:{uuid.UUID(bytes=digest[:16], version=4)}>"
+
+
+def _hop_urls(snapshot: Snapshot) -> list[str]:
+    """The URL each hop was requested at (recorded since hops carry it; else re-derived)."""
+    urls: list[str] = []
+    current = snapshot.requested_url
+    for hop in snapshot.redirects:
+        current = hop.url or current
+        urls.append(current)
+        current = urljoin(current, hop.location)
+    return urls
+
+
+def _request(writer: Any, snapshot: Snapshot, uri: str, when: str, *, same_origin: bool,
+             role: str) -> Any:
+    from warcio.statusandheaders import StatusAndHeaders  # noqa: PLC0415
+
+    parts = urlsplit(uri)
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    sent = [(k, _one_line(v)) for k, v in snapshot.request_headers
+            if _TOKEN.fullmatch(k) and k.lower() != "host"
+            and (same_origin or k.lower() not in _HOP_HEADERS_DROPPED)]
+    return writer.create_warc_record(
+        uri, "request",
+        warc_headers_dict={"WARC-Date": when, "WARC-Record-ID": _record_id(snapshot, role)},
+        http_headers=StatusAndHeaders(f"GET {target} HTTP/1.1",
+                                      [("Host", parts.netloc), *sent], is_http_request=True))
+
+
+def _write_wire(writer: Any, snapshot: Snapshot) -> None:
+    from warcio.statusandheaders import StatusAndHeaders  # noqa: PLC0415
+
+    ref = build_source_ref(snapshot)
+    first_origin = _origin(snapshot.requested_url)
+    hops = snapshot.redirects
+    for index, (hop, url) in enumerate(zip(hops, _hop_urls(snapshot), strict=True), start=1):
+        uri = ascii_uri(url)
+        when = hop.fetched_at or snapshot.fetched_at
+        headers = {"WARC-Date": when, "WARC-Record-ID": _record_id(snapshot, f"hop{index}"),
+                   HOP_HEADER: f"{index}/{len(hops)} {ref}"}
+        if hop.ip:
+            headers["WARC-IP-Address"] = hop.ip
+        http = StatusAndHeaders(f"{hop.status} {_reason(hop.status)}",
+                                [("Location", _one_line(hop.location)), ("Content-Length", "0")],
+                                protocol="HTTP/1.1")
+        response = writer.create_warc_record(uri, "response", payload=BytesIO(b""), length=0,
+                                             warc_headers_dict=headers, http_headers=http)
+        request = _request(writer, snapshot, uri, when, role=f"hop{index}-request",
+                           same_origin=_origin(url) == first_origin)
+        writer.write_request_response_pair(request, response)
+    uri = ascii_uri(snapshot.url)
+    headers = _final_headers(snapshot)
+    if snapshot.peer_ip:
+        headers["WARC-IP-Address"] = snapshot.peer_ip
+    wire = [(k, _one_line(v)) for k, v in snapshot.headers
+            if k not in _FRAMING and _TOKEN.fullmatch(k)]
+    wire.append(("content-length", str(len(snapshot.bytes))))
+    http = StatusAndHeaders(f"{snapshot.status} {_reason(snapshot.status)}", wire,
+                            protocol="HTTP/1.1")
+    response = writer.create_warc_record(
+        uri, "response", payload=BytesIO(snapshot.bytes), length=len(snapshot.bytes),
+        warc_headers_dict=headers, http_headers=http)
+    request = _request(writer, snapshot, uri, snapshot.fetched_at, role="request",
+                       same_origin=_origin(snapshot.url) == first_origin)
+    writer.write_request_response_pair(request, response)
+
+
+def _write_rendered(writer: Any, snapshot: Snapshot, refers: Snapshot | None) -> None:
+    uri = ascii_uri(snapshot.url)
+    headers = _final_headers(snapshot)
+    if refers is not None:
+        headers["WARC-Refers-To"] = _record_id(refers, "final")
+        headers["WARC-Refers-To-Target-URI"] = ascii_uri(refers.url)
+        headers["WARC-Refers-To-Date"] = refers.fetched_at
+    record = writer.create_warc_record(
+        uri, "conversion", payload=BytesIO(snapshot.bytes), length=len(snapshot.bytes),
+        warc_content_type="text/html; charset=utf-8", warc_headers_dict=headers)
+    writer.write_record(record)
+    fields = [("renderer", "unknown")] if not snapshot.render_info else []
+    fields += list(snapshot.render_info)
+    fields.append(("source-ref", build_source_ref(snapshot)))
+    block = "".join(f"{k}: {_one_line(v)}\r\n" for k, v in fields).encode("utf-8")
+    metadata = writer.create_warc_record(
+        uri, "metadata", payload=BytesIO(block), length=len(block),
+        warc_content_type="application/warc-fields",
+        warc_headers_dict={"WARC-Date": snapshot.fetched_at,
+                           "WARC-Record-ID": _record_id(snapshot, "metadata"),
+                           "WARC-Refers-To": headers["WARC-Record-ID"],
+                           "WARC-Concurrent-To": headers["WARC-Record-ID"]})
+    writer.write_record(metadata)
+
+
+def _origin(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    return parts.scheme.lower(), parts.netloc.lower()
+
+
+def ascii_uri(url: str) -> str:
     """The URL as WARC and HTTP lines need it: an IRI becomes its URI (RFC 3987 3.1).
 
     Only the informational WARC and HTTP headers use it; the envelope keeps the
@@ -160,92 +231,12 @@ def _one_line(value: str) -> str:
     return _LINE_BREAKS.sub(" ", value)
 
 
-def _warc_headers(snapshot: Snapshot) -> dict[str, str]:
+def _final_headers(snapshot: Snapshot) -> dict[str, str]:
     envelope = base64.urlsafe_b64encode(canonical_json(snapshot_envelope(snapshot)))
-    headers = {
+    return {
         "WARC-Date": snapshot.fetched_at,
+        "WARC-Record-ID": _record_id(snapshot, "final"),
         REF_HEADER: build_source_ref(snapshot),
         BODY_HEADER: snapshot.body_hash,
         ENVELOPE_HEADER: envelope.decode("ascii"),
     }
-    if snapshot.redirects and snapshot.redirects[-1].ip:
-        headers["WARC-IP-Address"] = str(snapshot.redirects[-1].ip)
-    return headers
-
-
-def import_warc(
-    store: SnapshotStore,
-    source: str | os.PathLike[str] | IO[bytes],
-    *,
-    foreign: bool = True,
-) -> WarcImportReport:
-    """Put every snapshot a WARC holds into ``store`` (idempotent for pressmark exports)."""
-    from warcio.archiveiterator import ArchiveIterator  # noqa: PLC0415 - imported on use
-
-    imported = skipped = seen = 0
-    refs: list[str] = []
-    errors: list[str] = []
-    with contextlib.ExitStack() as stack:
-        fh = (stack.enter_context(Path(source).open("rb"))
-              if isinstance(source, (str, os.PathLike)) else source)
-        try:
-            for number, record in enumerate(ArchiveIterator(fh), start=1):
-                seen = number
-                if record.rec_type not in ("response", "resource"):
-                    skipped += 1
-                    continue
-                try:
-                    payload = record.content_stream().read()
-                    snapshot = _snapshot_of(record, payload, foreign=foreign)
-                    if snapshot is None:
-                        skipped += 1
-                        continue
-                    refs.append(store.put(snapshot).source_ref)
-                    imported += 1
-                except (InvalidSnapshot, InvalidSourceRef, StoreError, ValueError) as exc:
-                    reason = getattr(exc, "message", None) or type(exc).__name__
-                    errors.append(f"record {number}: {reason}")
-        except Exception as exc:  # warcio raises plain exceptions on broken archives
-            errors.append(f"archive is unreadable ({type(exc).__name__})")
-        else:
-            if not seen:  # warcio yields nothing for empty or non-WARC input: not a success
-                errors.append("archive holds no WARC records")
-    return WarcImportReport(imported=imported, skipped=skipped, source_refs=tuple(refs),
-                            errors=tuple(errors))
-
-
-def _snapshot_of(record: Any, payload: bytes, *, foreign: bool) -> Snapshot | None:
-    headers = record.rec_headers
-    encoded = headers.get_header(ENVELOPE_HEADER)
-    if encoded:
-        try:
-            envelope = json.loads(base64.urlsafe_b64decode(encoded.encode("ascii")))
-        except (ValueError, RecursionError) as exc:
-            raise InvalidSnapshot("record has a malformed pressmark envelope") from exc
-        if not isinstance(envelope, dict):
-            raise InvalidSnapshot("record has a malformed pressmark envelope")
-        snapshot = snapshot_from_envelope(envelope, payload)
-        if hashlib.sha256(payload).hexdigest() != snapshot.body_hash:
-            raise InvalidSnapshot("record payload does not match its body hash")
-        ref = headers.get_header(REF_HEADER)
-        if ref and parse_source_ref(ref).snapshot_sha256 != snapshot.snapshot_sha256:
-            raise InvalidSnapshot("record envelope does not match its sourceRef")
-        return snapshot
-    if not foreign:
-        return None
-    uri = headers.get_header("WARC-Target-URI") or ""
-    if not uri:
-        raise InvalidSnapshot("record has no target URI")
-    when = headers.get_header("WARC-Date") or ""
-    try:
-        fetched = datetime.fromisoformat(when.replace("Z", "+00:00"))
-    except ValueError as exc:
-        raise InvalidSnapshot("record has no valid WARC-Date") from exc
-    if record.rec_type == "response" and record.http_headers is not None:
-        status = int(record.http_headers.get_statuscode() or 0)
-        wire = [(k, v) for k, v in record.http_headers.headers if k.lower() not in _FRAMING]
-    else:
-        status = 200
-        wire = [("content-type", headers.get_header("Content-Type") or "")]
-    return new_snapshot(source_id=source_id_for_url(uri), requested_url=uri, url=uri,
-                        status=status, headers=wire, body=payload, fetched_at=fetched)

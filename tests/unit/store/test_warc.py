@@ -57,15 +57,17 @@ def test_export_is_standard_warc(populated: tuple[FilesystemSnapshotStore, list[
         records = list(_records(fh))
     types = [r[0] for r in records]
     assert types[0] == "warcinfo"
-    assert types.count("response") == 4 and types.count("request") == 4
-    assert types.count("resource") == 1
+    # one redirect hop of its own, then four final responses, each with its request
+    assert types.count("response") == 5 and types.count("request") == 5
+    assert types.count("conversion") == 1 and types.count("metadata") == 1
+    assert "resource" not in types
     assert all(r[1] == "WARC/1.1" for r in records)
     by_ref = {r[2]: r for r in records if r[2]}
     assert set(by_ref) == set(refs)
     for _, _, _, payload_digest, body in by_ref.values():
         assert payload_digest is not None and payload_digest.startswith("sha1:")
         assert body is not None
-    rendered = next(r for r in records if r[0] == "resource")
+    rendered = next(r for r in records if r[0] == "conversion")
     assert rendered[4] == "<p>rendered ✓</p>".encode()
     # warcio's own checker validates every block and payload digest
     check = subprocess.run([sys.executable, "-m", "warcio.cli", "check", str(out)],
