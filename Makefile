@@ -14,7 +14,7 @@ setup: $(STAMP) chromium
 $(STAMP): pyproject.toml
 	@sh scripts/ensure-venv.sh "$(PYTHON)" "$(VENV)"
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[render,dev,ray]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[render,dev,ray,mcp]'
 	@touch $(STAMP)
 
 chromium:

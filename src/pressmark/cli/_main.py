@@ -28,6 +28,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("pressmark.cli._demo:demo", "Start the bundled demo site on loopback and crawl it."),
     "egress": ("pressmark.cli._egress:egress", "Check URLs against the egress policy."),
     "fetch": ("pressmark.cli._fetch:fetch", "Fetch one URL through the guarded, polite fetcher."),
+    "mcp": ("pressmark.cli._mcp:mcp", "Serve pressmark's tools to AI agents (MCP)."),
     "md": ("pressmark.cli._md:md", "Convert HTML to deterministic Markdown."),
     "replay": ("pressmark.cli._replay:replay", "Write the exact bytes a sourceRef names."),
     "serve": ("pressmark.cli._serve:serve", "Serve the review workbench for a crawl directory."),

@@ -1,0 +1,58 @@
+"""pressmark for agents: an MCP server whose fetch cannot be turned against its network.
+
+``pressmark mcp`` (extra ``pressmark[mcp]``, the official ``mcp`` SDK) serves four tools
+over stdio or loopback streamable HTTP: ``fetch_page``, ``crawl_site``,
+``read_markdown`` and ``resolve_citation``. Every fetch goes through the guarded
+egress and robots.txt, every limit is the operator's (:class:`McpOptions`), every
+page text is marked untrusted, and every failure is a tool error with a stable code.
+
+Built on the public APIs of the layers below, like :mod:`pressmark.cli`. The SDK is
+imported on first use of :func:`build_server` / :func:`run_stdio`, so importing this
+package costs nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from pressmark.mcp._options import (
+    MARKDOWN_PAGE_BYTES,
+    UNTRUSTED_NOTICE,
+    McpOptions,
+    default_store_dir,
+)
+
+if TYPE_CHECKING:
+    from pressmark.mcp._server import build_server, run_stdio
+    from pressmark.mcp._tools import PressmarkTools, ToolFailure
+
+TOOL_NAMES = ("fetch_page", "crawl_site", "read_markdown", "resolve_citation")
+
+_LAZY: dict[str, str] = {
+    "PressmarkTools": "pressmark.mcp._tools",
+    "ToolFailure": "pressmark.mcp._tools",
+    "build_server": "pressmark.mcp._server",
+    "run_stdio": "pressmark.mcp._server",
+}
+
+__all__ = [
+    "MARKDOWN_PAGE_BYTES",
+    "TOOL_NAMES",
+    "UNTRUSTED_NOTICE",
+    "McpOptions",
+    "PressmarkTools",
+    "ToolFailure",
+    "build_server",
+    "default_store_dir",
+    "run_stdio",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pressmark.mcp' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

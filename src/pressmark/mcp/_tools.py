@@ -1,0 +1,344 @@
+"""What the four MCP tools do, with no MCP in sight: plain async methods returning dicts.
+
+The SDK glue (:mod:`pressmark.mcp._server`) only turns these dicts into structured
+results and :class:`ToolFailure` into tool errors; everything a test needs to check
+about limits, codes and citations is here, on the public APIs of the layers below
+(``fetch_source``, ``crawl``, ``to_markdown``, ``resolve_source_ref``).
+
+Every limit is the operator's (:class:`McpOptions`): a call may ask for less, never
+for more, and a lowered request comes back with a warning saying so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pressmark import PressmarkError
+from pressmark.mcp._options import (
+    CITATION_BODY_BYTES,
+    MARKDOWN_PAGE_BYTES,
+    UNTRUSTED_NOTICE,
+    McpOptions,
+    RenderMode,
+    clamp_render,
+)
+from pressmark.mcp._paging import cut
+
+if TYPE_CHECKING:
+    from pressmark.crawl import CrawlManifest, PageRecord
+    from pressmark.egress import EgressPolicy, Resolver
+    from pressmark.fetch import Politeness
+    from pressmark.mcp._renderer import SharedRenderer
+    from pressmark.snapshot import Snapshot
+    from pressmark.store import FilesystemSnapshotStore
+
+ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
+DISCOVERY = ("links", "sitemap", "both")
+TEXT_KINDS = frozenset({"html", "xml", "json", "text"})
+
+
+class ToolFailure(PressmarkError):
+    """A tool call that produced nothing usable; ``code`` is the lower layer's stable code.
+
+    ``kind`` is the fetch-level category (``egress-denied``, ``robots-denied``,
+    ``http-error``, ...) when there is one; ``code`` the most specific code known
+    (``DENIED_ADDRESS`` rather than ``egress-denied``).
+    """
+
+    def __init__(self, code: str, message: str, *, kind: str | None = None,
+                 url: str | None = None, status: int | None = None) -> None:
+        super().__init__(message, code=code)
+        self.kind = kind or code
+        self.url = url
+        self.status = status
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "kind": self.kind, "message": self.message, "url": self.url,
+                "status": self.status}
+
+
+class PressmarkTools:
+    """The tools of one server: shared store, politeness and browser across calls."""
+
+    def __init__(self, options: McpOptions, *, resolver: Resolver | None = None) -> None:
+        from pressmark.egress import EgressPolicy  # noqa: PLC0415  # start-up stays light
+
+        self.options = options
+        self.resolver = resolver
+        try:
+            self.egress: EgressPolicy = EgressPolicy().allow_loopback(*options.allow_loopback)
+        except PressmarkError as exc:
+            raise ToolFailure("invalid-config", f"--allow-loopback: {exc.message}") from exc
+        self._store: FilesystemSnapshotStore | None = None
+        self._politeness: Politeness | None = None
+        self._renderer: SharedRenderer | None = None
+
+    # -- shared machinery, created on first use -------------------------------------------
+
+    @property
+    def store(self) -> FilesystemSnapshotStore:
+        if self._store is None:
+            from pressmark.store import FilesystemSnapshotStore  # noqa: PLC0415  # lazy
+
+            self._store = FilesystemSnapshotStore(self.options.store_dir)
+        return self._store
+
+    def _renderer_for(self, mode: str) -> SharedRenderer | None:
+        if mode == "never":
+            return None
+        if self._renderer is None:
+            from pressmark.mcp._renderer import SharedRenderer  # noqa: PLC0415  # lazy
+
+            self._renderer = SharedRenderer(self.egress, self.resolver)
+        return self._renderer
+
+    async def aclose(self) -> None:
+        if self._renderer is not None:
+            await self._renderer.aclose()
+
+    # -- the tools ---------------------------------------------------------------------------
+
+    async def fetch_page(self, url: str, render: str = "on-shell") -> dict[str, Any]:
+        """One guarded, polite fetch (robots on), converted and validated, first piece."""
+        from pressmark.fetch import FetchOptions, Politeness, SourceConfig, fetch_source  # noqa: PLC0415
+
+        mode, lowered = self._render_mode(render)
+        if self._politeness is None:   # crawl-wide pacing, across every call of this server
+            self._politeness = Politeness(max_per_host=2)
+        opts = self.options
+        source = SourceConfig(url=url, render_policy=mode, max_response_bytes=opts.max_bytes,
+                              timeout_ms=int(opts.call_timeout_s * 1000),
+                              user_agent=opts.user_agent, respect_robots=True)
+        fetch_options = FetchOptions(egress=self.egress, resolver=self.resolver,
+                                     store=self.store, renderer=self._renderer_for(mode),
+                                     politeness=self._politeness,
+                                     max_response_bytes=opts.max_bytes)
+        result = await self._bounded(fetch_source(source, fetch_options), url)
+        if result.error is not None:
+            err = result.error
+            raise ToolFailure(err.code or err.kind, err.message, kind=err.kind,
+                              url=err.url or url, status=err.status)
+        snapshot = result.snapshot
+        if snapshot is None or result.source_ref is None:   # pragma: no cover - fetch invariant
+            raise ToolFailure("adapter-error", "the fetch returned no snapshot", url=url)
+        page = await self._bounded(asyncio.to_thread(_convert, snapshot, result.readiness), url)
+        warnings = [*result.warnings, *([lowered] if lowered else [])]
+        return {
+            "url": url,
+            "final_url": snapshot.url,
+            "status": result.http_status if result.http_status is not None else snapshot.status,
+            "rendered": bool(snapshot.rendered),
+            **page.head(result.source_ref),
+            **page.piece(0),
+            "warnings": warnings,
+        }
+
+    async def read_markdown(self, source_ref: str, offset: int = 0) -> dict[str, Any]:
+        """The Markdown of a captured page, from ``offset``; the same text fetch_page gave."""
+        snapshot = self._resolve(source_ref)
+        page = await self._bounded(asyncio.to_thread(_convert, snapshot, None), snapshot.url)
+        return {"url": snapshot.url, **page.head(source_ref), **page.piece(max(0, offset))}
+
+    async def resolve_citation(self, source_ref: str) -> dict[str, Any]:
+        """Verify ``source_ref`` against the store; the exact body for text (capped)."""
+        snapshot = self._resolve(source_ref)
+        body: str | None = None
+        truncated = False
+        if snapshot.content_type in TEXT_KINDS:
+            piece = cut(snapshot.body, 0, CITATION_BODY_BYTES)
+            body, truncated = piece.text, piece.truncated
+        return {
+            "ok": True,
+            # pressmark has one reference grammar, and it commits to the whole envelope
+            "integrity": "snapshot-envelope",
+            "source_ref": source_ref,
+            "url": snapshot.url,
+            "requested_url": snapshot.requested_url,
+            "fetched_at": snapshot.fetched_at,
+            "status": snapshot.status,
+            "content_type": snapshot.content_type,
+            "body_hash": snapshot.body_hash,
+            "snapshot_sha256": snapshot.snapshot_sha256,
+            "bytes": len(snapshot.bytes),
+            "body": body,
+            "body_truncated": truncated,
+            "untrusted_content": body is not None,
+            "notice": UNTRUSTED_NOTICE,
+        }
+
+    async def crawl_site(self, url: str, max_pages: int = 20, max_depth: int = 2,
+                         discovery: str = "links",
+                         progress: ProgressCallback | None = None) -> dict[str, Any]:
+        """A bounded crawl from ``url`` into the store; one entry per page, no page text."""
+        from pressmark.crawl import CrawlError, CrawlPolicy, crawl  # noqa: PLC0415  # lazy
+        from pressmark.egress import EgressDenied, evaluate_url  # noqa: PLC0415  # lazy
+
+        if discovery not in DISCOVERY:
+            raise ToolFailure("invalid-config",
+                              f"discovery must be one of {', '.join(DISCOVERY)}")
+        opts = self.options
+        warnings: list[str] = []
+        pages = max(0, min(max_pages, opts.max_pages))
+        if pages < max_pages:
+            warnings.append(f"max_pages={max_pages} lowered to {pages} by the server's "
+                            "--max-pages")
+        depth = max(0, min(max_depth, opts.max_depth))
+        if depth < max_depth:
+            warnings.append(f"max_depth={max_depth} lowered to {depth} by the server")
+        try:   # the seed is checked the way every later hop will be: a denial is the answer
+            await evaluate_url(url, policy=self.egress, resolver=self.resolver)
+        except EgressDenied as exc:
+            raise ToolFailure(exc.code, exc.message, kind="egress-denied", url=url) from exc
+        policy = CrawlPolicy(
+            max_pages=pages, max_depth=depth, discovery=discovery,  # type: ignore[arg-type]
+            render=opts.render, robots=True, egress=self.egress, store=self.store,
+            markdown=True, max_response_bytes=opts.max_bytes, time_budget_s=opts.call_timeout_s,
+            user_agent=opts.user_agent, workers=0,
+        )
+        reporter = _ProgressRelay(pages, progress)
+        try:
+            manifest = await self._bounded(
+                reporter.around(crawl(url, policy, resolver=self.resolver, progress=reporter,
+                                      renderer=self._renderer_for(opts.render))),
+                url, grace_s=10.0)
+        except CrawlError as exc:
+            raise ToolFailure(exc.code, exc.message, url=url) from exc
+        return _crawl_result(manifest, warnings)
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _render_mode(self, asked: str) -> tuple[RenderMode, str | None]:
+        try:
+            return clamp_render(asked, self.options.render)
+        except ValueError as exc:
+            raise ToolFailure("invalid-config", str(exc)) from exc
+
+    def _resolve(self, source_ref: str) -> Snapshot:
+        from pressmark.snapshot import resolve_source_ref  # noqa: PLC0415  # lazy
+
+        result = resolve_source_ref(self.store, source_ref)
+        if result.snapshot is None:
+            assert result.error is not None
+            raise ToolFailure(result.error.code, result.error.message)
+        return result.snapshot
+
+    async def _bounded(self, work: Awaitable[Any], url: str, *, grace_s: float = 0.0) -> Any:
+        """``work`` within the call's time limit, or a ``timeout`` failure."""
+        limit = self.options.call_timeout_s + grace_s
+        try:
+            async with asyncio.timeout(limit):
+                return await work
+        except TimeoutError:
+            raise ToolFailure("timeout", f"the call took longer than its {limit:g} s limit",
+                              url=url) from None
+
+
+@dataclass(frozen=True, slots=True)
+class _Page:
+    """A converted page: its Markdown, title and validation verdict."""
+
+    markdown: str
+    title: str | None
+    passed: bool
+    reasons: tuple[str, ...]
+
+    def head(self, source_ref: str) -> dict[str, Any]:
+        return {"title": self.title, "source_ref": source_ref,
+                "validation": {"passed": self.passed, "reasons": list(self.reasons)}}
+
+    def piece(self, offset: int) -> dict[str, Any]:
+        piece = cut(self.markdown, offset, MARKDOWN_PAGE_BYTES)
+        return {"markdown": piece.text, "offset": piece.offset, "truncated": piece.truncated,
+                "next_offset": piece.next_offset, "total_chars": piece.total_chars,
+                "untrusted_content": True, "notice": UNTRUSTED_NOTICE}
+
+
+def _convert(snapshot: Snapshot, readiness: Any) -> _Page:
+    """The page's Markdown exactly as ``pressmark md --url FINAL_URL`` gives it."""
+    if snapshot.content_type == "html":
+        from pressmark.markdown import to_markdown  # noqa: PLC0415  # lazy
+
+        result = to_markdown(snapshot.body, url=snapshot.url, requested_url=snapshot.requested_url,
+                             readiness=readiness)
+        return _Page(result.markdown, result.title, result.validation.passed,
+                     tuple(result.validation.reasons))
+    if snapshot.content_type in TEXT_KINDS:   # plain text, JSON, XML: the text itself
+        return _Page(snapshot.body, None, False, ("not-html",))
+    raise ToolFailure("unsupported-content",
+                      f"{snapshot.content_type} content has no text to return", url=snapshot.url)
+
+
+class _ProgressRelay:
+    """Crawl progress (called synchronously by the engine) relayed as MCP notifications."""
+
+    def __init__(self, total: int, send: ProgressCallback | None) -> None:
+        self.total = total
+        self.send = send
+        self.queue: asyncio.Queue[tuple[int, str]] = asyncio.Queue()
+
+    def start(self, engine: Any) -> None:
+        return None
+
+    def page(self, record: PageRecord, engine: Any) -> None:
+        self.queue.put_nowait((int(engine.summary.requested), record.url))
+
+    def finish(self, manifest: CrawlManifest) -> None:
+        return None
+
+    async def around(self, work: Awaitable[CrawlManifest]) -> CrawlManifest:
+        if self.send is None:
+            return await work
+        sender = asyncio.create_task(self._drain())
+        try:
+            manifest = await work
+        finally:
+            sender.cancel()
+        while not self.queue.empty():   # pages that finished after the last send
+            await self._send_one()
+        return manifest
+
+    async def _drain(self) -> None:
+        while True:
+            await self._send_one(await self.queue.get())
+
+    async def _send_one(self, item: tuple[int, str] | None = None) -> None:
+        assert self.send is not None
+        done, url = item if item is not None else self.queue.get_nowait()
+        await self.send(float(done), float(self.total), f"{done}/{self.total}: {url}")
+
+
+def _entry(record: PageRecord) -> dict[str, Any]:
+    return {
+        "url": record.url, "final_url": record.final_url, "depth": record.depth,
+        "status": record.status, "outcome": record.outcome, "source_ref": record.source_ref,
+        "title": record.title, "rendered": record.rendered,
+        "validation": None if record.validation is None else {
+            "passed": record.validation.passed, "reasons": list(record.validation.reasons)},
+        "error": None if record.error is None else {"kind": record.error.kind,
+                                                    "message": record.error.message},
+    }
+
+
+def _crawl_result(manifest: CrawlManifest, warnings: list[str]) -> dict[str, Any]:
+    pages = sorted(manifest.pages, key=lambda p: (p.depth, p.url))   # completion order varies
+    fetched = [p for p in pages if p.outcome in ("ok", "not-modified")]
+    seed = next((p for p in pages if p.depth == 0), None)
+    if not fetched and seed is not None and seed.error is not None:
+        raise ToolFailure(seed.error.kind, seed.error.message, url=seed.url, status=seed.status)
+    s = manifest.summary
+    return {
+        "seeds": list(manifest.seeds),
+        "complete": manifest.complete,
+        "stop_reason": manifest.stop_reason,
+        "summary": {"pages": s["pages"], "by_outcome": dict(s["by_outcome"]),
+                    "errors_by_kind": dict(s["errors_by_kind"]),
+                    "robots_denied": s["robots_denied"], "egress_denied": s["egress_denied"],
+                    "render_rate": s["render_rate"],
+                    "validation_pass_rate": s["validation_pass_rate"], "bytes": s["bytes"],
+                    "duration_s": s["duration_s"]},
+        "pages": [_entry(p) for p in pages],
+        "warnings": warnings,
+    }
