@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from pressmark.cli import main
 from pressmark.cli._hints import loopback_hint
 
-COMMANDS = [["crawl"], ["fetch"], ["md"], ["replay"], ["serve"], ["demo"], ["egress"],
+COMMANDS = [["crawl"], ["fetch"], ["mcp"], ["md"], ["replay"], ["serve"], ["demo"], ["egress"],
             ["egress", "check"], ["store"], ["store", "ls"], ["store", "verify"],
             ["store", "prune"], ["store", "export-warc"], ["store", "import-warc"]]
 
@@ -30,8 +30,9 @@ def test_every_command_help_documents_the_exit_codes(command: list[str]) -> None
     assert "Exit codes:" in result.output and "3  denied" in result.output
 
 
-def test_every_crawl_option_is_explained() -> None:
-    command = main.get_command(click.Context(main), "crawl")
+@pytest.mark.parametrize("name", ["crawl", "mcp"])
+def test_every_option_is_explained(name: str) -> None:
+    command = main.get_command(click.Context(main), name)
     assert command is not None
     missing = [p.name for p in command.params
                if isinstance(p, click.Option) and not p.hidden and not p.help]
@@ -40,7 +41,7 @@ def test_every_crawl_option_is_explained() -> None:
 
 def test_allow_loopback_reads_the_same_in_every_command() -> None:
     texts = set()
-    for name, sub in (("crawl", None), ("fetch", None), ("egress", "check")):
+    for name, sub in (("crawl", None), ("fetch", None), ("mcp", None), ("egress", "check")):
         command = main.get_command(click.Context(main), name)
         assert command is not None
         if sub is not None:

@@ -73,6 +73,10 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "DemoPage", "DemoServer", "DemoSite", "PageKind", "RequestRecord", "RobotsMode",
         "SHELL_KINDS", "run_demo_server_in_thread",
     ),
+    "pressmark.mcp": (
+        "MARKDOWN_PAGE_BYTES", "McpOptions", "PressmarkTools", "TOOL_NAMES", "ToolFailure",
+        "UNTRUSTED_NOTICE", "build_server", "default_store_dir", "run_stdio",
+    ),
     "pressmark.testing": (
         "FakeRenderer", "RecordingConnector", "make_snapshot",
     ),

@@ -14,3 +14,16 @@ def test_import_pressmark_is_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_mcp_help_and_package_do_not_import_the_sdk() -> None:
+    """``pressmark mcp --help`` and ``import pressmark.mcp`` stay fast: the SDK loads on serve."""
+    code = (
+        "import sys, pressmark.mcp;"
+        "from click.testing import CliRunner; from pressmark.cli import main;"
+        "result = CliRunner().invoke(main, ['mcp', '--help']); assert result.exit_code == 0;"
+        "heavy = {'mcp', 'mcp_types', 'pydantic', 'uvicorn', 'httpcore', 'selectolax'};"
+        "print(sorted(heavy & {m.split('.')[0] for m in sys.modules}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
