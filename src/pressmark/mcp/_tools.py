@@ -277,7 +277,7 @@ class _ProgressRelay:
     def __init__(self, total: int, send: ProgressCallback | None) -> None:
         self.total = total
         self.send = send
-        self.queue: asyncio.Queue[tuple[int, str]] = asyncio.Queue()
+        self.queue: asyncio.Queue[tuple[int, str] | None] = asyncio.Queue()
 
     def start(self, engine: Any) -> None:
         return None
@@ -289,25 +289,21 @@ class _ProgressRelay:
         return None
 
     async def around(self, work: Awaitable[CrawlManifest]) -> CrawlManifest:
+        """Run the crawl while a sender relays its pages; every page is sent before return."""
         if self.send is None:
             return await work
         sender = asyncio.create_task(self._drain())
         try:
-            manifest = await work
+            return await work
         finally:
-            sender.cancel()
-        while not self.queue.empty():   # pages that finished after the last send
-            await self._send_one()
-        return manifest
+            self.queue.put_nowait(None)   # after the last page: the sender ends there
+            await sender
 
     async def _drain(self) -> None:
-        while True:
-            await self._send_one(await self.queue.get())
-
-    async def _send_one(self, item: tuple[int, str] | None = None) -> None:
         assert self.send is not None
-        done, url = item if item is not None else self.queue.get_nowait()
-        await self.send(float(done), float(self.total), f"{done}/{self.total}: {url}")
+        while (item := await self.queue.get()) is not None:
+            done, url = item
+            await self.send(float(done), float(self.total), f"{done}/{self.total}: {url}")
 
 
 def _entry(record: PageRecord) -> dict[str, Any]:
