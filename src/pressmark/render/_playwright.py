@@ -210,6 +210,11 @@ class PlaywrightRenderer:
         self.rendered = 0
 
     @property
+    def page_state(self) -> PageState:
+        """The browser state every page is rendered in (archives record it as metadata)."""
+        return self._state
+
+    @property
     def pool(self) -> BrowserPool:
         if self._pool is None:
             raise RenderError("the renderer is not started", code=RENDERER_CLOSED)

@@ -39,7 +39,10 @@ def snapshots(draw: st.DrawFn) -> Snapshot:
     """Snapshots as __init__ accepts them, including values no constructor would make."""
     hops = draw(st.lists(st.builds(
         RedirectRecord, status=st.one_of(st.integers(300, 399), st.just(True)),
-        location=ANY_TEXT, ip=st.one_of(st.none(), ANY_TEXT)), max_size=3))
+        location=ANY_TEXT, ip=st.one_of(st.none(), ANY_TEXT),
+        url=st.one_of(st.none(), ANY_TEXT), fetched_at=st.one_of(st.none(), ANY_TEXT)),
+        max_size=3))
+    pairs = st.lists(st.tuples(ANY_TEXT, ANY_TEXT), max_size=3).map(tuple)
     return Snapshot(
         source_id=draw(ANY_TEXT), requested_url=draw(ANY_TEXT), url=draw(ANY_TEXT),
         status=draw(st.one_of(st.integers(0, 999), st.just(False))),
@@ -55,6 +58,8 @@ def snapshots(draw: st.DrawFn) -> Snapshot:
         etag=draw(st.one_of(st.none(), ANY_TEXT)),
         last_modified=draw(st.one_of(st.none(), ANY_TEXT)),
         warnings=tuple(draw(st.lists(ANY_TEXT, max_size=3))),
+        peer_ip=draw(st.one_of(st.none(), ANY_TEXT)),
+        request_headers=draw(pairs), render_info=draw(pairs),
     )
 
 

@@ -185,3 +185,57 @@ def test_edge_snapshots_round_trip_through_a_standard_warc(tmp_path: Path) -> No
         assert restored.snapshot == original
         assert restored.snapshot.bytes == original.bytes
     assert copy.verify().ok
+
+
+def test_hops_render_metadata_and_ids_in_the_export(tmp_path: Path) -> None:
+    store = MemorySnapshotStore()
+    plain = new_snapshot(
+        source_id="p", requested_url="http://p.test/a", url="http://p.test/c", status=200,
+        headers={"content-type": "text/html"}, body=b"<p>c</p>", fetched_at=T,
+        peer_ip="127.0.0.3", request_headers=[("user-agent", "pressmark/x"),
+                                              ("authorization", "[redacted]")],
+        redirects=[RedirectRecord(301, "/b", "127.0.0.1", "http://p.test/a",
+                                  "2026-11-30T11:59:59.000Z"),
+                   RedirectRecord(302, "http://p.test/c", "127.0.0.2", None, None)])
+    rendered = new_snapshot(
+        source_id="p", requested_url="http://p.test/a", url="http://p.test/c", status=200,
+        headers={}, body=b"<p>dom</p>", rendered=True, fetched_at="2026-11-30T12:00:05.000Z",
+        render_info=[("renderer", "PlaywrightRenderer"), ("readiness_passed", "true"),
+                     ("readiness_reason", "main-selector+stable"),
+                     ("page_state.viewport_width", "1280")])
+    store.put(plain)
+    store.put(rendered)
+    first, second = io.BytesIO(), io.BytesIO()
+    export_warc(store, first)
+    export_warc(store, second)
+    assert first.getvalue() != b""
+    records = [(r.rec_type, dict(r.rec_headers.headers), r.http_headers,
+                r.content_stream().read()) for r in ArchiveIterator(io.BytesIO(first.getvalue()))]
+    ids = [h["WARC-Record-ID"] for _, h, _, _ in records[1:]]
+    again = [dict(r.rec_headers.headers)["WARC-Record-ID"]
+             for r in ArchiveIterator(io.BytesIO(second.getvalue()))][1:]
+    assert ids == again  # the same store exports the same record ids
+    responses = [(h, http) for kind, h, http, _ in records if kind == "response"]
+    assert [(h["WARC-Target-URI"], http.get_statuscode(), http.get_header("Location"),
+             h.get("WARC-IP-Address"), h["WARC-Date"]) for h, http in responses] == [
+        ("http://p.test/a", "301", "/b", "127.0.0.1", "2026-11-30T11:59:59.000Z"),
+        ("http://p.test/b", "302", "http://p.test/c", "127.0.0.2", T),  # url re-derived
+        ("http://p.test/c", "200", None, "127.0.0.3", T)]
+    requests = [http for kind, _, http, _ in records if kind == "request"]
+    assert [http.get_header("authorization") for http in requests] == [
+        "[redacted]", "[redacted]", "[redacted]"]  # same origin throughout
+    final_id = responses[-1][0]["WARC-Record-ID"]
+    conversion = next(h for kind, h, _, _ in records if kind == "conversion")
+    assert conversion["WARC-Refers-To"] == final_id
+    meta_headers, meta = next((h, body) for kind, h, _, body in records if kind == "metadata")
+    assert meta_headers["WARC-Refers-To"] == conversion["WARC-Record-ID"]
+    assert meta_headers["Content-Type"] == "application/warc-fields"
+    fields = dict(line.split(": ", 1) for line in meta.decode().splitlines())
+    assert fields["renderer"] == "PlaywrightRenderer"
+    assert fields["readiness_reason"] == "main-selector+stable"
+    assert fields["page_state.viewport_width"] == "1280"
+    copy = MemorySnapshotStore()
+    report = import_warc(copy, io.BytesIO(first.getvalue()))
+    assert report.ok and report.imported == 2
+    assert dict(report.skipped_by_type)["response (redirect hop)"] == 2
+    assert copy.get("p", plain.snapshot_sha256) == plain
