@@ -47,9 +47,9 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "product_token", "resolve_render_policy",
     ),
     "pressmark.render": (
-        "ConsentPolicy", "PageState", "PlaywrightRenderer", "PoolLimits", "ReadinessReport",
-        "ReadinessSpec", "RenderError", "RenderOptions", "RenderResult", "Renderer",
-        "find_chromium",
+        "ConsentPolicy", "NavigationGuard", "PageState", "PlaywrightRenderer", "PoolLimits",
+        "ReadinessReport", "ReadinessSpec", "RenderError", "RenderOptions", "RenderResult",
+        "Renderer", "find_chromium",
     ),
     "pressmark.markdown": (
         "ConversionPolicy", "EvidencePacket", "MarkdownError", "MarkdownResult", "POLICY_VERSION",

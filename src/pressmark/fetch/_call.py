@@ -36,7 +36,7 @@ from pressmark.fetch._config import (
     SystemClock,
     headers_items,
 )
-from pressmark.fetch._robots import RobotsCache, product_token
+from pressmark.fetch._robots import RobotsCache, RobotsNavigationGuard, product_token
 from pressmark.render import ReadinessReport, ReadinessSpec, RenderOptions, RenderResult
 from pressmark.snapshot import (
     RedirectRecord,
@@ -288,9 +288,12 @@ class CallState:
             raise translate(exc, self.url) from exc
         # The hint (decision 2) is what is left of the budget once robots.txt was read.
         hint_ms = max(1, int(self.timeout_s * 1000 - (self.meter.robots_ms - robots_before)))
+        guard = None
+        if self.source.respect_robots and self.robots is not None:
+            guard = RobotsNavigationGuard(self.robots, self.user_agent, timeout_s=self.timeout_s)
         options = RenderOptions(timeout_ms=hint_ms, user_agent=self.user_agent,
                                 readiness=self.options.readiness or ReadinessSpec(),
-                                max_html_bytes=self.max_bytes)
+                                max_html_bytes=self.max_bytes, navigation_guard=guard)
         politeness = self.options.politeness
         started = self.clock.now()
         try:
@@ -308,6 +311,9 @@ class CallState:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
+            if getattr(exc, "code", None) == "robots-denied":  # a navigation hop was refused
+                denied = getattr(exc, "url", None) or self.url
+                raise fail("robots-denied", str(exc), code="robots-denied", url=denied) from exc
             raise fail("adapter-error", f"the renderer failed: {type(exc).__name__}: {exc}",
                        code=getattr(exc, "code", None), url=self.url) from exc
         finally:

@@ -401,3 +401,45 @@ class RobotsCache:
                      reason: str) -> RobotsEntry:
         return RobotsEntry(origin=origin, state="allow-all", status=status,
                            expires_at=now + self.ttl_s, reason=reason)
+
+
+class RobotsNavigationGuard:
+    """The renderer's :class:`~pressmark.render.NavigationGuard` for robots.txt: every
+    top-level navigation the browser makes (redirect hops, client-side redirects) is
+    judged by its own origin's robots.txt, through the crawl's shared cache.
+
+    An origin the egress policy refuses is let through here: the egress proxy refuses the
+    request itself, with the egress layer's code. Pickled (to a Ray render actor), the
+    guard takes its egress settings along and starts with an empty cache there.
+    """
+
+    __slots__ = ("_robots", "_timeout_s", "_token", "_user_agent")
+
+    def __init__(self, robots: RobotsCache, user_agent: str, *, timeout_s: float = 10.0) -> None:
+        self._robots = robots
+        self._user_agent = user_agent
+        self._token = product_token(user_agent)
+        self._timeout_s = timeout_s
+
+    async def allows(self, url: str) -> bool:
+        try:
+            parsed = parse_url(url)
+        except EgressDenied:
+            return True  # never dialled: the proxy refuses it with the egress code
+        entry = self._robots.cached(parsed.origin)
+        if entry is None:
+            async with asyncio.timeout(self._timeout_s):
+                entry = await self._robots.entry(parsed.origin, user_agent=self._user_agent)
+        if entry.reason.startswith("denied:"):
+            return True
+        return entry.allowed(parsed.url, self._token)
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        return (_detached_guard, (self._robots.policy, self._robots.resolver, self._user_agent,
+                                  self._timeout_s))
+
+
+def _detached_guard(policy: EgressPolicy | None, resolver: Resolver | None, user_agent: str,
+                    timeout_s: float) -> RobotsNavigationGuard:
+    return RobotsNavigationGuard(RobotsCache(policy=policy, resolver=resolver),
+                                 user_agent, timeout_s=timeout_s)

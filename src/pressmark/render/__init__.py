@@ -14,6 +14,7 @@ from pressmark.render._chromium import find_chromium
 from pressmark.render._errors import RenderError
 from pressmark.render._options import ConsentPolicy, PageState, PoolLimits
 from pressmark.render._protocol import (
+    NavigationGuard,
     ReadinessReport,
     ReadinessSpec,
     Renderer,
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ConsentPolicy",
+    "NavigationGuard",
     "PageState",
     "PlaywrightRenderer",
     "PoolLimits",

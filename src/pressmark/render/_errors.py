@@ -13,6 +13,8 @@
             navigation-refused      not an http(s) URL, or the page ended on a refused scheme
             navigation-failed       Chromium could not load the page (the proxy refused it, ...)
             html-too-large          the serialised DOM exceeded ``max_html_bytes``
+            robots-denied           a top-level navigation (redirect hop, client-side
+                                    redirect) was refused by ``RenderOptions.navigation_guard``
             renderer-closed         ``render()`` after ``close()``
 
 A page that renders but never becomes ready is *not* an error: the result carries
@@ -33,6 +35,7 @@ NAVIGATION_REFUSED = "navigation-refused"
 NAVIGATION_FAILED = "navigation-failed"
 HTML_TOO_LARGE = "html-too-large"
 RENDERER_CLOSED = "renderer-closed"
+ROBOTS_DENIED = "robots-denied"
 
 
 class RenderError(PressmarkError):

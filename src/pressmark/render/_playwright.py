@@ -7,8 +7,10 @@ only to proxy challenges, and Chromium resolves no host name itself. Inside the
 page, cross-document navigations after the first (``location``, meta refresh, form
 submission) are cancelled, except one same-origin client-side redirect, which is
 followed once (through the proxy) and reported in ``final_url`` and a warning;
-pop-ups are refused and closed, service workers and downloads are off. What the
-page shows is fixed by :class:`PageState`.
+pop-ups are refused and closed, service workers and downloads are off. With
+``RenderOptions.navigation_guard``, every top-level navigation request (redirect
+hops included) is checked before it is sent (:mod:`pressmark.render._navigation`).
+What the page shows is fixed by :class:`PageState`.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from pressmark.render._errors import (
     RENDERER_CLOSED,
     RenderError,
 )
+from pressmark.render._navigation import NavigationWatch
 from pressmark.render._options import PageState, PoolLimits
 from pressmark.render._pool import BrowserPool, Lease
 from pressmark.render._protocol import ReadinessReport, RenderOptions, RenderResult
@@ -440,6 +443,8 @@ class PlaywrightRenderer:
             page.on("crash", on_crash)
             context.on("page", _close_popup)
             watch = _NetworkWatch(page) if spec.network_idle_ms is not None else None
+            guard = options.navigation_guard
+            nav = None if guard is None else await NavigationWatch.attach(context, page, guard)
         except PlaywrightError as exc:
             raise fail(exc, "opening the page") from exc
         timings["setup_ms"] = round((time.monotonic() - started) * 1000, 1)
@@ -451,6 +456,8 @@ class PlaywrightRenderer:
             nav_ms = max(1.0, (ready_deadline - time.monotonic()) * 1000)
             response = await page.goto(url, wait_until="commit", timeout=nav_ms)
         except PlaywrightError as exc:
+            if nav is not None:
+                nav.raise_if_denied(url)
             if isinstance(exc, PlaywrightTimeout):
                 raise RenderError(
                     f"nothing loaded within {options.timeout_ms} ms", code=RENDER_TIMEOUT, url=url
@@ -479,7 +486,7 @@ class PlaywrightRenderer:
             )
         else:
             try:
-                report, ready_warnings = await wait_ready(
+                ready = wait_ready(
                     page,
                     spec,
                     started=started,
@@ -487,6 +494,8 @@ class PlaywrightRenderer:
                     grace=reserve / 2,
                     network_quiet=watch.quiet if watch is not None else None,
                 )
+                report, ready_warnings = await (
+                    ready if nav is None else nav.until_denied(ready, url))
             except PlaywrightError as exc:
                 raise fail(exc, "waiting for readiness") from exc
             warnings.extend(ready_warnings)
@@ -496,7 +505,8 @@ class PlaywrightRenderer:
 
         max_units = options.max_html_bytes or 0
         try:
-            captured = await self._capture(page, state, max_units, deadline)
+            capture = self._capture(page, state, max_units, deadline)
+            captured = await (capture if nav is None else nav.until_denied(capture, url))
         except TimeoutError as exc:
             raise RenderError(
                 f"the page did not answer within {options.timeout_ms} ms ({report.reason})",
@@ -539,6 +549,8 @@ class PlaywrightRenderer:
             status = nav_status if isinstance(nav_status, int) and nav_status > 0 else None
         elif (status is None or followed) and isinstance(nav_status, int) and nav_status > 0:
             status = nav_status
+        if nav is not None:
+            nav.raise_if_denied(url)
         if time.monotonic() > deadline:
             warnings.append(f"render took longer than timeout_ms={options.timeout_ms}")
         timings["total_ms"] = round((time.monotonic() - started) * 1000, 1)

@@ -68,14 +68,32 @@ class ReadinessReport:
     scrolls: int = 0
 
 
+@runtime_checkable
+class NavigationGuard(Protocol):
+    """Decides, before the browser sends it, whether a top-level navigation may happen.
+
+    The fetch layer's implementation asks robots.txt (``pressmark.fetch`` passes one when
+    the source respects robots). It is asked for every request that loads the page's
+    top-level document: the first one, each server redirect hop, and client-side
+    redirects (``location``, meta refresh). Subresources and frames are not asked, as
+    browsers do not apply robots.txt to them. An exception counts as a refusal.
+    """
+
+    async def allows(self, url: str) -> bool: ...
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RenderOptions:
-    """Per-call knobs. ``timeout_ms`` is a hard limit the renderer enforces itself."""
+    """Per-call knobs. ``timeout_ms`` is a hard limit the renderer enforces itself.
+
+    ``navigation_guard``: when set, a refused top-level navigation is never requested and
+    the render ends with ``RenderError(code="robots-denied")``."""
 
     timeout_ms: int = 15_000
     user_agent: str | None = None
     readiness: ReadinessSpec = field(default_factory=ReadinessSpec)
     max_html_bytes: int | None = None
+    navigation_guard: NavigationGuard | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

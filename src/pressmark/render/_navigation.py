@@ -1,0 +1,110 @@
+"""Top-level navigations checked before they are sent (robots.txt on every hop).
+
+Playwright's request routing sees only the first URL of a redirect chain, so the
+check runs one level lower: a CDP session on the page pauses every request for a
+*document* (``Fetch.enable`` with ``resourceType: Document``; subresources are never
+paused, so they cost nothing) and, for the main frame, asks the
+:class:`~pressmark.render._protocol.NavigationGuard` before it continues. That covers
+the first navigation, every server redirect hop Chromium follows through the egress
+proxy, and client-side redirects (``location``, meta refresh). A refused request is
+failed with ``BlockedByClient``, so the server never sees it, and the render ends with
+``RenderError(code="robots-denied")``. Frames (documents of other frames) continue
+unasked, like subresources: browsers do not apply robots.txt to them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pressmark.render._errors import ROBOTS_DENIED, RenderError
+
+if TYPE_CHECKING:
+    from playwright.async_api import BrowserContext, CDPSession, Page
+
+    from pressmark.render._protocol import NavigationGuard
+
+_T = TypeVar("_T")
+_PATTERNS = [{"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}]
+
+
+class NavigationWatch:
+    """One page's navigation check. ``denied`` is the first refused URL, if any."""
+
+    def __init__(self, session: CDPSession, guard: NavigationGuard, main_frame: str) -> None:
+        self._session = session
+        self._guard = guard
+        self._main_frame = main_frame
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.denied: str | None = None
+        self.checked = 0
+        self._denied_event = asyncio.Event()
+
+    @classmethod
+    async def attach(cls, context: BrowserContext, page: Page,
+                     guard: NavigationGuard) -> NavigationWatch:
+        session = await context.new_cdp_session(page)
+        tree = await session.send("Page.getFrameTree")
+        watch = cls(session, guard, str(tree["frameTree"]["frame"]["id"]))
+        session.on("Fetch.requestPaused", watch._on_paused)
+        await session.send("Fetch.enable", {"patterns": _PATTERNS})
+        return watch
+
+    def _on_paused(self, event: dict[str, Any]) -> None:
+        task = asyncio.ensure_future(self._decide(event))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _decide(self, event: dict[str, Any]) -> None:
+        request_id = event["requestId"]
+        url = str(event.get("request", {}).get("url", ""))
+        allowed = True
+        if event.get("frameId") == self._main_frame and url.startswith(("http:", "https:")):
+            self.checked += 1
+            try:
+                allowed = self.denied is None and await self._guard.allows(url)
+            except Exception:  # a guard that cannot decide refuses (robots: fail closed)
+                allowed = False
+        with contextlib.suppress(Exception):  # the page may be gone meanwhile
+            if allowed:
+                await self._session.send("Fetch.continueRequest", {"requestId": request_id})
+                return
+            if self.denied is None:
+                self.denied = url
+            self._denied_event.set()
+            await self._session.send("Fetch.failRequest",
+                                     {"requestId": request_id, "errorReason": "BlockedByClient"})
+
+    def raise_if_denied(self, url: str) -> None:
+        if self.denied is not None:
+            raise RenderError(f"robots.txt disallows the navigation to {self.denied[:200]}",
+                              code=ROBOTS_DENIED, url=self.denied or url)
+
+    async def until_denied(self, step: Awaitable[_T], url: str) -> _T:
+        """Run ``step``, ending it early (with the robots-denied error) if a navigation is
+        refused meanwhile: the page then shows Chromium's error document, not the page."""
+        task = asyncio.ensure_future(step)
+        waiter = asyncio.ensure_future(self._denied_event.wait())
+        try:
+            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:
+            task.cancel()
+            raise
+        finally:
+            waiter.cancel()
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+        elif not task.cancelled():
+            task.exception()  # retrieved: a denial explains any failure of the step
+        self.raise_if_denied(url)
+        return task.result()
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        with contextlib.suppress(Exception):
+            await self._session.detach()
