@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from pressmark import PressmarkError
@@ -29,8 +29,8 @@ from pressmark.mcp._paging import cut
 
 if TYPE_CHECKING:
     from pressmark.crawl import CrawlManifest, PageRecord
-    from pressmark.egress import EgressPolicy, Resolver
-    from pressmark.fetch import Politeness
+    from pressmark.egress import Connector, EgressPolicy, Resolver
+    from pressmark.fetch import FetchOptions
     from pressmark.mcp._renderer import SharedRenderer
     from pressmark.snapshot import Snapshot
     from pressmark.store import FilesystemSnapshotStore
@@ -61,19 +61,25 @@ class ToolFailure(PressmarkError):
 
 
 class PressmarkTools:
-    """The tools of one server: shared store, politeness and browser across calls."""
+    """The tools of one server: store, client, robots, politeness and browser shared by calls.
 
-    def __init__(self, options: McpOptions, *, resolver: Resolver | None = None) -> None:
+    ``resolver`` and ``connector`` are the egress seams (``StaticResolver`` and
+    ``RecordingConnector`` in tests); the defaults are the system's.
+    """
+
+    def __init__(self, options: McpOptions, *, resolver: Resolver | None = None,
+                 connector: Connector | None = None) -> None:
         from pressmark.egress import EgressPolicy  # noqa: PLC0415  # start-up stays light
 
         self.options = options
         self.resolver = resolver
+        self.connector = connector
         try:
             self.egress: EgressPolicy = EgressPolicy().allow_loopback(*options.allow_loopback)
         except PressmarkError as exc:
             raise ToolFailure("invalid-config", f"--allow-loopback: {exc.message}") from exc
         self._store: FilesystemSnapshotStore | None = None
-        self._politeness: Politeness | None = None
+        self._fetch_options: FetchOptions | None = None
         self._renderer: SharedRenderer | None = None
 
     # -- shared machinery, created on first use -------------------------------------------
@@ -95,7 +101,31 @@ class PressmarkTools:
             self._renderer = SharedRenderer(self.egress, self.resolver)
         return self._renderer
 
+    def _shared(self) -> FetchOptions:
+        """One client (connections reused), robots cache and politeness for every fetch_page."""
+        if self._fetch_options is None:
+            from pressmark.egress import GuardedClient  # noqa: PLC0415  # lazy
+            from pressmark.fetch import (  # noqa: PLC0415  # lazy
+                DEFAULT_USER_AGENT,
+                FetchOptions,
+                Politeness,
+                RobotsCache,
+            )
+
+            agent = self.options.user_agent or DEFAULT_USER_AGENT
+            client = GuardedClient(self.egress, self.resolver, self.connector, user_agent=agent,
+                                   max_body_bytes=self.options.max_bytes)
+            self._fetch_options = FetchOptions(
+                egress=self.egress, resolver=self.resolver, client=client, store=self.store,
+                robots=RobotsCache(client, policy=self.egress, resolver=self.resolver,
+                                   user_agent=agent),
+                politeness=Politeness(max_per_host=2), user_agent=agent,
+                max_response_bytes=self.options.max_bytes)
+        return self._fetch_options
+
     async def aclose(self) -> None:
+        if self._fetch_options is not None and self._fetch_options.client is not None:
+            await self._fetch_options.client.aclose()
         if self._renderer is not None:
             await self._renderer.aclose()
 
@@ -103,19 +133,14 @@ class PressmarkTools:
 
     async def fetch_page(self, url: str, render: str = "on-shell") -> dict[str, Any]:
         """One guarded, polite fetch (robots on), converted and validated, first piece."""
-        from pressmark.fetch import FetchOptions, Politeness, SourceConfig, fetch_source  # noqa: PLC0415
+        from pressmark.fetch import SourceConfig, fetch_source  # noqa: PLC0415  # lazy
 
         mode, lowered = self._render_mode(render)
-        if self._politeness is None:   # crawl-wide pacing, across every call of this server
-            self._politeness = Politeness(max_per_host=2)
         opts = self.options
         source = SourceConfig(url=url, render_policy=mode, max_response_bytes=opts.max_bytes,
                               timeout_ms=int(opts.call_timeout_s * 1000),
                               user_agent=opts.user_agent, respect_robots=True)
-        fetch_options = FetchOptions(egress=self.egress, resolver=self.resolver,
-                                     store=self.store, renderer=self._renderer_for(mode),
-                                     politeness=self._politeness,
-                                     max_response_bytes=opts.max_bytes)
+        fetch_options = replace(self._shared(), renderer=self._renderer_for(mode))
         result = await self._bounded(fetch_source(source, fetch_options), url)
         if result.error is not None:
             err = result.error
