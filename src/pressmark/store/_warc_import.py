@@ -41,7 +41,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
-from urllib.parse import urlsplit, urlunsplit
 
 from pressmark.egress import EgressDenied, ResponseTooLarge, parse_url
 from pressmark.egress._decode import DecodeError, decoders_for, run_chain
@@ -66,6 +65,7 @@ _IMPORTED_TYPES = frozenset({"response", "resource", "conversion"})
 _NON_WEB_SCHEMES = frozenset({"metadata", "dns"})
 _READ = 64 * 1024
 _SHOWN = 80
+_AUTHORITY = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*:[/\\]*)([^/\\?#]*)(.*)\Z", re.S)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -352,14 +352,12 @@ def web_url(uri: str) -> tuple[str, bool]:
     if scheme not in ("http", "https"):
         raise _Refused(f"target URI scheme {scheme or '(none)'!r} is not http or https")
     stripped = False
-    try:
-        parts = urlsplit(uri.strip())
-    except ValueError as exc:
-        raise _Refused("the target URI is not a valid URL") from exc
-    if "@" in parts.netloc:
+    match = _AUTHORITY.match(uri.strip())
+    if match is not None and "@" in match.group(2):
+        # user info ends at the authority's last "@"; the authority ends where the egress
+        # parser ends it (at / \\ ? #), so what is stripped is what a browser would strip
         stripped = True
-        parts = parts._replace(netloc=parts.netloc.rpartition("@")[2])
-        uri = urlunsplit(parts)
+        uri = match.group(1) + match.group(2).rpartition("@")[2] + match.group(3)
     try:
         parsed = parse_url(uri)
     except EgressDenied as exc:

@@ -256,3 +256,18 @@ def test_cli_refuses_with_a_clear_message_and_exit_5(tmp_path: Path) -> None:
     assert result.exit_code == 5
     assert "record 2: target URI scheme 'file' is not http or https" in result.output
     assert "imported 1 snapshot(s)" in result.output
+
+
+@pytest.mark.parametrize(
+    ("uri", "url", "stripped"),
+    [("http://u:p@k.test/a", "http://k.test/a", True),
+     ("HTTP://a:b@c@K.test:8080/x?y@z#f", "http://k.test:8080/x?y@z", True),
+     ("http://evil.test\\@good.test/", "http://evil.test/@good.test/", False),  # as browsers
+     ("http://k.test/@x", "http://k.test/@x", False)],
+)
+def test_user_info_is_found_where_the_egress_parser_finds_the_authority(
+    uri: str, url: str, stripped: bool
+) -> None:
+    from pressmark.store._warc_import import web_url
+
+    assert web_url(uri) == (url, stripped)
