@@ -8,6 +8,7 @@ any that is not loopback, so a bug could not send a packet off the machine).
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -106,3 +107,18 @@ async def test_long_markdown_comes_in_pieces_that_join_back(tmp_path: Path) -> N
     expected = to_markdown(html, url=url).markdown
     assert len(pieces) > 1 and "".join(pieces) == expected
     assert all(p.endswith("\n") for p in pieces[:-1])   # cut at line breaks
+
+
+async def test_a_call_never_outlives_the_servers_time_limit(
+    tmp_path: Path, fault_server: object,
+) -> None:
+    origin = fault_server.url  # type: ignore[attr-defined]
+    tools = tools_for(tmp_path, origin, call_timeout_s=1.5)
+    started = time.monotonic()
+    try:
+        with pytest.raises(ToolFailure) as info:
+            await tools.fetch_page(origin + "/fault/slow-headers?seconds=60")
+    finally:
+        await tools.aclose()
+    assert info.value.code == "timeout"
+    assert time.monotonic() - started < 10
