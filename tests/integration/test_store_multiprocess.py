@@ -64,8 +64,9 @@ def test_sigkilled_writers_never_lose_or_corrupt_data(tmp_path: Path) -> None:
 
     # Run until enough puts returned and enough writers died mid-flight (a loaded
     # machine starts processes slowly), within a hard cap.
+    min_kills = int(os.environ.get("PRESSMARK_CRASH_KILLS", "15"))  # longer runs on demand
     started = time.monotonic()
-    while time.monotonic() - started < 45:
+    while time.monotonic() - started < max(45, min_kills * 0.5):
         time.sleep(rng.uniform(0.1, 0.4))
         victim = rng.randrange(len(writers))
         writers[victim].send_signal(signal.SIGKILL)
@@ -73,7 +74,7 @@ def test_sigkilled_writers_never_lose_or_corrupt_data(tmp_path: Path) -> None:
         kills += 1
         writers[victim] = spawn(spawned)
         spawned += 1
-        if kills >= 15 and len(returned_puts()) >= 25:
+        if kills >= min_kills and len(returned_puts()) >= 25:
             break
     for proc in writers:
         proc.send_signal(signal.SIGKILL)
@@ -104,6 +105,9 @@ def test_sigkilled_writers_never_lose_or_corrupt_data(tmp_path: Path) -> None:
     kept = [ref.snapshot_sha256 for ref in store.list("shared")]
     repaired = store.repair()
     assert repaired.fixed >= len(before.notes)
+    codes = sorted({note.code for note in before.notes})
+    print(f"{kills} kills, {len(returned)} acknowledged puts, {len(before.notes)} debris notes "
+          f"{codes}, 0 damage; repair fixed {repaired.fixed}")  # shown with -s
     report = store.verify()
     assert report.ok and report.notes == (), (report.problems, report.notes)
     assert [ref.snapshot_sha256 for ref in store.list("shared")] == kept

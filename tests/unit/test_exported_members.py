@@ -18,8 +18,9 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "AsyncioConnector", "Connector", "DENIAL_CODES", "EgressConfigError", "EgressDenied",
         "EgressPolicy", "EgressProxy", "EgressTarget", "EgressTimeout", "GuardedClient",
         "GuardedResponse", "NetworkError", "ParsedURL", "ProxyDenial", "RedirectHop", "Resolver",
-        "ResponseTooLarge", "StaticResolver", "SystemResolver", "Timeout", "classify_address",
-        "evaluate_url", "join_url", "parse_url",
+        "ResponseTooLarge", "StaticResolver", "SystemResolver", "Timeout", "canonical_url",
+        "classify_address", "evaluate_url", "join_url", "normalise_percent_encoding",
+        "parse_url",
     ),
     "pressmark.snapshot": (
         "CharsetDecision", "CharsetSource", "ContentKind", "DecodedText", "HashBasis",

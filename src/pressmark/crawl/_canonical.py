@@ -21,10 +21,12 @@ it):
    which the crawl counts (``summary.urls_refused``). Port 0 is refused too
    (``INVALID_URL``): nothing can be fetched there.
 4. Dot segments are removed (``%2e`` counts as a dot) and an empty path is ``/``.
-5. Percent-encoding is normalised in path and query: escapes of unreserved
-   characters (``A-Z a-z 0-9 - . _ ~``) are decoded, other escapes get
-   upper-case hex digits, a stray ``%`` becomes ``%25``, and characters that may
-   not appear raw (spaces, non-ASCII, quotes, ...) are UTF-8 percent-encoded.
+5. Percent-encoding is normalised in path and query (this rule, the bare ``?`` and
+   rule 7 are egress's :func:`pressmark.egress.canonical_url`, which WARC import
+   uses too): escapes of unreserved characters (``A-Z a-z 0-9 - . _ ~``) are
+   decoded, other escapes get upper-case hex digits, a stray ``%`` becomes ``%25``,
+   and characters that may not appear raw (spaces, non-ASCII, quotes, ...) are
+   UTF-8 percent-encoded.
 6. An empty query (a bare ``?``) is dropped. With ``strip_tracking=True``,
    parameters named in :data:`TRACKING_PARAMS` or starting with ``utm_`` are
    removed; the others keep their order.
@@ -38,10 +40,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import re
 from typing import Final, NamedTuple
 
-from pressmark.egress import EgressDenied, join_url, parse_url
+from pressmark.egress import EgressDenied, join_url, normalise_percent_encoding, parse_url
 
 TRACKING_PARAMS = frozenset(
     {
@@ -50,13 +51,6 @@ TRACKING_PARAMS = frozenset(
     }
 )
 
-_PATH_OK: Final = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/]*")
-_QUERY_OK: Final = re.compile(r"[A-Za-z0-9\-._~!$&()*+,;=:@/?]*")
-_UNRESERVED: Final = frozenset(
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-_PATH_SAFE: Final = _UNRESERVED | frozenset("!$&'()*+,;=:@/")
-_QUERY_SAFE: Final = _UNRESERVED | frozenset("!$&()*+,;=:@/?")  # egress encodes ' in queries
-_HEX: Final = frozenset("0123456789abcdefABCDEF")
 INVALID_URL: Final = "INVALID_URL"
 
 
@@ -103,13 +97,11 @@ def _absolute(url: str, strip_tracking: bool) -> CanonicalURL | str:
         return exc.code
     if parsed.port == 0:
         return INVALID_URL
-    path = parsed.path
-    if "%" in path or not _PATH_OK.fullmatch(path):
-        path = _normalise_pct(path, _PATH_SAFE)
+    # Rules 4-7 but tracking are egress's canonical_url; only the tracking rule is the crawl's.
+    path = normalise_percent_encoding(parsed.path, "path")
     query = parsed.query
     if query:
-        if "%" in query or not _QUERY_OK.fullmatch(query):
-            query = _normalise_pct(query, _QUERY_SAFE)
+        query = normalise_percent_encoding(query, "query")
         if strip_tracking:
             query = _strip_tracking(query)
     authority = parsed.authority
@@ -117,30 +109,6 @@ def _absolute(url: str, strip_tracking: bool) -> CanonicalURL | str:
     if query:
         canonical = f"{canonical}?{query}"
     return CanonicalURL(canonical, authority)
-
-
-def _normalise_pct(text: str, safe: frozenset[str]) -> str:
-    out: list[str] = []
-    i = 0
-    n = len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "%":
-            if i + 2 < n and text[i + 1] in _HEX and text[i + 2] in _HEX:
-                decoded = chr(int(text[i + 1 : i + 3], 16))
-                if decoded in _UNRESERVED:
-                    out.append(decoded)
-                else:
-                    out.append("%" + text[i + 1 : i + 3].upper())
-                i += 3
-                continue
-            out.append("%25")
-        elif ch in safe:
-            out.append(ch)
-        else:
-            out.extend(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass"))
-        i += 1
-    return "".join(out)
 
 
 def remove_dot_segments(path: str) -> str:

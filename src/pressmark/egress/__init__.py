@@ -15,6 +15,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from pressmark.egress._address import classify_address
+from pressmark.egress._canonical import canonical_url, normalise_percent_encoding
 from pressmark.egress._errors import (
     DENIAL_CODES,
     EgressConfigError,
@@ -64,9 +65,11 @@ __all__ = [
     "StaticResolver",
     "SystemResolver",
     "Timeout",
+    "canonical_url",
     "classify_address",
     "evaluate_url",
     "join_url",
+    "normalise_percent_encoding",
     "parse_url",
 ]
 

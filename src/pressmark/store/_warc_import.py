@@ -14,8 +14,8 @@ Every record is read as a stream and checked before anything is stored:
 * target: only ``http``/``https`` URIs; ``metadata:`` and ``dns:`` records (which
   wget and Heritrix write for their logs) are skipped, any other scheme
   (``file:``, ``javascript:``, ...) is refused; user info is stripped (never in a
-  URL, so never in a citation) with a warning; the URI is parsed by the egress URL
-  parser, the fragment dropped, so the source id is the one fetch and crawl use;
+  URL, so never in a citation) with a warning; the URI is canonicalised by the egress
+  URL model (``canonical_url``, as the crawler does), so replay finds it;
 * HTTP: the status line must be ``HTTP/x.y NNN`` with NNN in 100-599; a body whose
   ``Content-Encoding`` does not decode is refused, naming the coding;
 * pressmark records: the envelope, sourceRef, body hash and ``WARC-Target-URI``
@@ -42,7 +42,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
-from pressmark.egress import EgressDenied, ResponseTooLarge, parse_url
+from pressmark.egress import EgressDenied, ResponseTooLarge, canonical_url, parse_url
 from pressmark.egress._decode import DecodeError, decoders_for, run_chain
 from pressmark.snapshot import (
     InvalidSnapshot,
@@ -342,9 +342,10 @@ def _pressmark_snapshot(record: Any, encoded: str, payload: bytes, uri: str) -> 
 def web_url(uri: str) -> tuple[str, bool]:
     """``(canonical http(s) URL, credentials were stripped)``; raises _Refused otherwise.
 
-    Canonical as fetch and crawl spell it: the egress URL parser's serialisation
-    without the fragment (and without a bare ``?``), so ``HTTP://Example.COM/a#x``
-    files under the same source id a crawl of ``http://example.com/a`` uses.
+    Canonical as the crawler spells it (:func:`pressmark.egress.canonical_url`: the
+    egress parser's serialisation, percent-encoding normalised, no fragment, no bare
+    ``?``), so ``HTTP://Example.COM/%7ea#x`` files under the source id a crawl of
+    ``http://example.com/~a`` uses.
     """
     if not uri:
         raise _Refused("the record has no WARC-Target-URI")
@@ -362,8 +363,7 @@ def web_url(uri: str) -> tuple[str, bool]:
         parsed = parse_url(uri)
     except EgressDenied as exc:
         raise _Refused(f"the target URI is not a valid web URL ({exc.message})") from exc
-    canonical = parsed.origin + parsed.path + (f"?{parsed.query}" if parsed.query else "")
-    return canonical, stripped
+    return canonical_url(parsed), stripped
 
 
 def _foreign_snapshot(record: Any, rec_type: str, payload: bytes, target: tuple[str, bool],

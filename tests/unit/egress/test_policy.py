@@ -23,8 +23,8 @@ EXPECTED_EXPORTS = {
     "DENIAL_CODES", "AsyncioConnector", "Connector", "EgressConfigError", "EgressDenied",
     "EgressPolicy", "EgressProxy", "EgressTarget", "EgressTimeout", "GuardedClient",
     "GuardedResponse", "NetworkError", "ParsedURL", "ProxyDenial", "RedirectHop", "Resolver",
-    "ResponseTooLarge", "StaticResolver", "SystemResolver", "Timeout", "classify_address",
-    "evaluate_url", "parse_url",
+    "ResponseTooLarge", "StaticResolver", "SystemResolver", "Timeout", "canonical_url",
+    "classify_address", "evaluate_url", "join_url", "normalise_percent_encoding", "parse_url",
 }
 
 

@@ -224,7 +224,8 @@ def test_rewritten_target_uri_of_a_pressmark_record_is_refused() -> None:
     [("HTTP://Example.TEST/a#frag", "http://example.test/a"),
      ("http://example.test:80/a?", "http://example.test/a"),
      ("http://example.test/caf\u00e9 x", "http://example.test/caf%C3%A9%20x"),
-     ("https://EXAMPLE.test", "https://example.test/")],
+     ("https://EXAMPLE.test", "https://example.test/"),
+     ("http://example.test/%7euser/%2f?q=%e2%9c%93", "http://example.test/~user/%2F?q=%E2%9C%93")],
 )
 def test_target_uris_are_filed_under_the_crawlers_canonical_source_id(
     uri: str, canonical: str
