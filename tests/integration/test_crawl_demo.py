@@ -147,3 +147,38 @@ async def test_output_directory_with_markdown(demo_origin: str, tmp_path: Path) 
         assert page["validation"] is not None
         assert page["source_ref"].startswith("pressmark:snapshot:")
     assert manifest["summary"]["validation_pass_rate"] is not None
+
+
+async def test_wrong_route_validation_and_requested_url_in_evidence(
+        demo_site: DemoSite, demo_origin: str, tmp_path: Path) -> None:
+    from pressmark.crawl import Seed
+
+    article = demo_site.generated[0]
+    title = demo_site.content(article.path).title
+    seeds = [
+        demo_origin + "/redirect/to-home",
+        demo_origin + "/redirect/to-login",
+        demo_origin + "/redirect/to-article",
+        Seed(demo_origin + article.path, expected_heading=r"^No such heading$"),
+        Seed(demo_origin + "/special/wrong-locale", expected_language="en"),
+    ]
+    out = tmp_path / "out"
+    m = await crawl(seeds, policy(demo_origin, max_depth=0, markdown=True), out_dir=out)
+    by_url = {p.url: p for p in m.pages}
+
+    def reasons(path: str) -> tuple[str, ...]:
+        page = by_url[demo_origin + path]
+        assert page.validation is not None, page
+        return page.validation.reasons
+
+    assert "redirected-to-home" in reasons("/redirect/to-home")
+    assert "redirected-to-login" in reasons("/redirect/to-login")
+    assert not {"redirected-to-home", "redirected-to-login", "redirected-off-host"} & set(
+        reasons("/redirect/to-article"))  # a moved article is not a wrong route
+    assert "required-heading-missing" in reasons(article.path)
+    assert "language-mismatch" in reasons("/special/wrong-locale")
+    page = by_url[demo_origin + "/redirect/to-home"]
+    evidence = json.loads((out / str(page.evidence_path)).read_text())
+    assert evidence["url_requested"] == demo_origin + "/redirect/to-home"
+    assert evidence["url_final"] == demo_origin + "/"
+    assert title  # the article's own validation judged its real heading

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import signal
 import time
 from collections.abc import Sequence
@@ -68,6 +69,11 @@ def normalise_seeds(seeds: SeedLike | Sequence[SeedLike], policy: CrawlPolicy,
         parts = canonical_parts(seed.url, strip_tracking=policy.strip_tracking_params)
         if parts is None:
             raise CrawlError(f"seed is not an http(s) URL: {seed.url!r}")
+        if seed.expected_heading is not None:
+            try:
+                re.compile(seed.expected_heading)
+            except re.error as exc:
+                raise CrawlError(f"seed expected_heading is not a valid regex: {exc}") from exc
         out.append((seed, parts.url, parts.host))
     return out
 

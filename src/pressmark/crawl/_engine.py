@@ -129,6 +129,13 @@ class Engine:
         self._deadline = (time.monotonic() + policy.time_budget_s
                           if policy.time_budget_s is not None else None)
 
+    def _expectations(self, item: FrontierItem) -> tuple[str | None, str | None] | None:
+        """A seed's expected heading regex and language, for its own page's validation."""
+        seed = self._seed_by_url.get(item.url) if item.via == "seed" else None
+        if seed is None or (seed.expected_heading is None and seed.expected_language is None):
+            return None
+        return seed.expected_heading, seed.expected_language
+
     # -- admission -------------------------------------------------------------------------
 
     def admit(self, url: str, host: str, depth: int, parent: str | None, via: Via, *,
@@ -405,6 +412,7 @@ class Engine:
                 respect_nofollow=self.policy.respect_nofollow,
                 strip_tracking=self.policy.strip_tracking_params, readiness=fetched.readiness,
                 store=self.store_spec if put_in_worker else None, dedupe=self._dedupe_id,
+                expect=self._expectations(item),
             )
             if self.pool is None:
                 work = process_page(job)

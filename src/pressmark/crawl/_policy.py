@@ -50,12 +50,19 @@ ShouldFollow = Callable[[FollowCandidate], "bool | float"]
 
 @dataclass(frozen=True, slots=True)
 class Seed:
-    """A start URL. ``render=True`` asks a browser for this page whatever the policy says."""
+    """A start URL. ``render=True`` asks a browser for this page whatever the policy says.
+
+    ``expected_heading`` (a regular expression) and ``expected_language`` (``"en"``,
+    ``"de-AT"``) are checked by the seed page's Markdown validation: a page that has no
+    matching heading or declares another language fails with ``required-heading-missing``
+    or ``language-mismatch`` (a wrong route that answered 200)."""
 
     url: str
     render: bool | None = None
     headers: Mapping[str, str] | None = None
     user_agent: str | None = None
+    expected_heading: str | None = None
+    expected_language: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -12,6 +12,7 @@ loop's core.
 from __future__ import annotations
 
 import contextlib
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,6 +48,8 @@ class PageJob:
     dedupe: str | None = None
     """A crawl id: links this process already returned for that crawl are not returned
     again (sound only when admission does not depend on the depth a link is found at)."""
+    expect: tuple[str | None, str | None] | None = None
+    """A seed's ``(expected_heading, expected_language)`` for this page's validation."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -167,7 +170,21 @@ def _convert(text: str, url: str, job: PageJob) -> Any:
     from pressmark.markdown import to_markdown  # noqa: PLC0415  # loaded on first use
 
     readiness = None if job.readiness is None else _Readiness(*job.readiness)
-    return to_markdown(text, url=url, readiness=readiness)
+    snap = job.snapshot
+    # The request travels along, so the evidence keeps it and validation can tell a
+    # redirect to a login or home page from the page that was asked for.
+    requested = snap.requested_url or url
+    if job.expect is None:
+        return to_markdown(text, url=url, readiness=readiness, requested_url=requested)
+    return to_markdown(text, url=url, readiness=readiness, requested_url=requested,
+                       policy=_policy_for(*job.expect))
+
+
+@functools.lru_cache(maxsize=64)
+def _policy_for(heading: str | None, language: str | None) -> Any:
+    from pressmark.markdown import ConversionPolicy  # noqa: PLC0415  # loaded on first use
+
+    return ConversionPolicy(required_heading=heading, expected_language=language)
 
 
 def _evidence_bytes(evidence: Any) -> bytes:

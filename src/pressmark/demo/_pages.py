@@ -180,6 +180,17 @@ def redirect_target(origin: str, path: str) -> Response:
     return html_response(html)
 
 
+def sign_in(origin: str, path: str) -> Response:
+    """A 200 login form: where a paywalled or members-only route sends a crawler."""
+    main = ('<main id="content"><h1>Sign in</h1><p>Sign in to keep reading. Members get '
+            "every story, the archive and the newsletter.</p><form method=\"post\" "
+            'action="/signin"><label>Email <input name="email"></label><label>Password '
+            '<input name="password" type="password"></label><button>Sign in</button></form>'
+            "</main>\n")
+    return html_response(_standard(origin=origin, path=path, title="Sign in",
+                                   description="Sign in", main=main))
+
+
 def link_list(origin: str, path: str, targets: list[str]) -> Response:
     """A page that links exactly ``targets`` (absolute URLs, for cross-host scope tests)."""
     items = "".join(f'<li><a href="{html.escape(t, quote=True)}">{html.escape(t)}</a></li>'

@@ -81,6 +81,8 @@ def respond(site: DemoSite, request: Request) -> Response | Fault:
         return _pages.private(origin, path)
     if path.startswith("/fault/") and site.faults:
         return _faults(request)
+    if path == "/signin":
+        return _pages.sign_in(origin, path)
     if path == "/search" or path.startswith(("/account/", "/share/")):
         return _pages.private(origin, path)
     asset = _extras.asset(path)
@@ -145,6 +147,8 @@ def _redirects(site: DemoSite, request: Request) -> Response:
         "/redirect/loop/b": (302, "/redirect/loop"),
         "/redirect/to-disallowed": (302, "/redirect/to-disallowed-target"),
         "/redirect/to-article": (301, site.item(site.first_article_id()).path),
+        "/redirect/to-home": (302, "/"),
+        "/redirect/to-login": (302, "/signin?next=/members/story"),
     }
     if path in simple:
         status, location = simple[path]

@@ -30,8 +30,8 @@ from pressmark.markdown._result import (
     Structure,
 )
 from pressmark.markdown._select import LONG_BLOCK, Selection, block_hash, select
-from pressmark.markdown._tree import Node, parse
-from pressmark.markdown._validate import SOFT_404_CHARS, Facts, validate
+from pressmark.markdown._tree import Document, Node, parse
+from pressmark.markdown._validate import SOFT_404_CHARS, Facts, not_found_tokens, validate
 
 _SCHEMES = frozenset(("http", "https", "mailto", "ftp", "tel"))
 _DEFAULT_POLICY = ConversionPolicy()
@@ -121,6 +121,7 @@ def to_markdown(
         headline=_first_h1(doc.body) if plain_chars < SOFT_404_CHARS else None, url=url,
         canonical_url=metadata.canonical_url, language=metadata.language,
         readiness_passed=None if readiness is None else bool(readiness.passed),
+        requested_url=requested_url, not_found_markers=_not_found_markers(doc),
     )
     report = validate(facts, policy)
     presence = round(min(1.0, plain_chars / policy.presence_chars), 4) \
@@ -147,6 +148,19 @@ def to_markdown(
         headings=tuple(f"{level} {text}" for level, text in headings),
         block_hashes=hashes,
     )
+
+
+def _not_found_markers(doc: Document) -> tuple[str, ...]:
+    """Template markers of a not-found page (class/id of ``<html>``/``<body>``, prerender)."""
+    root = doc.parser.root
+    html_attrs = root.attributes if root is not None else {}
+    body_attrs = doc.body.attrs or {}
+    markers = not_found_tokens(html_attrs.get("class"), html_attrs.get("id"),
+                               body_attrs.get("class"), body_attrs.get("id"))
+    meta = doc.parser.css_first('meta[name="prerender-status-code"]')
+    if meta is not None and (meta.attributes.get("content") or "").strip() == "404":
+        markers = (*markers, "prerender-status-code:404")
+    return markers
 
 
 _DATELINE = re.compile(

@@ -45,6 +45,7 @@ class ConversionPolicy:
     boilerplate_ratio_max: float = 0.25
     check_canonical: bool = True
     check_soft_404: bool = True
+    check_route: bool = True       # wrong-route checks: redirected home/login/off-host, 404 markers
     required_heading: str | None = None
     expected_language: str | None = None
     check_structure: bool = True

@@ -13,6 +13,15 @@ Reasons (stable strings):
 ``structure-anomalies``        more than ``max_structure_anomalies`` (skipped heading
                                levels, empty list items, broken tables)
 ``readiness-failed``           the renderer's readiness check did not pass
+``redirected-to-home``         asked for a deeper page, ended on the site's home page
+``redirected-to-login``        ended on a login / sign-in route the request did not name
+``redirected-off-host``        ended on another host (``www.`` aside) than requested
+``not-found-marker``           the template says "not found" (``<body class="error404">``,
+                               ``prerender-status-code`` 404), whatever the status was
+
+The ``redirected-*`` reasons are the wrong-route checks (``check_route``): they compare
+``requested_url`` with the final ``url``; a redirect to another path of the same host
+(a moved article, a trailing slash, ``http`` to ``https``) is not one.
 """
 
 from __future__ import annotations
@@ -69,6 +78,8 @@ class Facts:
     canonical_url: str | None
     language: str | None
     readiness_passed: bool | None
+    requested_url: str | None = None
+    not_found_markers: tuple[str, ...] = ()
 
 
 def _norm_url(url: str) -> tuple[str, str, str]:
@@ -79,6 +90,42 @@ def _norm_url(url: str) -> tuple[str, str, str]:
     host = (parts.hostname or "").lower().removeprefix("www.")
     path = parts.path.rstrip("/") or "/"
     return (host, path, parts.query)
+
+
+_LOGIN_ROUTE = re.compile(
+    r"(?:^|/)(?:log-?in|log-?on|sign-?in|signin|auth|sso|session/new|sessions/new"
+    r"|users/sign_in|account/login|wp-login\.php)(?:/|$|\.)",
+    re.IGNORECASE,
+)
+NOT_FOUND_TOKENS = frozenset({"error404", "error-404", "error_404", "page-not-found",
+                              "page_not_found", "notfound", "not-found", "not_found", "404"})
+
+
+def not_found_tokens(*attribute_values: str | None) -> tuple[str, ...]:
+    """The class/id tokens of the page's ``<html>``/``<body>`` that mark a not-found template."""
+    found: list[str] = []
+    for value in attribute_values:
+        for token in (value or "").lower().split():
+            if token in NOT_FOUND_TOKENS and token not in found:
+                found.append(token)
+    return tuple(found)
+
+
+def route_reasons(requested: str | None, final: str | None) -> list[str]:
+    """Wrong-route reasons for a request that ended somewhere else (see module docstring)."""
+    if not requested or not final:
+        return []
+    want, got = _norm_url(requested), _norm_url(final)
+    if want == got:
+        return []
+    reasons: list[str] = []
+    if want[0] and got[0] and want[0] != got[0]:
+        reasons.append("redirected-off-host")
+    if got[1] == "/" and want[1] != "/":
+        reasons.append("redirected-to-home")
+    if _LOGIN_ROUTE.search(got[1]) and not _LOGIN_ROUTE.search(want[1]):
+        reasons.append("redirected-to-login")
+    return reasons
 
 
 SOFT_404_CHARS = 3000  # an error template is short; longer pages only count their <title>
@@ -110,6 +157,10 @@ def validate(facts: Facts, policy: ConversionPolicy) -> ValidationReport:
     if policy.check_soft_404 and is_soft_404(facts.title, facts.headline, facts.headings,
                                                  facts.text_chars):
         reasons.append("soft-404")
+    if policy.check_route:
+        reasons.extend(route_reasons(facts.requested_url, facts.url))
+        if facts.not_found_markers:
+            reasons.append("not-found-marker")
     if policy.required_heading is not None:
         pattern = re.compile(policy.required_heading)
         if not any(pattern.search(text) for _, text in facts.headings):
