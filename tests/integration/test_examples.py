@@ -38,3 +38,11 @@ def test_crawl_demo_site_cites_and_resolves(tmp_path: Path) -> None:
     out = run("crawl_demo_site.py", str(tmp_path / "crawl"))
     assert "resolves offline to" in out
     assert (tmp_path / "crawl" / "manifest.json").exists()
+
+
+def test_mcp_agent_session_fetches_refuses_and_cites() -> None:
+    pytest.importorskip("mcp")
+    lines = run("mcp_agent_session.py").splitlines()
+    assert lines[0].startswith("fetch_page -> 200 ") and lines[0].endswith("valid: True")
+    assert lines[1] == "fetch_page(metadata) -> isError=True: DENIED_ADDRESS"
+    assert lines[2].startswith("resolve_citation -> ok=True (snapshot-envelope)")

@@ -21,6 +21,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
+from pressmark import PressmarkError
 from pressmark._version import __version__
 from pressmark.mcp._options import UNTRUSTED_NOTICE, McpOptions
 from pressmark.mcp._schema import CitationOut, CrawlSiteOut, FetchPageOut, ReadMarkdownOut
@@ -115,6 +116,8 @@ async def _call(work: Awaitable[dict[str, Any]], render: Any) -> CallToolResult:
         data = await work
     except ToolFailure as exc:
         return _error(exc)
+    except PressmarkError as exc:   # e.g. a store that cannot be opened: its own code
+        return _error(ToolFailure(exc.code, exc.message))
     except Exception as exc:   # a bug below: report it as this call's failure, keep serving
         logger.exception("pressmark tool failed")
         return _error(ToolFailure("internal-error", f"{type(exc).__name__}: {exc}"))
