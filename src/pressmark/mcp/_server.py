@@ -21,8 +21,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from pressmark import PressmarkError
-from pressmark._version import __version__
+from pressmark import PressmarkError, __version__
 from pressmark.mcp._options import UNTRUSTED_NOTICE, McpOptions
 from pressmark.mcp._schema import CitationOut, CrawlSiteOut, FetchPageOut, ReadMarkdownOut
 from pressmark.mcp._tools import PressmarkTools, ToolFailure
