@@ -90,7 +90,7 @@ async def test_tools_are_listed_with_their_schemas(tmp_path: Path) -> None:
     assert {"url", "final_url", "status", "title", "markdown", "truncated", "next_offset",
             "source_ref", "validation", "rendered", "warnings",
             "untrusted_content"} <= outputs["fetch_page"]
-    assert {"summary", "pages", "complete"} <= outputs["crawl_site"]
+    assert {"summary", "pages", "complete", "untrusted_content"} <= outputs["crawl_site"]
     assert {"ok", "integrity", "url", "fetched_at", "body_hash", "body"} \
         <= outputs["resolve_citation"]
     for tool in tools.values():

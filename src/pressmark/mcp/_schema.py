@@ -94,6 +94,8 @@ class CrawlSiteOut(BaseModel):
     pages: list[CrawlPageOut] = Field(description="One entry per page; read_markdown(source_ref) "
                                                   "returns a page's text.")
     warnings: list[str]
+    untrusted_content: bool = Field(description="True: page titles are UNTRUSTED web content.")
+    notice: str
 
 
 class CitationOut(BaseModel):

@@ -362,4 +362,6 @@ def _crawl_result(manifest: CrawlManifest, warnings: list[str]) -> dict[str, Any
                     "duration_s": s["duration_s"]},
         "pages": [_entry(p) for p in pages],
         "warnings": warnings,
+        "untrusted_content": True,   # page titles are the pages' own words
+        "notice": UNTRUSTED_NOTICE,
     }
