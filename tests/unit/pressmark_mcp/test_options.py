@@ -87,3 +87,15 @@ async def test_the_gate_passes_only_the_exact_bearer_token() -> None:
                None, send)
     await gate({"type": "lifespan"}, None, send)
     assert reached == ["http", "lifespan"]
+
+
+def test_without_the_sdk_the_command_says_what_to_install(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['mcp'] = None; from pressmark.cli import main; "
+            f"main(['mcp', '--store', {str(tmp_path)!r}])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 2
+    assert "pip install 'pressmark[mcp]'" in done.stderr
