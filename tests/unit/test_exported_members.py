@@ -43,7 +43,8 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "Clock", "DEFAULT_USER_AGENT", "EMBEDDED_STATE_WARNING_PREFIX", "FETCH_ERROR_KINDS",
         "FetchError", "FetchErrorKind", "FetchFailure", "FetchOptions", "FetchResult",
         "FetchTimings", "Politeness", "RENDER_POLICIES", "RenderEscalation", "RenderPolicy",
-        "RobotsCache", "RobotsEntry", "RobotsRules", "SHELL_WARNING_PREFIX", "ShellVerdict",
+        "RobotsCache", "RobotsEntry", "RobotsRules", "SHELL_WARNING_PREFIX", "ShellCheck",
+        "ShellVerdict",
         "SourceConfig", "SystemClock", "classify_shell", "fetch_source", "parse_robots",
         "product_token", "resolve_render_policy",
     ),
@@ -53,9 +54,10 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "Renderer", "find_chromium",
     ),
     "pressmark.markdown": (
-        "ConversionPolicy", "EvidencePacket", "MarkdownError", "MarkdownResult", "POLICY_VERSION",
-        "PageMetadata", "Provenance", "ReadinessFacts", "StabilityReport", "Structure",
-        "ValidationReport", "block_hash", "stability", "to_markdown",
+        "BoundedHtml", "ConversionPolicy", "EvidencePacket", "MarkdownError", "MarkdownResult",
+        "POLICY_VERSION", "PageMetadata", "Provenance", "ReadinessFacts",
+        "StabilityReport", "Structure", "ValidationReport", "block_hash", "bound_html",
+        "parse_html", "screen", "stability", "to_markdown",
     ),
     "pressmark.crawl": (
         "CrawlError", "CrawlManifest", "CrawlPolicy", "CrawlSummary", "ExtractedLinks", "FORMAT",

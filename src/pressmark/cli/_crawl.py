@@ -72,6 +72,10 @@ def _exit_code(manifest: CrawlManifest) -> int:
               default=None, help="Snapshot store root (default OUT/store); replay reads it.")
 @click.option("--workers", type=click.IntRange(min=0), default=None,
               help="Parser processes (default: CPU count with Markdown, inline without).")
+@click.option("--page-timeout", type=click.FloatRange(min=0, min_open=True), default=10.0,
+              show_default=True,
+              help="Seconds of parse/convert work one page may take before its worker is "
+                   "killed (the page is recorded as parse-timeout).")
 @click.option("--time-budget", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Stop after this many seconds.")
 @click.option("--user-agent", default=None,
@@ -99,7 +103,8 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
           discovery: str, render: str, concurrency: int, per_host_concurrency: int,
           delay_ms: int, scope: str, include: tuple[str, ...], exclude: tuple[str, ...],
           loopback: tuple[str, ...], no_robots: bool, no_markdown: bool,
-          store_path: Path | None, workers: int | None, time_budget: float | None,
+          store_path: Path | None, workers: int | None, page_timeout: float,
+          time_budget: float | None,
           user_agent: str | None, quiet: bool, resume: bool, no_revalidate: bool, engine: str,
           ray_address: str | None, shards: int, render_workers: int, replay: bool) -> None:
     """Crawl from URL... into OUT: snapshots, Markdown, evidence and a manifest."""
@@ -135,6 +140,7 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
             mode="replay" if replay else "live", markdown=not no_markdown,
             time_budget_s=time_budget, user_agent=user_agent, workers=workers,
             revalidate=not no_revalidate,
+            page_deadline_s=page_timeout,
         )
         runner = None
         if engine == "ray":

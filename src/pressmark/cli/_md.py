@@ -206,6 +206,8 @@ def md(  # noqa: PLR0917 - click's signature: one parameter per option
         except OSError as exc:
             raise click.UsageError(f"cannot read {source}: {exc.strerror}") from exc
     result = to_markdown(decode_html(data), url=url)
+    for warning in result.warnings:  # the page was cut to the parse caps: say so
+        click.echo(f"warning: {warning}", err=True)
     out = result.to_json() + "\n" if as_json else result.markdown
     sys.stdout.buffer.write(out.encode("utf-8"))
     sys.stdout.flush()

@@ -26,6 +26,7 @@ from pressmark.crawl._policy import CrawlError, CrawlPolicy, Seed
 from pressmark.crawl._process import StoreSpec
 from pressmark.crawl._progress import NullProgress, Progress
 from pressmark.crawl._resume import ResumeJournal
+from pressmark.crawl._workers import OffLoopShellCheck, ParseWorkers
 from pressmark.crawl._writer import StoreWriter
 
 if TYPE_CHECKING:
@@ -131,6 +132,7 @@ async def crawl(
     stop = stop or asyncio.Event()
     progress = progress or NullProgress()
     target: SnapshotStore | None = None  # where fetched snapshots are put
+    pool: ParseWorkers | None = None
     if fetcher is not None:
         pass
     elif policy.mode == "replay":
@@ -148,12 +150,15 @@ async def crawl(
         # Validators come from a store the caller passed, or from the directory's own
         # store when it holds an earlier crawl (a first crawl has nothing to revalidate).
         validators = target if policy.store is not None or previous or resume else None
-        live = LiveFetcher(policy, resolver=resolver, renderer=renderer, validators=validators)
+        pool = make_pool(policy)
+        live = LiveFetcher(policy, resolver=resolver, renderer=renderer, validators=validators,
+                           shell_check=None if pool is None else OffLoopShellCheck(pool))
         fetcher = await live.__aenter__()
     # Puts wait on metadata I/O more than on the CPU, so several run at once.
     writer = (StoreWriter(target, threads=min(8, policy.politeness.concurrency))
               if target is not None else None)
-    pool = make_pool(policy)
+    if pool is None:
+        pool = make_pool(policy)
     runner = Engine(policy=policy, seeds=seed_list, fetcher=fetcher, out=out, journal=journal,
                     progress=progress, pool=pool, stop=stop, writer=writer,
                     previous=previous if policy.mode == "live" else ())
@@ -244,8 +249,9 @@ def crawl_sync(
     handle_sigint: bool = False,
     **kwargs: Any,
 ) -> CrawlManifest:
-    """``asyncio.run(crawl(...))``. With ``handle_sigint``, Ctrl-C stops the crawl gracefully
-    (the second Ctrl-C aborts)."""
+    """``asyncio.run(crawl(...))``. With ``handle_sigint``, Ctrl-C or SIGTERM stops the crawl
+    gracefully: in-flight pages get a short grace, parser workers and browsers are reaped,
+    every recorded page is flushed (the second signal aborts)."""
 
     async def main() -> CrawlManifest:
         stop: asyncio.Event = kwargs.pop("stop", None) or asyncio.Event()
@@ -258,8 +264,9 @@ def crawl_sync(
                     current.cancel()
                 stop.set()
 
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.add_signal_handler(signal.SIGINT, on_sigint)
+            for signum in (signal.SIGINT, signal.SIGTERM):  # a service manager sends SIGTERM
+                with contextlib.suppress(NotImplementedError, RuntimeError):
+                    loop.add_signal_handler(signum, on_sigint)
         return await crawl(seeds, policy, stop=stop, **kwargs)
 
     return asyncio.run(main())

@@ -17,7 +17,6 @@ import os
 import time
 import uuid
 from collections.abc import Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import TYPE_CHECKING
 
 from pressmark.crawl._canonical import canonical_or_refusal
@@ -29,6 +28,7 @@ from pressmark.crawl._policy import CrawlPolicy, FollowCandidate, Scope, Seed
 from pressmark.crawl._process import PageJob, PageWork, StoreSpec, process_page, warm_up
 from pressmark.crawl._resume import ResumeJournal
 from pressmark.crawl._sitemaps import SitemapReport, discover_sitemap_urls
+from pressmark.crawl._workers import PageTimeout, ParseWorkers, WorkerDied
 from pressmark.crawl._writer import StoreWriter
 
 if TYPE_CHECKING:
@@ -39,6 +39,9 @@ if TYPE_CHECKING:
 
 STORE_BACKLOG = 4
 """Pages waiting only for their snapshot put, per unit of ``concurrency``."""
+
+STOP_GRACE_S = {"interrupted": 2.0, "time-budget": 0.5}
+"""How long in-flight pages may still finish once the crawl stops."""
 
 FLUSH_EVERY_PAGES = 64
 FLUSH_EVERY_S = 0.25
@@ -56,27 +59,34 @@ def _origin(url: str) -> str:
     return f"{scheme}//{authority}"
 
 
-def make_pool(policy: CrawlPolicy) -> Executor | None:
-    """A spawn-context process pool, or ``None`` to run page work inline."""
+def make_pool(policy: CrawlPolicy) -> ParseWorkers | None:
+    """Killable parser processes (started on first use), or ``None`` to run work inline."""
     workers = policy.workers
     if workers is None:
         cpus = os.cpu_count() or 1
-        # Measured on 2 cores: without Markdown a page's CPU work (one Lexbor parse, link
-        # canonicalisation) is cheaper than a round trip to a worker, so it runs inline.
-        workers = min(cpus, 2) if policy.markdown and cpus >= 2 else 0
+        # Without Markdown a page's CPU work (one Lexbor parse, link canonicalisation) is
+        # cheaper than a round trip to a worker: it runs inline when the pre-scan proves
+        # the parse cheap (``inline_first``), and only other pages reach the one worker.
+        workers = min(cpus, 2) if policy.markdown and cpus >= 2 else 1
     if workers <= 0:
         return None
-    import multiprocessing  # noqa: PLC0415  # loaded on first use
+    return ParseWorkers(workers, deadline_s=policy.page_deadline_s, warm=warm_up)
 
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=warm_up)
+
+def _timed_out(item: FrontierItem, fetched: Fetched, exc: PageTimeout | WorkerDied,
+               ) -> PageRecord:
+    snap = fetched.snapshot
+    return PageRecord(url=item.url, final_url=None if snap is None else snap.url or item.url,
+                      depth=item.depth, status=fetched.status, outcome="error",
+                      error=PageError(kind=exc.kind, message=str(exc)),
+                      warnings=fetched.warnings, render_reason=fetched.render_reason)
 
 
 class Engine:
     def __init__(
         self, *, policy: CrawlPolicy, seeds: list[tuple[Seed, str, str]], fetcher: PageFetcher,
         out: OutputDir | None, journal: ResumeJournal | None, progress: Progress,
-        pool: Executor | None, stop: asyncio.Event, writer: StoreWriter | None = None,
+        pool: ParseWorkers | None, stop: asyncio.Event, writer: StoreWriter | None = None,
         store_spec: StoreSpec | None = None, mirror_store: SnapshotStore | None = None,
         previous: Sequence[PageRecord] = (),
     ) -> None:
@@ -95,6 +105,8 @@ class Engine:
             self._own_writer = False
         self.writer = writer
         self.store_spec = store_spec if pool is not None else None
+        # Pages whose pre-scan passes are parsed inline; the rest go to the workers.
+        self.inline_first = pool is not None and not policy.markdown and policy.workers is None
         pol = policy.politeness
         self.max_pages = policy.effective_max_pages()
         self.frontier = Frontier(
@@ -249,8 +261,10 @@ class Engine:
                     await asyncio.wait_for(self._wake.wait(), timeout)
         finally:
             if tasks:
-                if self.stop_reason == "interrupted":
-                    await asyncio.wait(tasks, timeout=5.0)
+                if self.stop_reason in ("interrupted", "time-budget"):
+                    # In-flight pages get a short grace; then they are cancelled (their
+                    # workers killed), so the budget and a signal hold whatever pages hold.
+                    await asyncio.wait(tasks, timeout=STOP_GRACE_S[self.stop_reason])
                     for task in tasks:
                         task.cancel()
                 await asyncio.gather(*tasks, return_exceptions=True)
@@ -347,6 +361,10 @@ class Engine:
             put = asyncio.ensure_future(self.writer.put(snap))
         try:
             work = await self._work(item, fetched, put_in_worker)
+        except (PageTimeout, WorkerDied) as exc:
+            if put is not None:
+                put.cancel()
+            return _timed_out(item, fetched, exc)
         except BaseException:
             if put is not None:
                 put.cancel()  # the writer thread finishes the put; nobody waits for it
@@ -370,6 +388,8 @@ class Engine:
         if work is not None:
             source_ref = work.source_ref or source_ref
         warnings = list(fetched.warnings)
+        if work is not None:
+            warnings.extend(work.warnings)
         if work is not None and work.error is not None:
             warnings.append(f"markdown-failed: {work.error}")
         if work is not None and not work.parsed:
@@ -414,11 +434,11 @@ class Engine:
                 store=self.store_spec if put_in_worker else None, dedupe=self._dedupe_id,
                 expect=self._expectations(item),
             )
-            if self.pool is None:
-                work = process_page(job)
-            else:
-                loop = asyncio.get_running_loop()
-                work = await loop.run_in_executor(self.pool, process_page, job)
+            work = process_page(job, inline=True) if self.pool is None or self.inline_first \
+                else None
+            if work is None or work.needs_worker:
+                assert self.pool is not None
+                work = await self.pool.run(process_page, job)
             for url, host in work.links:
                 self.admit(url, host, item.depth + 1, item.url, "link")
             self.summary.refuse(work.refused)

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from pressmark.crawl._frontier import FrontierItem
     from pressmark.crawl._policy import CrawlPolicy, Seed
     from pressmark.egress import Resolver
+    from pressmark.fetch import ShellCheck
     from pressmark.render import Renderer
     from pressmark.snapshot import Snapshot
     from pressmark.store import SnapshotStore
@@ -66,7 +67,8 @@ class LiveFetcher:
 
     def __init__(self, policy: CrawlPolicy, store: SnapshotStore | None = None, *,
                  resolver: Resolver | None = None, renderer: Renderer | None = None,
-                 validators: SnapshotStore | None = None) -> None:
+                 validators: SnapshotStore | None = None,
+                 shell_check: ShellCheck | None = None) -> None:
         from pressmark.egress import EgressPolicy, GuardedClient  # noqa: PLC0415  # loaded on first use
         from pressmark.fetch import (  # noqa: PLC0415  # loaded on first use
             FetchOptions,
@@ -99,7 +101,7 @@ class LiveFetcher:
         self.options = FetchOptions(
             egress=egress, resolver=resolver, client=self._client,
             store=validators if self.revalidate else None, keep_snapshots=False,
-            renderer=renderer, robots=self._robots,
+            renderer=renderer, robots=self._robots, shell_check=shell_check,
             politeness=Politeness(min_delay_ms=pol.delay_ms, max_concurrency=pol.concurrency,
                                   max_per_host=pol.per_host_concurrency),
             **extra,

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from selectolax.lexbor import LexborHTMLParser
 
 from pressmark.crawl._canonical import CanonicalURL, canonical_or_refusal, canonical_parts
+from pressmark.markdown import parse_html
 
 BINARY_EXTENSIONS = frozenset(
     (
@@ -91,7 +92,7 @@ def extract_links(
     strip_tracking: bool = False,
 ) -> ExtractedLinks:
     """Parse ``html`` (or reuse a parsed tree) and return its followable links."""
-    tree = html if isinstance(html, LexborHTMLParser) else LexborHTMLParser(html)
+    tree = html if isinstance(html, LexborHTMLParser) else parse_html(html)[0]
     title_node = tree.css_first("title")
     title = title_node.text(strip=True) or None if title_node is not None else None
     page = canonical_parts(page_url)

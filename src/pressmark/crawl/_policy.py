@@ -124,6 +124,9 @@ class CrawlPolicy:
     of each URL (in ``store``, or in the output directory's store when it holds an earlier
     crawl); a 304 keeps that snapshot and its Markdown (outcome ``not-modified``).
     ``False`` fetches every page in full."""
+    page_deadline_s: float = 10.0
+    """Limit on one page's parse/extract/convert work; past it the page's worker is killed
+    and the page recorded as ``error`` kind ``parse-timeout`` (not with ``workers=0``)."""
 
     def effective_max_pages(self) -> int:
         return max(0, min(self.max_pages, HARD_MAX_PAGES))
@@ -147,6 +150,8 @@ class CrawlPolicy:
             raise CrawlError("politeness needs concurrency >= 1 and delay_ms >= 0")
         if self.workers is not None and self.workers < 0:
             raise CrawlError("workers must be >= 0")
+        if not self.page_deadline_s > 0:
+            raise CrawlError("page_deadline_s must be > 0")
         for pattern in (*self.include, *self.exclude):
             try:
                 re.compile(pattern)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pressmark.crawl._links import extract_links
 from pressmark.crawl._output import write_atomic
+from pressmark.markdown import bound_html, parse_html, screen
 
 if TYPE_CHECKING:
     from pressmark.snapshot import Snapshot
@@ -65,6 +66,9 @@ class PageWork:
     source_ref: str | None = None
     store_error: str | None = None
     parsed: bool = False
+    warnings: tuple[str, ...] = ()
+    needs_worker: bool = False
+    """Inline only: the pre-scan did not prove this page cheap; run it in a worker."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +120,15 @@ def decode_html(body: bytes, charset: str | None) -> str:
     return decode_text_body(body, charset).text
 
 
-def process_page(job: PageJob) -> PageWork:
+def process_page(job: PageJob, *, inline: bool = False) -> PageWork:
+    """The page's CPU work. ``inline``: on the event loop, so only a page the bounded
+    parser's pre-scan proves cheap is worked on; any other comes back ``needs_worker``."""
+    screened = False
+    if inline and job.parse:
+        text = decode_html(job.snapshot.bytes, job.snapshot.declared_charset)
+        if not screen(text):
+            return PageWork(needs_worker=True)
+        screened = True
     source_ref = None
     if job.store is not None:
         try:
@@ -127,12 +139,17 @@ def process_page(job: PageJob) -> PageWork:
         return PageWork(source_ref=source_ref)
     snap = job.snapshot
     url = snap.url or snap.requested_url
-    text = decode_html(snap.bytes, snap.declared_charset)
+    if screened:
+        limits: tuple[str, ...] = ()
+    else:
+        bounded = bound_html(decode_html(snap.bytes, snap.declared_charset))
+        text, limits = bounded.text, bounded.warnings
     title: str | None = None
     links: tuple[tuple[str, str], ...] = ()
     refused: tuple[tuple[str, int], ...] = ()
     if job.want_links or not job.want_markdown:
-        extracted = extract_links(text, url, respect_nofollow=job.respect_nofollow,
+        extracted = extract_links(parse_html(text, screened=True)[0], url,
+                                  respect_nofollow=job.respect_nofollow,
                                   strip_tracking=job.strip_tracking)
         title = extracted.title
         links = extracted.links if job.want_links else ()
@@ -141,13 +158,13 @@ def process_page(job: PageJob) -> PageWork:
             links = _unseen(job.dedupe, links)
     if not job.want_markdown:
         return PageWork(title=title, links=links, refused=refused, source_ref=source_ref,
-                        parsed=True)
+                        parsed=True, warnings=limits)
     try:
         result = _convert(text, url, job)
     except Exception as exc:  # a converter bug is this page's failure, not the crawl's
         return PageWork(title=title, links=links, refused=refused,
                         error=f"{type(exc).__name__}: {exc}",
-                        source_ref=source_ref, parsed=True)
+                        source_ref=source_ref, parsed=True, warnings=limits)
     validation = getattr(result, "validation", None)
     valid = None
     if validation is not None:
@@ -163,7 +180,7 @@ def process_page(job: PageJob) -> PageWork:
             write_atomic(root / ev_path, _evidence_bytes(evidence))
     return PageWork(title=getattr(result, "title", None) or title, links=links, refused=refused,
                     markdown_path=md_path, evidence_path=ev_path, validation=valid,
-                    source_ref=source_ref, parsed=True)
+                    source_ref=source_ref, parsed=True, warnings=limits)
 
 
 def _convert(text: str, url: str, job: PageJob) -> Any:

@@ -37,6 +37,7 @@ from pressmark.fetch._robots import (
 from pressmark.fetch._shell import (
     EMBEDDED_STATE_WARNING_PREFIX,
     SHELL_WARNING_PREFIX,
+    ShellCheck,
     ShellVerdict,
     classify_shell,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "RobotsCache",
     "RobotsEntry",
     "RobotsRules",
+    "ShellCheck",
     "ShellVerdict",
     "SourceConfig",
     "SystemClock",

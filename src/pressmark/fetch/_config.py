@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from pressmark.egress import EgressPolicy, GuardedClient, Resolver
     from pressmark.fetch._politeness import Politeness
     from pressmark.fetch._robots import RobotsCache
+    from pressmark.fetch._shell import ShellCheck
     from pressmark.render import ReadinessReport, ReadinessSpec, Renderer
     from pressmark.snapshot import Snapshot
     from pressmark.store import SnapshotRef, SnapshotStore
@@ -135,6 +136,8 @@ class FetchOptions:
     retry_after_cap_ms: int = 30_000
     readiness: ReadinessSpec | None = None
     keep_snapshots: bool = True
+    shell_check: ShellCheck | None = None
+    """Runs ``on-shell`` classification; ``None``: :func:`classify_shell` right here."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -138,7 +138,9 @@ async def _plain_first(call: CallState, *, escalate: bool) -> FetchResult:
     plain_warnings = list(call.warnings) + list(snapshot.warnings)
     reason: str | None = None
     if escalate and eligible_for_shell_check(snapshot):
-        verdict = classify_shell(snapshot.body, snapshot.url)
+        check = call.options.shell_check
+        verdict = (classify_shell(snapshot.body, snapshot.url) if check is None
+                   else await check(snapshot.body, snapshot.url))
         plain_warnings.extend(verdict.warnings)
         reason = should_escalate(verdict.warnings)
     ref, source_ref = await _stored(call, snapshot)

@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Protocol
 
-from selectolax.lexbor import LexborHTMLParser, LexborNode
+from selectolax.lexbor import LexborNode
+
+from pressmark.markdown import parse_html
 
 SHELL_WARNING_PREFIX = "js-shell-suspected:"
 EMBEDDED_STATE_WARNING_PREFIX = "js-shell-suspected-embedded-state-available:"
@@ -63,6 +66,14 @@ class ShellVerdict:
         return any(w.startswith(SHELL_WARNING_PREFIX) for w in self.warnings)
 
 
+class ShellCheck(Protocol):
+    """Where a page's shell classification runs. The default (``None`` in
+    ``FetchOptions``) is :func:`classify_shell` in the caller's thread, which the bounded
+    parser keeps bounded; a crawl passes one that keeps the event loop free."""
+
+    async def __call__(self, html: str, url: str | None) -> ShellVerdict: ...
+
+
 def _chars(text: str | None) -> int:
     if not text:
         return 0
@@ -83,10 +94,14 @@ def _mount_name(node: LexborNode) -> str | None:
     return None
 
 
-def classify_shell(html: str, url: str | None = None) -> ShellVerdict:
-    """Classify one HTML document (``url`` is accepted for symmetry and future rules)."""
+def classify_shell(html: str, url: str | None = None, *, screened: bool = False,
+                   ) -> ShellVerdict:
+    """Classify one HTML document (``url`` is accepted for symmetry and future rules).
+
+    ``screened``: :func:`pressmark.markdown.screen` just passed on ``html``.
+    """
     del url
-    tree = LexborHTMLParser(html)
+    tree, limits = parse_html(html, screened=screened)
     script_chars = 0
     external_scripts = 0
     state_kind: str | None = None
@@ -118,6 +133,9 @@ def classify_shell(html: str, url: str | None = None) -> ShellVerdict:
                     break
 
     tree.strip_tags(["script", "style", "noscript", "template"])
+    if limits:  # a page over the parse caps is no shell: it has (far too much) markup
+        return ShellVerdict(is_shell=False, reason="parse-limit", score=0.0, warnings=limits,
+                            script_chars=script_chars)
     root = tree.body or tree.root
     text_chars = _chars(root.text(separator=" ")) if root is not None else 0
     mains = tree.css(_MAIN_SELECTOR)

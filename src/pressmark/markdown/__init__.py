@@ -17,6 +17,7 @@ Usable on its own: it imports nothing from pressmark but ``pressmark._errors``.
 """
 
 from pressmark.markdown._api import to_markdown
+from pressmark.markdown._bounded import BoundedHtml, bound_html, parse_html, screen
 from pressmark.markdown._metadata import PageMetadata
 from pressmark.markdown._policy import POLICY_VERSION, ConversionPolicy, MarkdownError
 from pressmark.markdown._result import (
@@ -32,6 +33,7 @@ from pressmark.markdown._validate import ValidationReport
 
 __all__ = [
     "POLICY_VERSION",
+    "BoundedHtml",
     "ConversionPolicy",
     "EvidencePacket",
     "MarkdownError",
@@ -43,6 +45,9 @@ __all__ = [
     "Structure",
     "ValidationReport",
     "block_hash",
+    "bound_html",
+    "parse_html",
+    "screen",
     "stability",
     "to_markdown",
 ]

@@ -146,7 +146,7 @@ def to_markdown(
         validation=report, evidence=evidence, embedded_state=state,
         policy_version=POLICY_VERSION,
         headings=tuple(f"{level} {text}" for level, text in headings),
-        block_hashes=hashes,
+        block_hashes=hashes, warnings=doc.limits,
     )
 
 

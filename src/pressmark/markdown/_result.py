@@ -101,8 +101,10 @@ class MarkdownResult:
     policy_version: str
     headings: tuple[str, ...]        # "level text" for every heading, in order
     block_hashes: tuple[str, ...]    # ``block_hash`` of each text block, in order
+    warnings: tuple[str, ...] = ()   # ``parse-limit:*``: the page was cut to the parse caps
 
     def to_dict(self) -> dict[str, Any]:
+        extra: dict[str, Any] = {"warnings": list(self.warnings)} if self.warnings else {}
         return {
             "policy_version": self.policy_version,
             "title": self.title,
@@ -114,6 +116,7 @@ class MarkdownResult:
             "embedded_state": self.embedded_state,
             "headings": list(self.headings),
             "block_hashes": list(self.block_hashes),
+            **extra,
         }
 
     def to_json(self) -> str:

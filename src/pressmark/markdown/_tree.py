@@ -24,9 +24,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from selectolax.lexbor import LexborHTMLParser
-
 from pressmark.markdown._boilerplate import PLACE_RULES, words_rule
+from pressmark.markdown._bounded import parse_html
 
 MAX_DEPTH = 160  # deeper subtrees are flattened to text: bounded recursion later
 
@@ -140,13 +139,14 @@ def _hidden(attrs: dict[str, str | None]) -> bool:
 class Document:
     """The parsed page: the Lexbor tree (for ``<head>``) and our body tree."""
 
-    __slots__ = ("body", "nodes", "parser", "skipped")
+    __slots__ = ("body", "limits", "nodes", "parser", "skipped")
 
     def __init__(self, parser: Any, body: Node, nodes: list[Node]) -> None:
         self.parser = parser
         self.body = body
         self.skipped: set[str] = set()  # landmark chrome rules applied while copying
         self.nodes = nodes            # every element, parents before children
+        self.limits: tuple[str, ...] = ()  # parse-limit:* caps the page was cut to
 
 
 # Chrome (landmark tags and roles, chrome-named class/id words; see ``_boilerplate``) is
@@ -168,7 +168,7 @@ PLACE_PARAGRAPH = 80    # chars: a paragraph this long is prose
 
 
 def parse(html: str, *, skip_chrome: bool = True) -> Document:
-    parser = LexborHTMLParser(html)
+    parser, limits = parse_html(html)
     lex_body = parser.body
     body = Node("body", {}, None, 0, 0, 0)
     nodes: list[Node] = [body]
@@ -179,6 +179,7 @@ def parse(html: str, *, skip_chrome: bool = True) -> Document:
     _measure(nodes)
     doc = Document(parser, body, nodes)
     doc.skipped = skipped
+    doc.limits = limits
     return doc
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from selectolax.lexbor import LexborHTMLParser
+from pressmark.markdown import parse_html
 
 _FRAME_TAG = re.compile(r"<\s*i?frame\b", re.IGNORECASE)
 _NEUTRALISED = ("src", "srcdoc")
@@ -27,7 +27,7 @@ def display_html(text: str) -> str:
     """``text`` with every nested frame's source disabled (see the module docstring)."""
     if not _FRAME_TAG.search(text):
         return text
-    tree = LexborHTMLParser(text)
+    tree = parse_html(text)[0]
     for node in tree.css("iframe, frame"):
         attrs = node.attrs
         for name in _NEUTRALISED:

@@ -9,7 +9,7 @@ EXPECTED = {
     "RENDER_POLICIES", "SHELL_WARNING_PREFIX", "Clock", "FetchError", "FetchErrorKind",
     "FetchFailure", "FetchOptions", "FetchResult", "FetchTimings", "Politeness",
     "RenderEscalation", "RenderPolicy", "RobotsCache", "RobotsEntry", "RobotsRules",
-    "ShellVerdict",
+    "ShellCheck", "ShellVerdict",
     "SourceConfig", "SystemClock", "classify_shell", "fetch_source", "parse_robots",
     "product_token", "resolve_render_policy",
 }

@@ -47,6 +47,7 @@ def test_exported_names_do_not_drift() -> None:
         "POLICY_VERSION", "ConversionPolicy", "EvidencePacket", "MarkdownError",
         "MarkdownResult", "PageMetadata", "Provenance", "ReadinessFacts", "StabilityReport",
         "Structure", "ValidationReport", "block_hash", "stability", "to_markdown",
+        "BoundedHtml", "bound_html", "parse_html", "screen",
     ])
 
 

@@ -1,0 +1,375 @@
+"""The one HTML parse entry: a linear pre-scan bounds what Lexbor sees, then Lexbor parses.
+
+WHY: Lexbor's tree construction is quadratic in two places an attacker controls.
+Every block start tag looks for an open ``<p>`` down the whole stack of open
+elements (100k nested ``<div>`` took 52 s), and every attribute is compared with
+the element's earlier ones (300k distinct attributes took minutes). pressmark
+parses pages from people it does not trust, so every HTML parse in the codebase
+(Markdown, link extraction, shell classification, the review app) goes through
+:func:`parse_html`.
+
+The pre-scan walks the tags once with C-level regular expressions and keeps an
+approximate stack of open elements, bounded by :data:`MAX_DEPTH`: it applies the
+HTML tree-construction rules that close elements implicitly (``<p>``, ``<li>``,
+table cells ...), so ordinary pages are never touched, and it errs towards a
+deeper estimate where it simplifies. Past a cap the page is changed in a named
+way, never refused:
+
+- deeper than :data:`MAX_DEPTH`: the extra tags are dropped, their text kept
+  (flattened) -> warning ``parse-limit:depth``;
+- more than :data:`MAX_ATTRIBUTES` on one element: the rest are dropped ->
+  ``parse-limit:attributes``;
+- more than :data:`MAX_ELEMENTS` start tags: the page is cut there ->
+  ``parse-limit:elements``;
+- longer than :data:`MAX_TEXT_CHARS`: the page is cut -> ``parse-limit:text``.
+
+The scan costs O(page) time and at most one copy of the page in memory; a page
+within the caps is returned as the very same string.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from selectolax.lexbor import LexborHTMLParser
+
+MAX_DEPTH = 512
+"""Open elements on the stack. Real pages stay under ~60; Lexbor's cost is ~d^2."""
+MAX_ATTRIBUTES = 256
+"""Attributes on one element (Lexbor's duplicate check is ~a^2)."""
+MAX_ELEMENTS = 100_000
+"""Start tags per page; a long real article has ~30k. Bounds tree memory."""
+MAX_FORMATTING = 100
+"""Unclosed formatting elements (``<b>``, ``<font>`` ...): the parser re-opens them all
+after every block, so without a cap a page could multiply its own tree."""
+MAX_TEXT_CHARS = 2_000_000
+"""Characters of HTML per page (about 2 MB); conversion memory and time grow with it."""
+
+PARSE_LIMIT = "parse-limit"
+"""The warning family (and error ``kind``) of everything this module caps."""
+
+_WS = "\t\n\f\r "
+_COMMENT = r"<!--(?:-?>|.*?(?:--!?>|\Z))"   # ends where the tokenizer ends it
+_TOKEN = re.compile(
+    _COMMENT +
+    r"|<[!?][^>]*>?"                           # doctype, bogus comment
+    r"|<(/?)([A-Za-z][^\t\n\f\r />]*)",        # a tag's name; attributes read separately
+    re.S,
+)
+# One attribute: name, optional value. A value in quotes may hold '>' and '<'.
+_ATTR = re.compile(
+    r"[\t\n\f\r /]*([^\t\n\f\r />][^\t\n\f\r /=>]*)"
+    r"(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:\"[^\"]*\"?|'[^']*'?|[^\t\n\f\r >]*))?"
+)
+_ATTRS_END = re.compile(
+    r"(?:[\t\n\f\r /]*[^\t\n\f\r />][^\t\n\f\r /=>]*"
+    r"(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:\"[^\"]*\"?|'[^']*'?|[^\t\n\f\r >]*))?)*"
+    r"[\t\n\f\r ]*(/?)[\t\n\f\r /]*>?"
+)
+_RAW_END = {name: re.compile(rf"</{name}[\t\n\f\r />]", re.I) for name in (
+    "script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes", "noscript")}
+
+_VOID = frozenset((
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+    "track", "wbr", "param", "keygen", "basefont", "bgsound", "frame", "image"))
+_MERGED = frozenset(("html", "head", "body", "frameset"))  # never pushed a second time
+# "has an element in scope" stops at these (and "button scope" at button too)
+_BARRIER = frozenset((
+    "applet", "caption", "html", "table", "td", "th", "marquee", "object", "template",
+    "foreignobject", "desc", "mi", "mo", "mn", "ms", "mtext", "annotation-xml"))
+_FORMATTING = frozenset((
+    "a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong",
+    "tt", "u"))
+_SPECIAL = frozenset((
+    "address", "applet", "area", "article", "aside", "base", "basefont", "bgsound",
+    "blockquote", "body", "br", "button", "caption", "center", "col", "colgroup", "dd",
+    "details", "dir", "div", "dl", "dt", "embed", "fieldset", "figcaption", "figure",
+    "footer", "form", "frame", "frameset", "h1", "h2", "h3", "h4", "h5", "h6", "head",
+    "header", "hgroup", "hr", "html", "iframe", "img", "input", "keygen", "li", "link",
+    "listing", "main", "marquee", "menu", "meta", "nav", "noembed", "noframes", "noscript",
+    "object", "ol", "p", "param", "plaintext", "pre", "script", "search", "section",
+    "select", "source", "style", "summary", "table", "tbody", "td", "template", "textarea",
+    "tfoot", "th", "thead", "title", "tr", "track", "ul", "wbr", "xmp"))
+_CLOSES_P = frozenset((
+    "address", "article", "aside", "blockquote", "center", "details", "dialog", "dir", "div",
+    "dl", "fieldset", "figcaption", "figure", "footer", "header", "hgroup", "main", "menu",
+    "nav", "ol", "p", "search", "section", "summary", "ul", "h1", "h2", "h3", "h4", "h5",
+    "h6", "pre", "listing", "form", "hr", "xmp", "plaintext", "li", "dd", "dt"))
+_HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
+# start tag -> the open elements it closes (up to the nearest table-ish boundary)
+_SIBLINGS = {
+    "li": ("li",), "dd": ("dd", "dt"), "dt": ("dd", "dt"), "td": ("td", "th"),
+    "th": ("td", "th"), "tr": ("tr", "td", "th"), "tbody": ("tbody", "thead", "tfoot"),
+    "thead": ("tbody", "thead", "tfoot"), "tfoot": ("tbody", "thead", "tfoot"),
+    "option": ("option",), "optgroup": ("option", "optgroup"), "rb": ("rb", "rt", "rp"),
+    "rt": ("rb", "rt", "rp"), "rp": ("rb", "rt", "rp"), "rtc": ("rb", "rt", "rp", "rtc"),
+}
+_SIBLING_STOP = frozenset(("table", "ol", "ul", "dl", "select", "ruby", "template", "html"))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BoundedHtml:
+    """The text Lexbor may parse, and the caps it took to get there."""
+
+    text: str
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def limited(self) -> bool:
+        return bool(self.warnings)
+
+
+class _Stack:
+    """Open elements, as far as a linear scan can tell; every operation is O(1) amortised."""
+
+    __slots__ = ("barriers", "foreign", "names", "positions", "specials")
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.positions: dict[str, list[int]] = {}
+        self.barriers: list[int] = [-1]
+        self.specials: list[int] = [-1]
+        self.foreign = 0
+
+    def top_of(self, name: str) -> int:
+        where = self.positions.get(name)
+        return where[-1] if where else -1
+
+    def push(self, name: str) -> None:
+        index = len(self.names)
+        self.names.append(name)
+        self.positions.setdefault(name, []).append(index)
+        if name in _BARRIER:
+            self.barriers.append(index)
+        if name in _SPECIAL:
+            self.specials.append(index)
+        if name in ("svg", "math"):
+            self.foreign += 1
+
+    def pop_to(self, index: int) -> None:
+        """Pop the element at ``index`` and everything above it."""
+        names = self.names
+        while len(names) > index:
+            name = names.pop()
+            self.positions[name].pop()
+            if name in ("svg", "math"):
+                self.foreign -= 1
+        while self.barriers[-1] >= index:
+            self.barriers.pop()
+        while self.specials[-1] >= index:
+            self.specials.pop()
+
+    def close_any(self, names: tuple[str, ...], floor: int) -> None:
+        """Close the lowest of ``names`` open above ``floor`` (``<tr>`` closes its cell too)."""
+        open_above = [i for i in map(self.top_of, names) if i > floor]
+        if open_above:
+            self.pop_to(min(open_above))
+
+    def end_tag(self, name: str) -> None:
+        index = self.top_of(name)
+        # Special and formatting end tags need the element "in scope" (no barrier above
+        # it); any other end tag is ignored when a special element sits above it.
+        floor = self.barriers[-1] if name in _SPECIAL or name in _FORMATTING else self.specials[-1]
+        if index >= 0 and index >= floor:
+            self.pop_to(index)
+
+    def start_tag(self, name: str) -> None:
+        if name in _CLOSES_P:
+            p = self.top_of("p")
+            if p > self.barriers[-1] and p > self.top_of("button"):
+                self.pop_to(p)
+            if name in _HEADINGS and self.names and self.names[-1] in _HEADINGS:
+                self.pop_to(len(self.names) - 1)
+        siblings = _SIBLINGS.get(name)
+        if siblings is not None:
+            floor = max(self.top_of(stop) for stop in _SIBLING_STOP)
+            if name in ("li", "dd", "dt"):
+                floor = max(floor, self.barriers[-1])
+            self.close_any(siblings, floor)
+
+
+_ATTRS_BODY = (r"(?:[\t\n\f\r /]*[^\t\n\f\r />][^\t\n\f\r /=>]*"
+               r"(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:\"[^\"]*\"?|'[^']*'?|[^\t\n\f\r >]*))?)*")
+# The screen's tokens, all in one C-level pass: a comment; a raw-text element with its
+# whole body; any other tag with its attributes. It may see more tags than the tokenizer
+# does (tags in a <plaintext>, a script's double-escaped part), never fewer.
+_SCREEN = re.compile(
+    _COMMENT
+    + r"|<(script|style|textarea|title|xmp|iframe|noembed|noframes|noscript)(?=[\t\n\f\r />])"
+    + r"(" + _ATTRS_BODY + r")[^>]*>?.*?(?:</\1[\t\n\f\r />]|\Z)"
+    + r"|<(/?)([A-Za-z][^\t\n\f\r />]*)(" + _ATTRS_BODY + r")",
+    re.S | re.I,
+)
+_FOREIGN_ROOTS = frozenset(("svg", "math"))
+_INTEGRATION_POINTS = frozenset(("foreignobject", "desc", "title", "mi", "mo", "mn", "ms",
+                                 "mtext", "annotation-xml"))
+SCREEN_STARTS = 2048
+"""A page with at most this many start tags (and no long tag) is parsed as it is: however
+deep it nests, Lexbor's quadratic paths cost it ~1.4 ns x 2048^2, about 6 ms."""
+
+
+def screen(text: str) -> bool:
+    """True when ``text`` provably needs no cap: few enough tags and no long tag.
+
+    One regex pass (about as fast as Lexbor's own parse), so a page that passes may be
+    parsed anywhere, the event loop included (see :data:`SCREEN_STARTS`). A page that
+    fails gets the full scan.
+    Inside SVG or MathML a ``<style>`` or ``<title>`` is not raw text, so a raw-text
+    token that may sit in foreign content fails the screen, as does an integration
+    point (after one, a ``</svg>`` may be ignored and the foreign part never ends).
+    """
+    if len(text) > MAX_TEXT_CHARS:
+        return False
+    tokens = _SCREEN.findall(text)
+    starts = 0
+    formatting = 0
+    longest = 0
+    foreign = 0
+    for raw, raw_attrs, slash, name, attrs in tokens:
+        if raw:
+            if foreign:
+                return False
+            starts += 1
+            longest = max(longest, len(raw_attrs))
+        elif name:
+            longest = max(longest, len(attrs))
+            lower = name.lower()
+            if slash:
+                if foreign and lower in _FOREIGN_ROOTS:
+                    foreign -= 1
+                continue
+            starts += 1
+            if lower in _FORMATTING:
+                formatting += 1
+            elif lower in _FOREIGN_ROOTS:
+                foreign += 1
+            elif foreign and lower in _INTEGRATION_POINTS:
+                foreign = 1 << 30  # foreign (or not) to the end: no more raw text allowed
+    return (starts <= SCREEN_STARTS and formatting <= MAX_FORMATTING
+            and longest <= 2 * MAX_ATTRIBUTES)
+
+
+class _Memo:
+    """The last page this process bounded: the converter re-enters :func:`bound_html` with
+    the very text the crawl's page work just bounded, and need not scan it twice."""
+
+    last: BoundedHtml | None = None
+
+
+def bound_html(text: str) -> BoundedHtml:
+    """Apply the caps; a page within them comes back as the same ``str`` object."""
+    last = _Memo.last
+    if last is not None and last.text is text:
+        return BoundedHtml(text=text)
+    result = _bound(text)
+    if len(result.text) > SCREEN_STARTS:
+        _Memo.last = result
+    return result
+
+
+def _bound(text: str) -> BoundedHtml:
+    warnings: list[str] = []
+    if len(text) > MAX_TEXT_CHARS:
+        text = text[:MAX_TEXT_CHARS]
+        warnings.append(f"{PARSE_LIMIT}:text")
+    elif screen(text):
+        return BoundedHtml(text=text)
+    pieces: list[str] = []
+    kept_from = 0
+    stack = _Stack()
+    dropped: dict[str, int] = {}
+    formatting: dict[str, int] = {}
+    unclosed_formatting = 0
+    elements = 0
+    pos = 0
+    hit: set[str] = set()
+    search = _TOKEN.search
+    attrs_end = _ATTRS_END.match
+    length = len(text)
+    while pos < length:
+        m = search(text, pos)
+        if m is None:
+            break
+        raw_name = m.group(2)
+        if raw_name is None:  # comment, doctype, processing instruction
+            pos = m.end()
+            continue
+        name = raw_name.lower()
+        closing = bool(m.group(1))
+        tail = attrs_end(text, m.end())
+        assert tail is not None  # every part of the pattern is optional
+        end = tail.end()
+        attr_text_len = tail.start(1) - m.end()
+        if closing:
+            if dropped.get(name):
+                dropped[name] -= 1
+                pieces.append(text[kept_from:m.start()])
+                kept_from = end
+            else:
+                if name in _FORMATTING and formatting.get(name):
+                    formatting[name] -= 1
+                    unclosed_formatting -= 1
+                stack.end_tag(name)
+            pos = end
+            continue
+        elements += 1
+        if elements > MAX_ELEMENTS:
+            pieces.append(text[kept_from:m.start()])
+            kept_from = length
+            hit.add("elements")
+            break
+        self_closing = bool(tail.group(1)) and stack.foreign > 0
+        pos = end
+        if not (name in _VOID or name in _MERGED or self_closing):
+            stack.start_tag(name)
+            too_deep = len(stack.names) >= MAX_DEPTH
+            if too_deep or (name in _FORMATTING and unclosed_formatting >= MAX_FORMATTING):
+                dropped[name] = dropped.get(name, 0) + 1
+                pieces.append(text[kept_from:m.start()])
+                kept_from = end
+                hit.add("depth" if too_deep else "formatting")
+                continue
+        if attr_text_len > 2 * MAX_ATTRIBUTES:
+            cut = _attributes_cut(text, m.end(), tail.start(1))
+            if cut is not None:
+                pieces.append(text[kept_from:cut])
+                kept_from = tail.start(1)
+                hit.add("attributes")
+        if name in _VOID or name in _MERGED or self_closing:
+            continue
+        stack.push(name)
+        if name in _FORMATTING:
+            formatting[name] = formatting.get(name, 0) + 1
+            unclosed_formatting += 1
+        if name == "plaintext" and stack.foreign == 0:
+            break  # the rest of the page is text
+        raw_end = _RAW_END.get(name) if stack.foreign == 0 else None
+        if raw_end is not None:
+            found = raw_end.search(text, pos)
+            pos = length if found is None else found.start()
+    if not hit:
+        return BoundedHtml(text=text, warnings=tuple(warnings))
+    pieces.append(text[kept_from:])
+    warnings.extend(f"{PARSE_LIMIT}:{what}" for what in sorted(hit))
+    return BoundedHtml(text="".join(pieces), warnings=tuple(warnings))
+
+
+def _attributes_cut(text: str, start: int, stop: int) -> int | None:
+    """Where the tag's attributes past :data:`MAX_ATTRIBUTES` begin, or ``None``."""
+    for count, m in enumerate(_ATTR.finditer(text, start, stop), 1):
+        if count > MAX_ATTRIBUTES:
+            return m.start()
+    return None
+
+
+def parse_html(text: str, *, screened: bool = False,
+               ) -> tuple[LexborHTMLParser, tuple[str, ...]]:
+    """Lexbor's tree of the bounded page, and the ``parse-limit:*`` warnings it took.
+
+    ``screened``: the caller has just seen :func:`screen` pass on this very text.
+    """
+    if screened:
+        return LexborHTMLParser(text), ()
+    bounded = bound_html(text)
+    return LexborHTMLParser(bounded.text), bounded.warnings
