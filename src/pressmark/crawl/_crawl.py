@@ -100,6 +100,7 @@ async def crawl(
     sources); by default live crawls go through ``fetch_source`` and replays read the store.
     ``engine`` runs the crawl elsewhere (``RayEngine`` shards it by host across a cluster).
     """
+    called_at = time.monotonic()
     policy = policy or CrawlPolicy()
     policy.validate()
     if engine is not None:
@@ -161,7 +162,7 @@ async def crawl(
         pool = make_pool(policy)
     runner = Engine(policy=policy, seeds=seed_list, fetcher=fetcher, out=out, journal=journal,
                     progress=progress, pool=pool, stop=stop, writer=writer,
-                    previous=previous if policy.mode == "live" else ())
+                    previous=previous if policy.mode == "live" else (), started=called_at)
     if restored is not None:
         runner.restore(*restored)
     t0 = time.monotonic()

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 STORE_BACKLOG = 4
 """Pages waiting only for their snapshot put, per unit of ``concurrency``."""
 
-STOP_GRACE_S = {"interrupted": 2.0, "time-budget": 0.5}
+STOP_GRACE_S = {"interrupted": 2.0, "time-budget": 0.1}
 """How long in-flight pages may still finish once the crawl stops."""
 
 FLUSH_EVERY_PAGES = 64
@@ -89,6 +89,7 @@ class Engine:
         pool: ParseWorkers | None, stop: asyncio.Event, writer: StoreWriter | None = None,
         store_spec: StoreSpec | None = None, mirror_store: SnapshotStore | None = None,
         previous: Sequence[PageRecord] = (),
+        started: float | None = None,
     ) -> None:
         self.policy = policy
         self.seeds = seeds
@@ -138,8 +139,9 @@ class Engine:
         # A recrawl's earlier pages whose Markdown a 304 lets this crawl keep.
         self._previous = {page.url: page for page in previous
                           if page.markdown_path is not None and page.snapshot_sha256}
-        self._deadline = (time.monotonic() + policy.time_budget_s
-                          if policy.time_budget_s is not None else None)
+        # ``started``: when the caller began (monotonic), so set-up counts against the budget.
+        self._deadline = ((started if started is not None else time.monotonic())
+                          + policy.time_budget_s if policy.time_budget_s is not None else None)
 
     def _expectations(self, item: FrontierItem) -> tuple[str | None, str | None] | None:
         """A seed's expected heading regex and language, for its own page's validation."""
@@ -359,30 +361,31 @@ class Engine:
             assert self.writer is not None
             # The put runs on a writer thread while the page is parsed and converted.
             put = asyncio.ensure_future(self.writer.put(snap))
+        # The request is done: while the page is parsed and stored it holds no request
+        # slot (nor its host's), so a slow page never starves the others of fetching.
+        self.storing += 1
+        self.frontier.release(item.host)
+        self._wake.set()
         try:
-            work = await self._work(item, fetched, put_in_worker)
-        except (PageTimeout, WorkerDied) as exc:
-            if put is not None:
-                put.cancel()
-            return _timed_out(item, fetched, exc)
-        except BaseException:
-            if put is not None:
-                put.cancel()  # the writer thread finishes the put; nobody waits for it
-            raise
-        if put is not None:
-            # While the put waits on the disk, this page stops holding a request slot (its
-            # host slot too): fetching goes on, up to a bounded backlog of pending puts.
-            self.storing += 1
-            self.frontier.release(item.host)
-            self._wake.set()
             try:
-                source_ref = (await put).source_ref
-            except Exception as exc:  # a store failure is this page's error, not the crawl's
-                return _store_failed(item, fetched, f"{type(exc).__name__}: {exc}")
-            finally:
-                self.storing -= 1
-                self.frontier.partition(item.host).in_flight += 1  # released again in _page
-                self._wake.set()
+                work = await self._work(item, fetched, put_in_worker)
+            except (PageTimeout, WorkerDied) as exc:
+                if put is not None:
+                    put.cancel()
+                return _timed_out(item, fetched, exc)
+            except BaseException:
+                if put is not None:
+                    put.cancel()  # the writer thread finishes the put; nobody waits for it
+                raise
+            if put is not None:
+                try:
+                    source_ref = (await put).source_ref
+                except Exception as exc:  # a store failure is this page's error, not the crawl's
+                    return _store_failed(item, fetched, f"{type(exc).__name__}: {exc}")
+        finally:
+            self.storing -= 1
+            self.frontier.partition(item.host).in_flight += 1  # released again in _page
+            self._wake.set()
         if work is not None and work.store_error is not None:
             return _store_failed(item, fetched, work.store_error)
         if work is not None:

@@ -8,7 +8,12 @@ and when. So the copy shown in the viewer moves ``src`` and ``srcdoc`` of
 nested frames to ``data-pressmark-src`` / ``data-pressmark-srcdoc``; everything
 else, including the tree the provenance CSS paths point into, is unchanged.
 
-Documents without a frame tag are served byte for byte. The exact captured
+Plugins (``<object data>``, ``<embed src>``) are disabled the same way. A
+``<template shadowrootmode>`` (or the older ``shadowroot``) would become a live
+shadow root whose frames the selectors above cannot see; it loses that attribute
+and stays an ordinary template, whose content is inert (never loads anything).
+
+Documents without such a tag are served byte for byte. The exact captured
 bytes are always available from the ``/bytes/`` route (as a download) and
 through the sourceRef.
 """
@@ -19,20 +24,28 @@ import re
 
 from pressmark.markdown import parse_html
 
-_FRAME_TAG = re.compile(r"<\s*i?frame\b", re.IGNORECASE)
-_NEUTRALISED = ("src", "srcdoc")
+_FETCHING_TAG = re.compile(r"<\s*(?:i?frame|object|embed|template)\b", re.IGNORECASE)
+_NEUTRALISED = {"iframe": ("src", "srcdoc"), "frame": ("src", "srcdoc"), "object": ("data",),
+                "embed": ("src",)}
+_SHADOW_ROOT = ("shadowrootmode", "shadowroot")
 
 
 def display_html(text: str) -> str:
     """``text`` with every nested frame's source disabled (see the module docstring)."""
-    if not _FRAME_TAG.search(text):
+    if not _FETCHING_TAG.search(text):
         return text
     tree = parse_html(text)[0]
-    for node in tree.css("iframe, frame"):
+    for node in tree.css("iframe, frame, object, embed"):
         attrs = node.attrs
-        for name in _NEUTRALISED:
+        for name in _NEUTRALISED.get(node.tag or "", ()):
             value = attrs.get(name)
             if value is not None:
                 attrs[f"data-pressmark-{name}"] = value
+                del attrs[name]
+    for node in tree.css("template"):
+        attrs = node.attrs
+        for name in _SHADOW_ROOT:
+            if name in attrs:
+                attrs[f"data-pressmark-{name}"] = attrs[name] or ""
                 del attrs[name]
     return tree.html or ""

@@ -46,6 +46,7 @@ Host
 
 from __future__ import annotations
 
+import logging
 import re
 from pathlib import Path
 
@@ -134,4 +135,21 @@ class SecurityHeadersMiddleware:
                 message = {**message, "headers": headers}
             await send(message)
 
-        await self.app(scope, receive, send_with_headers)
+        started = False
+
+        async def send_tracked(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send_with_headers(message)
+
+        try:
+            await self.app(scope, receive, send_tracked)
+        except Exception:
+            # A bug must not answer without the headers (Starlette's error page sits
+            # outside this middleware): a plain 500 with them, and the error is logged.
+            logging.getLogger("pressmark.web").exception("request failed")
+            if not started:
+                await send_with_headers({"type": "http.response.start", "status": 500,
+                                         "headers": [(b"content-type",
+                                                      b"text/plain; charset=utf-8")]})
+                await send({"type": "http.response.body", "body": b"internal error"})

@@ -27,6 +27,10 @@ from pressmark.web._security import IFRAME_SANDBOX, SNAPSHOT_CSP, is_digest
 _TEXT_TYPES = {"html": "text/html", "xml": "text/plain", "json": "text/plain", "text": "text/plain"}
 
 
+MAX_ROW = 2**63 - 1
+"""The largest row number the page index (SQLite INTEGER) can hold."""
+
+
 class Views:
     def __init__(self, crawl: CrawlDir, archive: Archive, templates: Jinja2Templates) -> None:
         self.crawl = crawl
@@ -46,7 +50,8 @@ class Views:
 
     def _record(self, request: Request) -> tuple[int, dict[str, Any]]:
         row = int(request.path_params["row"])
-        record = self.crawl.index.record(row)
+        # A row number SQLite cannot hold (OverflowError) names no page either.
+        record = self.crawl.index.record(row) if 0 <= row <= MAX_ROW else None
         if record is None:
             raise HTTPException(404, "no such page")
         return row, record

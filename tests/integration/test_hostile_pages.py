@@ -1,0 +1,148 @@
+"""One hostile page never stalls a crawl: real loopback server, real CLI process.
+
+The site holds a 100k-deep page, a 300k-attribute page, a 10 MB one-line page
+and 50 ordinary pages. Times are taken around the process, never slept.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+PRESSMARK = str(Path(sys.executable).with_name("pressmark"))
+HOSTILE = ("deep.html", "attrs.html", "big.html")
+
+
+def _write_site(root: Path, normal: int = 50) -> None:
+    for i in range(normal):
+        links = "".join(f'<li><a href="/p{(i * 7 + k) % normal}.html">next {k}</a></li>'
+                        for k in range(1, 4))
+        body = "<p>An ordinary paragraph of text on an ordinary page.</p>" * 5
+        (root / f"p{i}.html").write_text(
+            f"<!doctype html><title>Page {i}</title><main><h1>Page {i}</h1>{body}"
+            f"<ul>{links}</ul></main>")
+    (root / "deep.html").write_text("<!doctype html><title>deep</title>" + "<div>" * 100_000)
+    (root / "attrs.html").write_text("<!doctype html><title>attrs</title><div "
+                                     + " ".join(f"a{i}" for i in range(300_000)) + ">x</div>")
+    (root / "big.html").write_text("<!doctype html><title>big</title><p>" + "word " * 2_000_000)
+    index = "".join(f'<a href="/{name}">{name}</a> ' for name in HOSTILE)
+    index += "".join(f'<a href="/p{i}.html">p{i}</a> ' for i in range(normal))
+    (root / "index.html").write_text(f"<!doctype html><title>home</title><main>{index}</main>")
+    (root / "robots.txt").write_text("User-agent: *\nAllow: /\n")
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # stdlib name
+        del format, args
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    root = tmp_path_factory.mktemp("hostile")
+    _write_site(root)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Quiet, directory=str(root)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _crawl_cmd(origin: str, out: Path, *extra: str) -> list[str]:
+    return [PRESSMARK, "crawl", origin + "/", "--out", str(out), "--allow-loopback", origin,
+            "--max-pages", "200", "-q", *extra]
+
+
+def _rows(out: Path) -> list[dict[str, object]]:
+    lines = (out / "pages.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def _session_processes(sid: int) -> list[int]:
+    """Live processes of session ``sid`` (the crawl and anything it started)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[3]) == sid and fields[0] != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize("markdown", [True, False], ids=["markdown", "no-markdown"])
+def test_time_budget_holds_and_normal_pages_are_ok(hostile_site: str, tmp_path: Path,
+                                                   markdown: bool) -> None:
+    out = tmp_path / "out"
+    extra = () if markdown else ("--no-markdown",)
+    started = time.monotonic()
+    proc = subprocess.run(_crawl_cmd(hostile_site, out, "--time-budget", "10", *extra),
+                          capture_output=True, timeout=120, check=False)
+    elapsed = time.monotonic() - started
+    assert proc.returncode in (0, 5), proc.stderr.decode()[-2000:]
+    assert elapsed < 14.0  # the budget plus start-up and shutdown, on a loaded machine
+    rows = _rows(out)
+    normal = [r for r in rows if str(r["url"]).rsplit("/", 1)[-1].startswith("p")]
+    assert len(normal) == 50
+    assert all(r["outcome"] == "ok" for r in normal)
+    for row in rows:
+        name = str(row["url"]).rsplit("/", 1)[-1]
+        if name in HOSTILE:  # typed: capped with a warning, or a typed error
+            warnings = [str(w) for w in row.get("warnings") or []]  # type: ignore[attr-defined]
+            error = row.get("error") or {}
+            assert any(w.startswith("parse-limit:") for w in warnings) or \
+                error.get("kind") in ("parse-timeout", "parse-crashed"), row  # type: ignore[attr-defined]
+
+
+def test_sigterm_stops_the_crawl_and_leaves_no_process(hostile_site: str,
+                                                       tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    proc = subprocess.Popen(_crawl_cmd(hostile_site, out, "--delay-ms", "200"),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    pages = out / "pages.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # wait for the event "a page was recorded"
+        if pages.exists() and pages.stat().st_size > 0:
+            break
+        time.sleep(0.05)
+    else:
+        proc.kill()
+        pytest.fail("no page recorded within 60 s")
+    signalled = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    stopped = time.monotonic() - signalled
+    assert stopped < 8.0, err.decode()[-2000:]
+    gone_by = time.monotonic() + 3.0  # SIGKILLed workers take a moment to be reaped
+    while _session_processes(proc.pid) and time.monotonic() < gone_by:
+        time.sleep(0.05)
+    left = [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in _session_processes(proc.pid)]
+    assert left == []  # no parser worker, no browser left
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["stop_reason"] == "interrupted"
+    rows = _rows(out)
+    assert len(rows) == manifest["summary"]["pages"]  # every finished page reached the file
+    resumed = subprocess.run(_crawl_cmd(hostile_site, out, "--delay-ms", "200", "--resume"),
+                             capture_output=True, timeout=120, check=False)
+    assert resumed.returncode in (0, 5), resumed.stderr.decode()[-2000:]
+    after = _rows(out)
+    assert len(after) > len(rows)
+    assert len({r["url"] for r in after}) == len(after)  # resume fetched nothing twice
+
