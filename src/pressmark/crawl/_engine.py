@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import os
 import time
 import uuid
@@ -28,7 +29,12 @@ from pressmark.crawl._policy import CrawlPolicy, FollowCandidate, Scope, Seed
 from pressmark.crawl._process import PageJob, PageWork, StoreSpec, process_page, warm_up
 from pressmark.crawl._resume import ResumeJournal
 from pressmark.crawl._sitemaps import SitemapReport, discover_sitemap_urls
-from pressmark.crawl._workers import PageTimeout, ParseWorkers, WorkerDied
+from pressmark.crawl._workers import (
+    PageTimeout,
+    ParseWorkers,
+    WorkerDied,
+    parse_sitemap_off_loop,
+)
 from pressmark.crawl._writer import StoreWriter
 
 if TYPE_CHECKING:
@@ -300,8 +306,10 @@ class Engine:
                 self.admit(parts.url, parts.host, 1, None, "sitemap")
 
         try:
+            pool = self.pool
+            parse = None if pool is None else functools.partial(parse_sitemap_off_loop, pool)
             await discover_sitemap_urls(roots, self.fetcher.fetch_document, self.policy.sitemaps,
-                                        self.sitemap, on_url)
+                                        self.sitemap, on_url, parse=parse)
         finally:
             if self.journal is not None:
                 self.journal.flush()

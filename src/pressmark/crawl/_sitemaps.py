@@ -41,6 +41,23 @@ class SitemapDocument:
     """``loc`` elements outside ``<url>``/``<sitemap>`` of the sitemap namespace."""
 
 
+INLINE_SITEMAP_BYTES = 64 * 1024
+"""A plain sitemap up to this size is parsed where it is fetched (about a millisecond);
+a bigger or gzipped one goes through the crawl's ``parse`` hook (its parser workers)."""
+
+ParseSitemap = Callable[[bytes, int, int], Awaitable[SitemapDocument]]
+"""``(data, max_bytes, max_urls) -> document``; raises :class:`SitemapParseError`."""
+
+
+def parse_sitemap_job(args: tuple[bytes, int, int]) -> SitemapDocument | tuple[str, str]:
+    """:func:`parse_sitemap` for a worker process: a refusal comes back as (reason, message)."""
+    data, max_bytes, max_urls = args
+    try:
+        return parse_sitemap(data, max_bytes=max_bytes, max_urls=max_urls)
+    except SitemapParseError as exc:
+        return (exc.reason, str(exc))
+
+
 def gunzip_capped(data: bytes, max_bytes: int) -> bytes:
     """Inflate gzip ``data``, refusing to produce more than ``max_bytes``."""
     inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
@@ -187,10 +204,14 @@ async def discover_sitemap_urls(
     limits: SitemapLimits,
     report: SitemapReport,
     on_url: Callable[[str], None],
+    *,
+    parse: ParseSitemap | None = None,
 ) -> None:
     """Walk sitemap ``roots`` breadth-first through nested indexes (at most
     ``max_index_depth`` levels below a root, ``max_documents`` documents in all)
-    and call ``on_url`` for each page URL. Failures go to ``report.errors``."""
+    and call ``on_url`` for each page URL. Failures go to ``report.errors``.
+    ``parse`` takes documents over :data:`INLINE_SITEMAP_BYTES` (or gzipped) off the
+    caller's event loop."""
     queue: list[tuple[str, int]] = [(url, 0) for url in roots]
     seen: set[str] = set()
     while queue:
@@ -205,8 +226,12 @@ async def discover_sitemap_urls(
         try:
             data = await fetch(url)
             report.documents_read += 1
-            doc = parse_sitemap(data, max_bytes=limits.max_bytes,
-                                max_urls=limits.max_urls_per_document)
+            if parse is not None and (len(data) > INLINE_SITEMAP_BYTES
+                                      or data[:2] == b"\x1f\x8b"):
+                doc = await parse(data, limits.max_bytes, limits.max_urls_per_document)
+            else:
+                doc = parse_sitemap(data, max_bytes=limits.max_bytes,
+                                    max_urls=limits.max_urls_per_document)
         except SitemapParseError as exc:
             report.errors.append({"url": url, "reason": exc.reason, "message": str(exc)})
             continue

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from multiprocessing.connection import Connection
     from multiprocessing.process import BaseProcess
 
+    from pressmark.crawl._sitemaps import SitemapDocument
     from pressmark.fetch import ShellVerdict
 
 T = TypeVar("T")
@@ -216,3 +217,21 @@ class OffLoopShellCheck:
         except (PageTimeout, WorkerDied) as exc:  # no verdict: the page is not rendered
             return ShellVerdict(is_shell=False, reason=exc.kind, score=0.0,
                                 warnings=(f"shell-check-failed:{exc.kind}",))
+
+
+async def parse_sitemap_off_loop(workers: ParseWorkers, data: bytes, max_bytes: int,
+                                 max_urls: int) -> SitemapDocument:
+    """``discover_sitemap_urls``'s ``parse`` hook: the document is parsed in a worker."""
+    from pressmark.crawl._sitemaps import (  # noqa: PLC0415  # loaded on first use
+        SitemapDocument,
+        SitemapParseError,
+        parse_sitemap_job,
+    )
+
+    try:
+        result = await workers.run(parse_sitemap_job, (data, max_bytes, max_urls))
+    except (PageTimeout, WorkerDied) as exc:
+        raise SitemapParseError(exc.kind, str(exc)) from exc
+    if isinstance(result, SitemapDocument):
+        return result
+    raise SitemapParseError(*result)

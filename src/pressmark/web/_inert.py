@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 
+from selectolax.lexbor import LexborNode
+
 from pressmark.markdown import parse_html
 
 _FETCHING_TAG = re.compile(r"<\s*(?:i?frame|object|embed|template)\b", re.IGNORECASE)
@@ -35,17 +37,31 @@ def display_html(text: str) -> str:
     if not _FETCHING_TAG.search(text):
         return text
     tree = parse_html(text)[0]
-    for node in tree.css("iframe, frame, object, embed"):
+    # A template's content is a fragment of its own that ``css()`` does not enter.
+    pending = [tree.root] if tree.root is not None else []
+    while pending:
+        root = pending.pop()
+        _neutralise(root)
+        fragments = getattr(root, "template_fragments", None)
+        if fragments is None:  # an older selectolax: drop templates, content and all
+            for node in root.css("template"):
+                node.decompose()
+            continue
+        pending.extend(fragments())
+    return tree.html or ""
+
+
+def _neutralise(root: LexborNode) -> None:
+    for node in root.css("iframe, frame, object, embed"):
         attrs = node.attrs
         for name in _NEUTRALISED.get(node.tag or "", ()):
             value = attrs.get(name)
             if value is not None:
                 attrs[f"data-pressmark-{name}"] = value
                 del attrs[name]
-    for node in tree.css("template"):
+    for node in root.css("template"):
         attrs = node.attrs
         for name in _SHADOW_ROOT:
             if name in attrs:
                 attrs[f"data-pressmark-{name}"] = attrs[name] or ""
                 del attrs[name]
-    return tree.html or ""

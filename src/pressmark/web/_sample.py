@@ -109,6 +109,11 @@ def _hostile(canary: str) -> str:
 <iframe srcdoc="&lt;iframe src=&quot;{c}/srcdoc-iframe&quot;&gt;&lt;/iframe&gt;"></iframe>
 <object data="{c}/object"></object>
 <embed src="{c}/embed">
+<div id="shadow-host"><template shadowrootmode="open"><iframe src="{c}/shadow-iframe"></iframe>
+<object data="{c}/shadow-object"></object><p>inside a shadow root</p></template></div>
+<div><template shadowroot="open"><iframe src="{c}/shadowroot-iframe"></iframe></template></div>
+<template><template shadowrootmode="closed"><iframe src="{c}/nested-iframe"></iframe>
+</template></template>
 <video src="{c}/video.mp4" autoplay></video>
 <audio src="{c}/audio.mp3" autoplay></audio>
 <svg width="10" height="10"><image href="{c}/svg-image.png" width="10" height="10"/></svg>
