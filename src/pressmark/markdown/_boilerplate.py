@@ -126,6 +126,22 @@ def words_rule(value: str) -> str | None:
     return None
 
 
+SLUG_WORDS = 4  # an id of this many words is a heading's slug ("sharing-with-a-team")
+
+
+@functools.lru_cache(maxsize=8192)
+def id_rule(value: str) -> str | None:
+    """``words_rule`` for an ``id``, except that an id made from a heading is no signal.
+
+    Documentation generators and CMSs give each section the slug of its heading
+    (``id="sharing-with-a-single-developer"``); its words describe the text, not
+    a page component, so a slug of ``SLUG_WORDS`` words or more matches nothing.
+    """
+    if len([w for w in _SPLIT.split(value) if w]) >= SLUG_WORDS:
+        return None
+    return words_rule(value)
+
+
 def match(node: Node) -> str | None:
     """The name of the first boilerplate rule this element matches, if any."""
     rule = TAG_RULES.get(node.tag)
@@ -143,13 +159,11 @@ def match(node: Node) -> str | None:
         rule = _ROLE_RULES.get(role.strip().lower())
         if rule is not None:
             return rule
-    for key in ("id", "class"):
-        value = attrs.get(key)
-        if value:
-            rule = words_rule(value)
-            if rule is not None:
-                return rule
-    return None
+    value = attrs.get("id")
+    if value and (rule := id_rule(value)) is not None:
+        return rule
+    value = attrs.get("class")
+    return words_rule(value) if value else None
 
 
 _LOADING = re.compile(

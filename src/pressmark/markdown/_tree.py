@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pressmark.markdown._boilerplate import PLACE_RULES, words_rule
+from pressmark.markdown._boilerplate import PLACE_RULES, id_rule, words_rule
 from pressmark.markdown._bounded import parse_html
 
 MAX_DEPTH = 160  # deeper subtrees are flattened to text: bounded recursion later
@@ -191,12 +191,11 @@ def _chrome(lex: Any, tag: str, attrs: dict[str, str | None], parent_tag: str,
         if role:
             rule = _CHROME_ROLES.get(role.strip().lower())
         if rule is None:
-            for key in ("id", "class"):
-                value = attrs.get(key)
-                if value and (rule := words_rule(value)) in _STRONG_WORD_RULES:
-                    break
-            else:
-                return None
+            value = attrs.get("id")
+            if not (value and (rule := id_rule(value)) in _STRONG_WORD_RULES):
+                value = attrs.get("class")
+                if not (value and (rule := words_rule(value)) in _STRONG_WORD_RULES):
+                    return None
     elif tag == "footer" and parent_tag in ("blockquote", "figure"):
         return None  # a quotation's attribution
     size = len(lex.text(deep=True))  # scripts inside only make chrome look bigger: safe
