@@ -121,6 +121,8 @@ def words_rule(value: str) -> str | None:
             words = [w for w in _SPLIT.split(name) if w]
         for word in words:
             found = _WORD_RULES.get(word)
+            if found is None and word.startswith("related"):
+                found = "exclude_related"  # run together: "relatedposts", "relatedStories"
             if found is not None and not (found in _LAYOUT_RULES and _POSITIVE.intersection(words)):
                 return found
     return None

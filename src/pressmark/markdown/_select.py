@@ -199,23 +199,43 @@ def _merge_siblings(chosen: Node) -> Node:
     or is itself mostly prose; the parent becomes the region and the siblings that do
     not join are left out (``outside_main``), so widening adds no chrome.
     """
-    parent = chosen.parent
-    if parent is None or chosen.score <= 0:
+    if chosen.score <= 0:
         return chosen
     floor = SIBLING_SHARE * chosen.score
+    # wrappers that add no prose ("<div class=inner><div class=body>") are looked through
+    base = chosen
+    kinds = _kind(chosen)
+    while base.parent is not None and base.parent.parent is not None \
+            and base.parent.prose == chosen.prose and not _is_article(base):
+        base = base.parent
+        kinds |= _kind(base)
+    parent = base.parent
+    if parent is None:
+        return chosen
+    # across wrappers only a block of the same kind joins: "story-body-1" beside the
+    # wrapper of "story-body-2", not a list of recent articles further along
+    kind = kinds if base is not chosen else None
     joined: list[Node] = []
     for node in parent.elems:
-        if node is chosen or node.bad is not None or node.prose < SIBLING_MIN:
+        if node is base or node.bad is not None or node.prose < SIBLING_MIN:
             continue  # headers, standfirsts, author boxes: short, and not the body
+        if kind is not None and not (kind & _kind(node)):
+            continue
         if node.score >= floor or node.prose >= SIBLING_PROSE * node.text_len:
             joined.append(node)
     if not joined:
         return chosen
-    keep = {chosen.idx, *(n.idx for n in joined)}
+    keep = {base.idx, *(n.idx for n in joined)}
     for node in parent.elems:
         if node.idx not in keep and node.text_len:
             node.removed = "outside_main"
     return parent
+
+
+def _kind(node: Node) -> set[str]:
+    """Tag and class attribute: two blocks of one body share both (no class: no kind)."""
+    name = " ".join(node.attr("class").split())
+    return {f"{node.tag}.{name}"} if name else set()
 
 
 def _widen_for_recall(doc: Document, chosen: Node) -> Node:
