@@ -20,6 +20,7 @@ hashing or on time: the same tree always yields the same region.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -47,6 +48,9 @@ CARD_TAGS = frozenset(("div", "article", "li", "section"))
 # "Related" box, picked on a page with almost no prose, is left alone)
 SECTION_KEEP_CHARS = 200
 SECTION_KEEP = 0.2
+STREAM_LINK_SHARE = 0.1  # a feed after a "Recommended" heading: links are its headlines
+STREAM_CARD = 600        # chars per linked headline at most, in such a feed
+HEADING_BOX = 60         # chars: a wrapper this small around one heading stands for it
 PROSE_BLOCK = 80         # chars: a block this long, and link-poor, is prose (recall measure)
 PROSE_LINKS = 0.35       # own link density up to which a block counts as prose
 PROSE_MIN_TOTAL = 400    # chars of prose on the page below which recall is not judged
@@ -60,6 +64,9 @@ SIBLING_MIN = 300        # chars of prose a sibling needs to join at all
 PLACE_SHARE = 0.5        # a chrome-named "place" holding this share of the prose is content
 PLACE_MIN = 1000         # ... and at least this many chars of it
 RECALL_TARGET = 0.8      # ... else widen to the first ancestor holding this share
+
+
+_SENTENCE = re.compile(r"\w \w.*[.!?…][\"'”’»)]*$")
 
 
 def block_hash(text: str) -> str:
@@ -335,7 +342,9 @@ def _repeated_texts(root: Node) -> set[str]:
     for node in root.iter():
         if node.own_len and node.tag in _REPEATABLE and node.text_len <= 100:
             counts[node.text()] += 1
-    return {text for text, n in counts.items() if n >= REPEAT_MIN and text}
+    # a sentence said three times ("I prefer not.") is dialogue, not a UI label
+    return {text for text, n in counts.items()
+            if n >= REPEAT_MIN and text and not _SENTENCE.search(text)}
 
 
 def _section_marks(root: Node) -> dict[int, str]:
@@ -355,7 +364,7 @@ def _section_marks(root: Node) -> dict[int, str]:
         if len(elems) >= CARD_MIN_RUN:
             _teaser_row(elems, marks, budget)
         for index, node in enumerate(elems):
-            if node.tag in HEADINGS and node.idx not in marks:
+            if node.idx not in marks and _heading_of(node) is not None:
                 section = _chrome_section(elems, index)
                 left = root.text_len - sum(n.text_len for n in section)
                 if section and left >= max(SECTION_KEEP_CHARS, SECTION_KEEP * root.text_len):
@@ -401,18 +410,46 @@ def _is_card(node: Node) -> bool:
     return bool(first_linked) and visual
 
 
+def _teaser_stream(node: Node) -> bool:
+    """A block of linked headlines, each with a line of summary (a feed of other pages)."""
+    linked = sum(1 for n in node.iter()
+                 if n.tag in HEADINGS and n.text_len and n.link_len >= 0.5 * n.text_len)
+    return linked >= CARD_MIN_RUN and node.link_len >= STREAM_LINK_SHARE * node.text_len \
+        and linked * STREAM_CARD >= node.text_len
+
+
+def _heading_of(node: Node) -> Node | None:
+    """The heading a block stands for: itself, or the one heading a small wrapper holds.
+
+    Widgets put their title in a header box beside the body box
+    (``<div class=hd><h2>Recommended</h2></div><div class=bd>...``).
+    """
+    if node.tag in HEADINGS:
+        return node
+    if node.tag not in BLOCK_TAGS or not 0 < node.text_len < HEADING_BOX:
+        return None
+    found = [n for n in node.iter() if n.tag in HEADINGS]
+    if len(found) == 1 and found[0].text_len == node.text_len:
+        return found[0]
+    return None
+
+
 def _chrome_section(elems: list[Node], index: int) -> list[Node]:
-    heading = elems[index]
+    heading = _heading_of(elems[index])
+    if heading is None:
+        return []
     text = heading.text()
     if not _boilerplate.chrome_heading(text):
         return []
     comments = _boilerplate.comments_heading(text)
     level = int(heading.tag[1])
-    section = [heading]
+    section = [elems[index]]
     for node in elems[index + 1:]:
-        if node.tag in HEADINGS and int(node.tag[1]) <= level:
+        inner = _heading_of(node)
+        if inner is not None and int(inner.tag[1]) <= level:
             break
-        if not comments and node.text_len >= 100 and node.link_len < 0.4 * node.text_len:
+        if not comments and node.text_len >= 100 and node.link_len < 0.4 * node.text_len \
+                and not _teaser_stream(node):
             break  # prose again: the section was only a heading and its links
         section.append(node)
     return section
