@@ -14,6 +14,7 @@ from pathlib import Path
 from pressmark.crawl import CrawlPolicy, Politeness, crawl
 from pressmark.demo import DemoServer
 from pressmark.egress import EgressPolicy
+from pressmark.snapshot import source_id_for_url
 from pressmark.store import FilesystemSnapshotStore
 
 
@@ -90,6 +91,15 @@ async def test_replay_is_offline_and_byte_identical(
     mirror = FilesystemSnapshotStore(tmp_path / "replay" / "store")
     for page in again.values():
         assert mirror.get(str(page.source_id), str(page.snapshot_sha256)).bytes
+    # robots.txt denied these live; replay says so too (not "not-in-store")
+    denied = {p.url for p in first.pages if p.outcome == "denied"}
+    assert denied
+    replayed = {p.url: p for p in second.pages}
+    for url in denied:
+        assert replayed[url].outcome == "denied", replayed[url]
+        assert replayed[url].error is not None and replayed[url].error.kind == "robots-denied"
+    assert not [p for p in second.pages if p.error and p.error.kind == "not-in-store"]
+    assert mirror.latest(source_id_for_url(server.url + "/robots.txt")) is not None
 
 
 def test_replay_from_the_command_line(

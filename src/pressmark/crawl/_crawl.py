@@ -138,7 +138,7 @@ async def crawl(
         pass
     elif policy.mode == "replay":
         source, target = _stores(policy, out)
-        fetcher = ReplayFetcher(source)
+        fetcher = ReplayFetcher(source, robots=policy.robots, user_agent=policy.user_agent)
     else:
         target, _ = _stores(policy, out)
         wants_browser = policy.render != "never" or any(s.render for s, _, _ in seed_list)
@@ -170,6 +170,8 @@ async def crawl(
     progress.start(runner)
     try:
         await runner.run()
+        if target is not None and isinstance(fetcher, LiveFetcher | ReplayFetcher):
+            await asyncio.to_thread(_store_robots, fetcher, target)
     except (asyncio.CancelledError, KeyboardInterrupt):
         interrupted = True
         raise
@@ -198,6 +200,12 @@ async def crawl(
                 writer.close()
             progress.finish(manifest)
     return manifest
+
+
+def _store_robots(fetcher: LiveFetcher | ReplayFetcher, store: SnapshotStore) -> None:
+    """Keep the robots.txt files the crawl judged by, beside its pages (replay uses them)."""
+    for snapshot in fetcher.robots_snapshots():
+        store.put(snapshot)
 
 
 def _stores(policy: CrawlPolicy, out: OutputDir | None,

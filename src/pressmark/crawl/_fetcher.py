@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -84,7 +86,11 @@ class LiveFetcher:
             egress, resolver, max_connections=max(pol.concurrency, 1),
             max_connections_per_host=pol.per_host_concurrency,
         )
-        self._robots = RobotsCache(policy=egress, resolver=resolver, client=self._client)
+        # Every robots.txt answer is kept (newest per URL) and stored with the crawl's
+        # snapshots at the end: evidence of why a URL was denied, and what replay judges by.
+        self._robots_files: dict[str, tuple[str, int, tuple[tuple[str, str], ...], bytes]] = {}
+        self._robots = RobotsCache(policy=egress, resolver=resolver, client=self._client,
+                                   on_download=self._keep_robots)
         extra: dict[str, Any] = {}
         if policy.user_agent:
             extra["user_agent"] = policy.user_agent
@@ -109,6 +115,22 @@ class LiveFetcher:
         self._ua: str = self.options.user_agent
         self._token = product_token(self._ua)
         self._lazy = renderer if isinstance(renderer, LazyRenderer) else None
+
+    def _keep_robots(self, url: str, final_url: str, status: int,
+                     headers: tuple[tuple[str, str], ...], body: bytes) -> None:
+        self._robots_files[url] = (final_url, status, headers, body)
+
+    def robots_snapshots(self) -> list[Snapshot]:
+        """Snapshots of the robots.txt files this crawl read (in the order first read)."""
+        from pressmark.snapshot import classify_content_type, new_snapshot  # noqa: PLC0415
+
+        out = []
+        for url, (final_url, status, headers, body) in self._robots_files.items():
+            content_type = next((v for k, v in headers if k.lower() == "content-type"), None)
+            out.append(new_snapshot(source_id=_source_id(url), requested_url=url, url=final_url,
+                                    status=status, headers=headers, body=body,
+                                    content_type=classify_content_type(content_type, body[:512])))
+        return out
 
     async def __aenter__(self) -> LiveFetcher:
         await self._client.__aenter__()
@@ -224,13 +246,50 @@ def from_fetch_result(url: str, result: Any) -> Fetched:
 
 
 class ReplayFetcher:
-    """Answers from a store only. Nothing here can open a socket."""
+    """Answers from a store only. Nothing here can open a socket.
 
-    def __init__(self, store: SnapshotStore) -> None:
+    robots.txt is judged as the live crawl judged it, from the robots.txt snapshots the
+    live crawl stored: a URL robots.txt disallowed comes back ``denied`` (``robots-denied``),
+    not ``not-in-store``. A 4xx robots.txt allows everything, a 5xx denies everything
+    (RFC 9309); an origin without a stored robots.txt is not judged."""
+
+    def __init__(self, store: SnapshotStore, *, robots: bool = True,
+                 user_agent: str | None = None) -> None:
+        from pressmark.fetch import DEFAULT_USER_AGENT, product_token  # noqa: PLC0415
         from pressmark.store import MemorySnapshotStore  # noqa: PLC0415  # loaded on first use
 
         self.store = store
         self._memory = isinstance(store, MemorySnapshotStore)
+        self._robots = robots
+        self._token = product_token(user_agent or DEFAULT_USER_AGENT)
+        self._rules: dict[str, Callable[[str], bool] | None] = {}
+        self._robots_read: list[Snapshot] = []
+
+    def robots_snapshots(self) -> list[Snapshot]:
+        """The stored robots.txt snapshots replay judged by (copied to a replay's own store)."""
+        return list(self._robots_read)
+
+    def _robots_rule(self, origin: str) -> Callable[[str], bool] | None:
+        if origin in self._rules:
+            return self._rules[origin]
+        from pressmark.fetch import parse_robots  # noqa: PLC0415  # loaded on first use
+
+        rule: Callable[[str], bool] | None = None
+        try:
+            snap = self._latest(origin + "/robots.txt")
+        except Exception:  # a damaged record judges nothing: the page lookup reports it
+            snap = None
+        if snap is not None:
+            self._robots_read.append(snap)
+            if 400 <= snap.status < 500:
+                rule = None
+            elif not 200 <= snap.status < 300:
+                rule = _deny_all
+            else:
+                rules, token = parse_robots(snap.body), self._token
+                rule = functools.partial(_can_fetch, rules, token)
+        self._rules[origin] = rule
+        return rule
 
     async def aclose(self) -> None:
         return None
@@ -261,10 +320,26 @@ class ReplayFetcher:
         return [origin + "/sitemap.xml"]
 
     def robots_allows(self, url: str) -> bool | None:
-        return True
+        if not self._robots:
+            return True
+        rule = self._robots_rule(_origin(url))
+        return True if rule is None else rule(url)
 
     async def crawl_delay(self, origin: str) -> float | None:
         return None
+
+
+def _deny_all(_url: str) -> bool:
+    return False
+
+
+def _can_fetch(rules: Any, token: str, url: str) -> bool:
+    return bool(rules.can_fetch(url, token))
+
+
+def _origin(url: str) -> str:
+    scheme, _, rest = url.partition("://")
+    return f"{scheme}://{rest.split('/', 1)[0].split('?', 1)[0]}"
 
 
 class LazyRenderer:

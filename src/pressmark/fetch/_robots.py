@@ -22,7 +22,7 @@ import email.utils
 import functools
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -200,6 +200,11 @@ def _decode_robots(data: bytes) -> str:
     return data.decode("utf-8", "replace")
 
 
+RobotsSink = Callable[[str, str, int, tuple[tuple[str, str], ...], bytes], None]
+"""``(robots_url, final_url, status, headers, body)`` of each robots.txt answer received,
+for a caller that keeps robots.txt as evidence (a crawl stores it, so replay can judge)."""
+
+
 class RobotsCache:
     """Per-origin robots.txt cache, shared by every fetch of a crawl.
 
@@ -214,8 +219,10 @@ class RobotsCache:
                  min_ttl_s: float = DEFAULT_MIN_TTL_S,
                  crawl_delay_cap_s: float = DEFAULT_CRAWL_DELAY_CAP_S,
                  timeout_s: float = 10.0, max_bytes: int = ROBOTS_MAX_BYTES,
-                 clock: Clock | None = None) -> None:
+                 clock: Clock | None = None,
+                 on_download: RobotsSink | None = None) -> None:
         self.client = client
+        self.on_download = on_download
         self.policy = policy
         self.resolver = resolver
         self.user_agent = user_agent
@@ -321,6 +328,11 @@ class RobotsCache:
                                  user_agent=self.user_agent) as temporary:
             yield temporary
 
+    def _tell(self, url: str, final_url: str, status: int, headers: Iterable[tuple[str, str]],
+              body: bytes) -> None:
+        if self.on_download is not None:
+            self.on_download(url, final_url, status, tuple(headers), body)
+
     async def _download(self, origin: str, client: GuardedClient | None,
                         user_agent: str | None) -> RobotsEntry:
         url = f"{origin}/robots.txt"
@@ -344,6 +356,8 @@ class RobotsCache:
                                 total=self.timeout_s),
             ) as response:
                 status = response.status
+                if not 200 <= status < 300:
+                    self._tell(url, response.url, status, response.headers, b"")
                 ttl = max(self.min_ttl_s, _ttl_from_headers(
                     response.header("cache-control"), self.ttl_s, response.header("expires"),
                     response.header("date")))
@@ -369,6 +383,7 @@ class RobotsCache:
                 except ResponseTooLarge:
                     truncated = True
                 data = b"".join(chunks)
+                self._tell(url, response.url, status, response.headers, data)
         except _TooManyRedirects:
             return self._unavailable(origin, None, now, "too-many-redirects")
         except EgressDenied as exc:

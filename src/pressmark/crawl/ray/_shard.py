@@ -476,7 +476,8 @@ class ShardRuntime:
             policy = replace(policy, store=given)
         if policy.mode == "replay":
             source, target = _stores(policy, out)
-            self._fetcher = ReplayFetcher(source)
+            self._fetcher = ReplayFetcher(source, robots=policy.robots,
+                                          user_agent=policy.user_agent)
             return self._fetcher, target
         target, _ = _stores(policy, out)
         renderer: Renderer | None = None
