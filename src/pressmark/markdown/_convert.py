@@ -391,8 +391,10 @@ class Converter:
             blocks = self.blocks(child)
             if not blocks:
                 # dropped without using up its number: Markdown cannot skip one, so a
-                # gap would not survive a round trip through a renderer
-                self.counts.empty_list_items += 1
+                # gap would not survive a round trip through a renderer. An item that
+                # selection emptied on purpose (its chrome pruned) is no anomaly.
+                if not any(n.removed is not None or n.chrome for n in child.iter()):
+                    self.counts.empty_list_items += 1
                 continue
             items.append(Item(_clamp(number) if ordered else None, blocks))
             if number is not None:

@@ -255,7 +255,7 @@ def _widen_for_recall(doc: Document, chosen: Node) -> Node:
     ``RECALL_SHARE`` of it, climb to the first ancestor that keeps ``RECALL_TARGET``.
     """
     total = doc.body.prose
-    if total < PROSE_MIN_TOTAL or chosen.prose >= RECALL_SHARE * total:
+    if total < PROSE_MIN_TOTAL or chosen.prose >= RECALL_SHARE * total or _is_article(chosen):
         return chosen
     node = chosen
     while node.parent is not None:

@@ -1,0 +1,110 @@
+"""Main-content selection on small synthetic pages: one test per selection step.
+
+Each page is built so that exactly one step decides the outcome; the evidence
+names the step (``merged_siblings``, ``widened_for_recall``) so a crawl's record
+says why a region is wider than the best-scoring block.
+"""
+
+from __future__ import annotations
+
+from pressmark.markdown import to_markdown
+
+PARA = ("This paragraph is a plain sentence of prose about the subject of the article, "
+        "long enough to count as body text and free of links. ")
+
+
+def _p(tag: str, n: int) -> str:
+    return "".join(f"<p>{tag} {i}. {PARA * 2}</p>" for i in range(n))
+
+
+def _links(n: int = 12) -> str:
+    """A link list that is not named like chrome: it weighs against its container."""
+    return "<ul class='list'>" + "".join(
+        f"<li><a href='/s{i}'>Section number {i}</a></li>" for i in range(n)) + "</ul>"
+
+
+def test_sibling_sections_of_one_body_are_merged() -> None:
+    # the link list between the parts costs the story more than the second part brings
+    page = (f"<body><div class='story'>"
+            f"<div class='part'>{_p('First', 5)}</div>{_links(70)}"
+            f"<div class='part'>{_p('Second', 3)}</div></div></body>")
+    result = to_markdown(page)
+    assert "First 0." in result.markdown and "Second 2." in result.markdown
+    assert "Section number 3" not in result.markdown
+    assert "merged_siblings" in result.evidence.boilerplate_rules_used
+
+
+def test_twin_wrappers_of_one_body_are_merged_across_the_wrapper() -> None:
+    page = ("<body><main>"
+            f"<div class='body-wrap'><div class='story-body'>{_p('Lead', 2)}</div></div>"
+            f"{_links(70)}"
+            f"<div class='body-wrap'><div class='story-body'>{_p('Rest', 6)}</div></div>"
+            f"<div class='recent'><h2>Elsewhere</h2>{_p('Teaser', 1)}</div>"
+            "</main></body>")
+    md = to_markdown(page).markdown
+    assert "Lead 1." in md and "Rest 5." in md
+    assert "Teaser 0." not in md
+
+
+def test_recall_safeguard_widens_a_pick_that_holds_little_of_the_prose() -> None:
+    # a link-free block scores best; the rest of the body is broken up by link-heavy
+    # lists, which weigh against every container that holds them
+    parts = "".join(f"<div>{_p(f'Part{i}', 1)}{_links(20)}</div>" for i in range(6))
+    page = f"<body><div class='content'><div>{_p('Dense', 3)}</div>{parts}</div></body>"
+    result = to_markdown(page)
+    assert "Dense 2." in result.markdown and "Part5 0." in result.markdown
+    assert "widened_for_recall" in result.evidence.boilerplate_rules_used
+
+
+def test_recall_climb_stops_at_the_article() -> None:
+    feed = "".join(f"<li><p>{PARA} item {i}</p>{_links(12)}</li>" for i in range(12))
+    page = (f"<body><div class='grid'><article>{_p('Story', 2)}</article>"
+            f"<div class='live'><ul>{feed}</ul></div></div></body>")
+    md = to_markdown(page).markdown
+    assert "Story 1." in md and "item 3" not in md
+
+
+def test_a_modal_that_holds_the_article_is_not_chrome() -> None:
+    page = (f"<body><div class='page-modal overlay'><div class='modal-body'>"
+            f"{_p('Modal', 5)}</div></div><div class='modal'><p>Close</p></div></body>")
+    md = to_markdown(page).markdown
+    assert "Modal 4." in md
+
+
+def test_an_id_that_is_a_heading_slug_is_no_chrome_signal() -> None:
+    page = ("<body><div class='doc'>"
+            f"<div id='intro'><h2>Intro</h2>{_p('Intro', 3)}</div>"
+            f"<div id='sharing-with-a-single-developer'><h2>Sharing with a single developer"
+            f"</h2>{_p('Sharing', 3)}</div>"
+            f"<div id='share'><a href='/x'>Share on X</a></div></div></body>")
+    md = to_markdown(page).markdown
+    assert "Sharing 2." in md and "Share on X" not in md
+
+
+def test_recommended_box_with_header_and_feed_is_pruned() -> None:
+    cards = "".join(
+        f"<li><h3><a href='/o{i}'>Other story {i}</a></h3><p>{PARA[:60]}</p></li>"
+        for i in range(5))
+    page = (f"<body><div class='col'><div class='story'>{_p('Body', 6)}</div>"
+            f"<div class='box'><div class='hd'><h2>Recommended for You</h2></div>"
+            f"<div class='bd'><ul>{cards}</ul></div></div></div></body>")
+    md = to_markdown(page).markdown
+    assert "Body 5." in md
+    assert "Other story" not in md
+
+
+def test_a_sentence_said_three_times_is_not_a_repeated_label() -> None:
+    page = "<body><div>" + "".join(
+        f"<p>{PARA} turn {i}</p><p>“I would prefer not to.”</p>" for i in range(4)) + \
+        "</div></body>"
+    md = to_markdown(page).markdown
+    assert md.count("I would prefer not to.") == 4
+
+
+def test_items_emptied_by_pruning_are_not_structure_anomalies() -> None:
+    items = "".join(f"<li><div class='share'><a href='/s{i}'>Share</a></div></li>"
+                    for i in range(4))
+    page = f"<body><article>{_p('Text', 3)}<ul>{items}</ul></article></body>"
+    result = to_markdown(page)
+    assert "empty-list-item" not in result.validation.anomalies
+    assert result.validation.passed, result.validation.reasons
