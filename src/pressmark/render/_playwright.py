@@ -27,7 +27,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, Playwright, Request, Route, async_playwright
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from pressmark.egress import DENIAL_CODES, EgressDenied, EgressProxy, evaluate_url
+from pressmark.egress import DENIAL_CODES, EgressDenied, EgressProxy, evaluate_url, parse_url
 from pressmark.render._chromium import chromium_args, find_chromium
 from pressmark.render._errors import (
     BROWSER_CRASHED,
@@ -168,8 +168,22 @@ class _NetworkWatch:
 
 def same_origin(a: str, b: str) -> bool:
     """pushState may change the path, never the origin: a new origin means a new document."""
-    pa, pb = urlsplit(a), urlsplit(b)
-    return (pa.scheme, pa.hostname, pa.port) == (pb.scheme, pb.hostname, pb.port)
+    return _origin(a) == _origin(b)
+
+
+def _origin(url: str) -> str:
+    try:
+        return parse_url(url).origin
+    except EgressDenied:
+        return url  # not an http(s) URL: only equal to itself
+
+
+def _host(url: str | None) -> str | None:
+    """The host egress dials for ``url`` (one URL model), or ``None``."""
+    try:
+        return parse_url(url).host if url else None
+    except EgressDenied:
+        return None
 
 
 async def _abort(route: Route) -> None:
@@ -329,7 +343,7 @@ class PlaywrightRenderer:
 
         A refused CONNECT reaches the browser only as a failed tunnel, so the code and
         host come from what the proxy recorded since this navigation began."""
-        host = urlsplit(url).hostname if url else None
+        host = _host(url)
         if code is None:
             for denial in reversed(self._denials()[since:]):
                 found = str(getattr(denial, "code", ""))
@@ -428,7 +442,7 @@ class PlaywrightRenderer:
 
         try:
             await context.add_init_script(INIT_SCRIPT)
-            host = (urlsplit(url).hostname or "").lower()
+            host = _host(url) or ""
             cookies = state.consent.cookies.get(host)
             if cookies:
                 await context.add_cookies(

@@ -34,7 +34,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
-from urllib.parse import urlsplit
 
 from pressmark.crawl._canonical import canonical_parts
 from pressmark.crawl._crawl import _store_spec, _stores
@@ -62,7 +61,7 @@ from pressmark.crawl.ray._sharding import (
     concurrency_share,
     shard_of,
 )
-from pressmark.egress import EgressPolicy, GuardedClient
+from pressmark.egress import EgressDenied, EgressPolicy, GuardedClient, parse_url
 
 if TYPE_CHECKING:
     from pressmark.egress import Resolver, Timeout
@@ -100,10 +99,10 @@ def _origin(url: str) -> str:
 
 
 def _hostname(url: str) -> str:
-    """The fetch layer's politeness key of a URL: its host name, without the port."""
+    """The fetch layer's politeness key of a URL: the host egress dials, without the port."""
     try:
-        return urlsplit(url).hostname or ""
-    except ValueError:
+        return parse_url(url).host
+    except EgressDenied:
         return ""
 
 
