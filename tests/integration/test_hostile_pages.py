@@ -146,3 +146,19 @@ def test_sigterm_stops_the_crawl_and_leaves_no_process(hostile_site: str,
     assert len(after) > len(rows)
     assert len({r["url"] for r in after}) == len(after)  # resume fetched nothing twice
 
+
+
+def test_inline_parsing_is_bounded_too(hostile_site: str, tmp_path: Path) -> None:
+    """``--workers 0`` parses on the event loop: the pre-scan's caps still hold."""
+    out = tmp_path / "out"
+    started = time.monotonic()
+    proc = subprocess.run(_crawl_cmd(hostile_site, out, "--workers", "0", "--no-markdown"),
+                          capture_output=True, timeout=180, check=False)
+    elapsed = time.monotonic() - started
+    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
+    rows = {str(r["url"]).rsplit("/", 1)[-1]: r for r in _rows(out)}
+    assert all(rows[f"p{i}.html"]["outcome"] == "ok" for i in range(50))
+    assert "parse-limit:depth" in rows["deep.html"]["warnings"]  # type: ignore[operator]
+    assert "parse-limit:attributes" in rows["attrs.html"]["warnings"]  # type: ignore[operator]
+    assert "parse-limit:text" in rows["big.html"]["warnings"]  # type: ignore[operator]
+    assert elapsed < 60.0

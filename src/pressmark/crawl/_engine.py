@@ -445,11 +445,12 @@ class Engine:
                 store=self.store_spec if put_in_worker else None, dedupe=self._dedupe_id,
                 expect=self._expectations(item),
             )
-            work = process_page(job, inline=True) if self.pool is None or self.inline_first \
-                else None
-            if work is None or work.needs_worker:
-                assert self.pool is not None
-                work = await self.pool.run(process_page, job)
+            if self.pool is None:  # workers=0: inline, bounded by the pre-scan's caps
+                work = process_page(job)
+            else:
+                work = process_page(job, inline=True) if self.inline_first else None
+                if work is None or work.needs_worker:
+                    work = await self.pool.run(process_page, job)
             for url, host in work.links:
                 self.admit(url, host, item.depth + 1, item.url, "link")
             self.summary.refuse(work.refused)

@@ -57,16 +57,13 @@ _TOKEN = re.compile(
     r"|<(/?)([A-Za-z][^\t\n\f\r />]*)",        # a tag's name; attributes read separately
     re.S,
 )
-# One attribute: name, optional value. A value in quotes may hold '>' and '<'.
-_ATTR = re.compile(
-    r"[\t\n\f\r /]*([^\t\n\f\r />][^\t\n\f\r /=>]*)"
-    r"(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:\"[^\"]*\"?|'[^']*'?|[^\t\n\f\r >]*))?"
-)
-_ATTRS_END = re.compile(
-    r"(?:[\t\n\f\r /]*[^\t\n\f\r />][^\t\n\f\r /=>]*"
-    r"(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:\"[^\"]*\"?|'[^']*'?|[^\t\n\f\r >]*))?)*"
-    r"[\t\n\f\r ]*(/?)[\t\n\f\r /]*>?"
-)
+_ONE_ATTR = (r"[\t\n\f\r /]*[^\t\n\f\r />][^\t\n\f\r /=>]*"
+             r"(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:\"[^\"]*\"?|'[^']*'?|[^\t\n\f\r >]*))?")
+# Attributes are matched in bounded runs: one regex repeat over 300k attributes would
+# hold a backtracking frame for each of them (memory, not just time).
+_ATTRS_HEAD = re.compile(rf"(?:{_ONE_ATTR}){{0,{MAX_ATTRIBUTES}}}")
+_ATTRS_MORE = re.compile(rf"(?:{_ONE_ATTR}){{1,1024}}")
+_TAG_CLOSE = re.compile(r"[\t\n\f\r ]*(/?)[\t\n\f\r /]*>?")
 _RAW_END = {name: re.compile(rf"</{name}[\t\n\f\r />]", re.I) for name in (
     "script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes", "noscript")}
 
@@ -189,8 +186,8 @@ class _Stack:
             self.close_any(siblings, floor)
 
 
-_ATTRS_BODY = (r"(?:[\t\n\f\r /]*[^\t\n\f\r />][^\t\n\f\r /=>]*"
-               r"(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:\"[^\"]*\"?|'[^']*'?|[^\t\n\f\r >]*))?)*")
+# one more than the cap: a tag that long fails the screen whatever follows it
+_ATTRS_BODY = rf"(?:{_ONE_ATTR}){{0,{MAX_ATTRIBUTES + 1}}}"
 # The screen's tokens, all in one C-level pass: a comment; a raw-text element with its
 # whole body; any other tag with its attributes. It may see more tags than the tokenizer
 # does (tags in a <plaintext>, a script's double-escaped part), never fewer.
@@ -285,7 +282,9 @@ def _bound(text: str) -> BoundedHtml:
     pos = 0
     hit: set[str] = set()
     search = _TOKEN.search
-    attrs_end = _ATTRS_END.match
+    attrs_head = _ATTRS_HEAD.match
+    attrs_more = _ATTRS_MORE.match
+    tag_close = _TAG_CLOSE.match
     length = len(text)
     while pos < length:
         m = search(text, pos)
@@ -297,10 +296,16 @@ def _bound(text: str) -> BoundedHtml:
             continue
         name = raw_name.lower()
         closing = bool(m.group(1))
-        tail = attrs_end(text, m.end())
-        assert tail is not None  # every part of the pattern is optional
+        head = attrs_head(text, m.end())
+        assert head is not None  # every part of the pattern is optional
+        head_end = extra_from = head.end()
+        more = attrs_more(text, head_end)
+        while more is not None:  # attributes past the cap: skipped in bounded runs
+            extra_from = more.end()
+            more = attrs_more(text, extra_from)
+        tail = tag_close(text, extra_from)
+        assert tail is not None
         end = tail.end()
-        attr_text_len = tail.start(1) - m.end()
         if closing:
             if dropped.get(name):
                 dropped[name] -= 1
@@ -330,12 +335,10 @@ def _bound(text: str) -> BoundedHtml:
                 kept_from = end
                 hit.add("depth" if too_deep else "formatting")
                 continue
-        if attr_text_len > 2 * MAX_ATTRIBUTES:
-            cut = _attributes_cut(text, m.end(), tail.start(1))
-            if cut is not None:
-                pieces.append(text[kept_from:cut])
-                kept_from = tail.start(1)
-                hit.add("attributes")
+        if extra_from > head_end:
+            pieces.append(text[kept_from:head_end])
+            kept_from = tail.start()
+            hit.add("attributes")
         if name in _VOID or name in _MERGED or self_closing:
             continue
         stack.push(name)
@@ -353,14 +356,6 @@ def _bound(text: str) -> BoundedHtml:
     pieces.append(text[kept_from:])
     warnings.extend(f"{PARSE_LIMIT}:{what}" for what in sorted(hit))
     return BoundedHtml(text="".join(pieces), warnings=tuple(warnings))
-
-
-def _attributes_cut(text: str, start: int, stop: int) -> int | None:
-    """Where the tag's attributes past :data:`MAX_ATTRIBUTES` begin, or ``None``."""
-    for count, m in enumerate(_ATTR.finditer(text, start, stop), 1):
-        if count > MAX_ATTRIBUTES:
-            return m.start()
-    return None
 
 
 def parse_html(text: str, *, screened: bool = False,
