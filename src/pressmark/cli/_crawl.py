@@ -60,7 +60,8 @@ def _exit_code(manifest: CrawlManifest) -> int:
 @click.option("--delay-ms", type=click.IntRange(min=0), default=0, show_default=True,
               help="Minimum gap between requests to one host (Crawl-delay may raise it).")
 @click.option("--scope", default="same-host", show_default=True,
-              help="same-host, same-site, or a comma-separated list of allowed hosts.")
+              help="same-host, same-site (registrable domain by the Public Suffix List, "
+                   "exact port), or a comma-separated list of allowed hosts.")
 @click.option("--include", multiple=True, help="Regex a URL must match (repeatable).")
 @click.option("--exclude", multiple=True, help="Regex that excludes a URL (repeatable).")
 @click.option("--allow-loopback", "loopback", multiple=True, metavar="ORIGIN",
