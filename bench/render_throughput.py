@@ -1,76 +1,235 @@
-"""Render throughput: PlaywrightRenderer and ``pressmark crawl`` versus a bare Playwright loop.
+"""Render throughput: ``pressmark crawl --render always`` versus a bare Playwright loop.
 
-All three render the demo site's shell pages with the same Chromium binary, the same
-number of concurrent pages K and the same readiness condition (the main element
-holds >= 200 characters, then its text is unchanged for 500 ms, polled every 100 ms);
-all open a fresh context per page. The bare loop has no proxy, no init script, no
-resource blocking and no deadline bookkeeping: it is the floor our render path is
-measured against. The third contender is the CLI, in a subprocess:
+The site is N JavaScript shells served as static files by nginx (Debian's
+``nginx-light``; ``--server python`` serves the same files from a threaded
+``http.server`` instead). Each shell holds an empty ``<div id=root>``; after a
+deterministic 50-400 ms it fetches ``/api/<i>.json`` and builds an ``<article>``
+(about 2 KB of text with the page's marker word), plus what real pages carry: an
+image, a web font, an analytics script that sends a beacon, and a prefetch hint.
+The shells are listed in ``/sitemap.xml`` (named by ``/robots.txt``); ``/`` links
+to nothing. Each shell also records, in its own MutationObserver, the page-clock
+time of the last change inside ``<article>`` as ``<html data-last-mutation>``, so
+readiness promptness is measured by the page, not by the renderer under test.
 
-    pressmark crawl ORIGIN/ --discovery sitemap --render always --concurrency K
-        --per-host-concurrency K --include /stories/ --no-markdown
-        --allow-loopback ORIGIN --out TMP -q
+Contenders (same Chromium binary, rounds rotate the order so load from other
+processes hits all alike):
 
-(the shells are exactly the /stories/ pages, all in the sitemap; the seed ``/`` is
-rendered too, so it renders the shells plus the home page). Its pages/s is the
-number of rendered pages in pages.jsonl over the manifest's ``duration_s``: the
-engine's run, from the seed's admission to the last page, which includes sitemap
-discovery and the lazy Chromium launch (the other two start their clock after the
-launch) but not interpreter start-up, imports or writing the manifest. The rate
-over the whole process's wall time is printed next to it.
+- ``bare K``: the obvious script. One browser and context, K long-lived pages;
+  each loops ``goto(url, wait_until="commit")``, ``wait_for_function`` until
+  ``article`` holds > 500 characters, ``page.content()``. Images, fonts and media
+  are blocked by a ``page.route`` handler. No proxy, no stability window.
+- ``crawl``: ``pressmark crawl ORIGIN/ --discovery sitemap --render always
+  --concurrency 4 --per-host-concurrency 4 --delay-ms 0 --no-markdown
+  --include /stories/`` with the render defaults (readiness contract intact: main
+  content then a 500 ms stability window). Its time is the manifest's
+  ``duration_s`` (the engine run, including Chromium's launch and sitemap
+  discovery); the bare loop's time also includes its browser launch.
+- ``renderer`` (``--renderer``): ``PlaywrightRenderer`` called directly with the
+  defaults, to report readiness promptness per page.
 
-Rounds rotate the order (bare, renderer, crawl; crawl, renderer, bare; ...) so load
-from other processes hits all alike. Peak memory is the summed PSS of this process
-and all its descendants (Playwright's driver, every Chromium process, and the crawl
-subprocess with its own Chromium), sampled every 200 ms; the demo server runs in its
-own process and is not counted.
+Every contender must return all N shells with their marker text (checked in the
+HTML each returned; for the crawl, in the snapshots of its store). Peak memory is
+the summed PSS of this process and all its descendants (Playwright's driver, every
+Chromium process, the crawl subprocess), sampled every 200 ms; nginx is not
+counted. CPU seconds are split into Chromium, Python (the crawl process, or this
+process for the in-process contenders) and the server.
 
-    python bench/render_throughput.py [--k 4] [--rounds 2] [--pages 200]
+    python bench/render_throughput.py [--pages 200] [--rounds 3] [--ks 4,8]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
+import shutil
+import socket
+import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-MIN_CHARS = 200
-WINDOW_MS = 500
-POLL_MS = 100
+MIN_CHARS = 500
+MARKER = "pmark{:04d}"
 
-MAIN_JS = """(min) => {
-  for (const sel of ['main', 'article', '[role=main]']) {
-    const el = document.querySelector(sel);
-    if (el) return (el.innerText || '').replace(/\\s+/g, ' ').trim().length >= min;
+# -- the site --------------------------------------------------------------------------
+
+SHELL_JS = r"""
+(function () {
+  var D = document, html = D.documentElement;
+  var seen = new MutationObserver(function () {
+    html.setAttribute('data-last-mutation', performance.now().toFixed(1));
+  });
+  function build(data) {
+    var art = D.createElement('article'), x;
+    D.getElementById('root').appendChild(art);
+    seen.observe(art, {subtree: true, childList: true, characterData: true});
+    x = D.createElement('h1'); x.textContent = data.title; art.appendChild(x);
+    data.paragraphs.forEach(function (p, i) {
+      // The article arrives in two steps, as hydration often does.
+      setTimeout(function () {
+        x = D.createElement('p'); x.textContent = p; art.appendChild(x);
+      }, i < 3 ? 0 : 30);
+    });
   }
-  return false;
-}"""
-TEXT_JS = """() => {
-  for (const sel of ['main', 'article', '[role=main]']) {
-    const el = document.querySelector(sel);
-    if (el) return (el.innerText || '').replace(/\\s+/g, ' ').trim();
-  }
-  return document.body ? document.body.innerText : '';
-}"""
+  window.__boot = function (api, delay) {
+    setTimeout(function () {
+      fetch(api).then(function (r) { return r.json(); }).then(build);
+    }, delay);
+  };
+})();
+"""
+
+ANALYTICS_JS = r"""
+(function () {
+  var body = JSON.stringify({page: location.pathname, t: Date.now()});
+  if (navigator.sendBeacon) navigator.sendBeacon('/collect', body);
+  var img = new Image(); img.src = '/pixel.gif?p=' + encodeURIComponent(location.pathname);
+})();
+"""
+
+WORDS = [
+    "harbour", "tide", "ledger", "lantern", "quay", "ferry", "cargo", "rope", "anchor",
+    "gull", "mist", "pier", "chart", "beacon", "keel", "hull", "mast", "sail", "dock",
+    "crane", "net", "salt", "storm", "wave", "current", "reef",
+]  # fmt: skip
+
+
+def _paragraphs(i: int) -> list[str]:
+    out = []
+    for p in range(8):
+        words = [WORDS[(i * 7 + p * 3 + w * 5) % len(WORDS)] for w in range(40)]
+        if p == 0:
+            words[5] = MARKER.format(i)
+        out.append(" ".join(words).capitalize() + ".")
+    return out
+
+
+def build_site(root: Path, n: int) -> list[str]:
+    """Write the static site; return the shells' paths."""
+    (root / "stories").mkdir(parents=True)
+    (root / "api").mkdir()
+    (root / "js").mkdir()
+    (root / "img").mkdir()
+    (root / "js" / "shell.js").write_text(SHELL_JS)
+    (root / "js" / "analytics.js").write_text(ANALYTICS_JS)
+    (root / "img" / "hero.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(4000))
+    (root / "pixel.gif").write_bytes(b"GIF89a" + bytes(40))
+    (root / "font.woff2").write_bytes(b"wOF2" + bytes(20000))
+    (root / "collect").write_text("")
+    paths = []
+    for i in range(n):
+        path = f"/stories/s{i:04d}.html"
+        paths.append(path)
+        delay = 50 + (i * 37) % 351
+        (root / "api" / f"{i:04d}.json").write_text(
+            json.dumps({"title": f"Story {i}", "paragraphs": _paragraphs(i)})
+        )
+        (root / path.lstrip("/")).write_text(
+            "<!doctype html><html lang=en><head><meta charset=utf-8>"
+            f"<title>Story {i}</title>"
+            "<style>@font-face{font-family:F;src:url(/font.woff2)}body{font-family:F}</style>"
+            f'<link rel="prefetch" href="/api/{(i + 1) % n:04d}.json">'
+            '<script src="/js/shell.js"></script>'
+            '<script async src="/js/analytics.js"></script></head><body>'
+            "<header><nav><a href=/>Home</a></nav></header>"
+            '<img src="/img/hero.png" alt="">'
+            '<div id="root"></div>'
+            f'<script>window.__boot("/api/{i:04d}.json", {delay});</script>'
+            "<footer>The bench gazette</footer></body></html>"
+        )
+    (root / "index.html").write_text("<!doctype html><title>bench</title><p>index</p>")
+    return paths
+
+
+def write_sitemap(root: Path, origin: str, paths: list[str]) -> None:
+    locs = "".join(f"<url><loc>{origin}{p}</loc></url>" for p in paths)
+    (root / "sitemap.xml").write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>'
+        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{locs}</urlset>'
+    )
+    (root / "robots.txt").write_text(f"User-agent: *\nAllow: /\nSitemap: {origin}/sitemap.xml\n")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def serve(root: Path, kind: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    port = free_port()
+    origin = f"http://127.0.0.1:{port}"
+    if kind == "nginx":
+        nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+        conf = root.parent / "nginx.conf"
+        conf.write_text(
+            "daemon off; worker_processes 1; error_log stderr error;"
+            f" pid {root.parent}/nginx.pid; user root;\n"
+            "events { worker_connections 1024; }\n"
+            "http { access_log off; sendfile on; keepalive_requests 100000;"
+            " types { text/html html; application/javascript js; application/json json;"
+            " image/png png; image/gif gif; font/woff2 woff2; application/xml xml;"
+            " text/plain txt; }\n"
+            f" server {{ listen 127.0.0.1:{port}; root {root}; index index.html;"
+            " location = /collect { return 204; } } }\n"
+        )
+        cmd = [nginx, "-c", str(conf), "-p", str(root.parent)]
+    else:
+        cmd = [sys.executable, "-m", "http.server", str(port), "-b", "127.0.0.1", "-d", str(root)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+            break
+        time.sleep(0.05)
+    else:
+        proc.kill()
+        raise RuntimeError(f"{kind} did not start: {proc.stderr.read() if proc.stderr else ''}")
+    try:
+        yield origin, proc
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+# -- measuring ---------------------------------------------------------------------------
 
 
 @dataclass
-class MemorySampler:
+class Sampler:
+    """Peak summed PSS and CPU seconds by kind over this process's descendants."""
+
     exclude: set[int]
     peak_mb: float = 0.0
+    cpu: dict[int, tuple[str, float]] = field(default_factory=dict)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
 
-    def _sample(self) -> float:
+    @staticmethod
+    def _kind(proc: Any) -> str:
+        try:
+            name = proc.name()
+        except Exception:
+            return "other"
+        if "chrom" in name or "headless" in name:
+            return "chromium"
+        if name.startswith("python") or name == "pressmark":
+            return "python"
+        if name == "node":
+            return "driver"
+        return "other"
+
+    def _sample(self) -> None:
         import psutil
 
         me = psutil.Process(os.getpid())
@@ -80,16 +239,20 @@ class MemorySampler:
                 continue
             try:
                 total += proc.memory_full_info().pss
+                times = proc.cpu_times()
+                kind = self.cpu[proc.pid][0] if proc.pid in self.cpu else self._kind(proc)
+                self.cpu[proc.pid] = (kind, times.user + times.system)
             except (psutil.NoSuchProcess, psutil.AccessDenied):
                 continue
-        return total / 2**20
+        self.peak_mb = max(self.peak_mb, total / 2**20)
 
     def _run(self) -> None:
         while not self._stop.wait(0.2):
-            self.peak_mb = max(self.peak_mb, self._sample())
+            self._sample()
 
-    def __enter__(self) -> MemorySampler:
-        self.peak_mb = self._sample()
+    def __enter__(self) -> Sampler:
+        self._sample()
+        self._base = {pid: v for pid, (_, v) in self.cpu.items()}
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
         return self
@@ -98,123 +261,132 @@ class MemorySampler:
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
+        self._sample()
+
+    def cpu_by_kind(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for pid, (kind, value) in self.cpu.items():
+            out[kind] = out.get(kind, 0.0) + value - self._base.get(pid, 0.0)
+        return {k: round(v, 1) for k, v in sorted(out.items())}
 
 
-def start_demo(pages: int) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "pressmark.demo", "serve", "--port", "0", "--pages", str(pages)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if "http://" in line:
-            url = line[line.index("http://") :].split()[0].rstrip("/")
-            return proc, url
-    proc.kill()
-    raise RuntimeError("the demo server did not start")
+def machine_busy() -> tuple[float, float]:
+    with open("/proc/stat") as handle:
+        parts = [float(x) for x in handle.readline().split()[1:]]
+    idle = parts[3] + parts[4]
+    return sum(parts), idle
 
 
-async def bare_loop(urls: list[str], k: int, executable: str) -> tuple[float, int]:
-    from playwright.async_api import async_playwright
+@dataclass
+class Run:
+    seconds: float
+    pages: int  # shells returned with their marker text
+    extra: dict[str, Any] = field(default_factory=dict)
 
+
+def has_marker(html: str, index: int) -> bool:
+    return MARKER.format(index) in html
+
+
+def index_of(url: str) -> int:
+    return int(url.rsplit("/s", 1)[1].split(".", maxsplit=1)[0])
+
+
+# -- contenders --------------------------------------------------------------------------
+
+BLOCKED = {"image", "font", "media"}
+
+
+async def bare_loop(urls: list[str], k: int, executable: str) -> Run:
+    from playwright.async_api import Route, async_playwright
+
+    async def block(route: Route) -> None:
+        if route.request.resource_type in BLOCKED:
+            await route.abort()
+        else:
+            await route.continue_()
+
+    started = time.monotonic()
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(
-            executable_path=executable,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
-        queue: asyncio.Queue[str] = asyncio.Queue()
-        for url in urls:
-            queue.put_nowait(url)
-        done = 0
+        browser = await pw.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        context = await browser.new_context()
+        queue = list(reversed(urls))
+        ok = 0
 
         async def worker() -> None:
-            nonlocal done
-            while not queue.empty():
-                url = queue.get_nowait()
-                context = await browser.new_context()
-                page = await context.new_page()
+            nonlocal ok
+            page = await context.new_page()
+            await page.route("**/*", block)
+            while queue:
+                url = queue.pop()
                 await page.goto(url, wait_until="commit")
-                await page.wait_for_function(MAIN_JS, arg=MIN_CHARS, polling=POLL_MS)
-                last, since = None, time.monotonic()
-                while True:
-                    text = await page.evaluate(TEXT_JS)
-                    now = time.monotonic()
-                    if text != last:
-                        last, since = text, now
-                    elif (now - since) * 1000 >= WINDOW_MS:
-                        break
-                    await asyncio.sleep(POLL_MS / 1000)
-                html = await page.content()
-                assert len(html) > MIN_CHARS
-                await context.close()
-                done += 1
+                await page.wait_for_function(
+                    "(n) => { const a = document.querySelector('article');"
+                    " return !!a && a.innerText.length > n; }",
+                    arg=MIN_CHARS,
+                )
+                ok += has_marker(await page.content(), index_of(url))
+            await page.close()
 
-        started = time.monotonic()
         await asyncio.gather(*(worker() for _ in range(k)))
         elapsed = time.monotonic() - started
         await browser.close()
-    return elapsed, done
+    return Run(elapsed, ok)
 
 
-async def renderer_loop(
-    urls: list[str], k: int, executable: str, origin: str
-) -> tuple[float, int, int]:
+async def renderer_loop(urls: list[str], executable: str, origin: str) -> Run:
     from pressmark.egress import EgressPolicy
-    from pressmark.render import PlaywrightRenderer, PoolLimits, ReadinessSpec, RenderOptions
+    from pressmark.render import PlaywrightRenderer, RenderOptions
 
-    options = RenderOptions(
-        readiness=ReadinessSpec(
-            min_main_text_chars=MIN_CHARS, stability_window_ms=WINDOW_MS, poll_interval_ms=POLL_MS
-        )
-    )
     policy = EgressPolicy().allow_loopback(origin)
-    async with PlaywrightRenderer(
-        policy=policy, executable=executable, limits=PoolLimits(max_pages=k)
-    ) as renderer:
-        started = time.monotonic()
-        results = await asyncio.gather(*(renderer.render(url, options) for url in urls))
+    started = time.monotonic()
+    async with PlaywrightRenderer(policy=policy, executable=executable) as renderer:
+        results = await asyncio.gather(*(renderer.render(u, RenderOptions()) for u in urls))
         elapsed = time.monotonic() - started
-    passed = sum(1 for r in results if r.readiness is not None and r.readiness.passed)
-    return elapsed, len(results), passed
-
-
-@dataclass(frozen=True)
-class CrawlRun:
-    duration_s: float  # the manifest's duration_s: the engine's run
-    wall_s: float  # the whole subprocess, start to exit
-    rendered: int  # rows of pages.jsonl with rendered = true
-    shells: int  # of which /stories/ pages
-    passed: int  # rendered pages with no readiness warning
-    rows: int
+        slots = getattr(renderer.pool, "slots", None)
+    ok, late, readiness = 0, [], []
+    window = RenderOptions().readiness.stability_window_ms
+    for url, result in zip(urls, results, strict=True):
+        ok += has_marker(result.html, index_of(url)) and bool(result.readiness.passed)
+        report = result.readiness
+        readiness.append(report.elapsed_ms)
+        confirmed = getattr(report, "confirmed_ms", None)
+        marker = 'data-last-mutation="'
+        at = result.html.find(marker)
+        if confirmed is not None and at >= 0:
+            last = float(result.html[at + len(marker) :].split('"', 1)[0])
+            late.append((confirmed - (last + window), confirmed, last))
+    extra: dict[str, Any] = {"slots": slots, "readiness_ms_median": statistics.median(readiness)}
+    if late:
+        extra["promptness"] = {
+            "window_ms": window,
+            "median_confirmed_ms": round(statistics.median(c for _, c, _ in late), 1),
+            "median_last_mutation_ms": round(statistics.median(m for _, _, m in late), 1),
+            "median_difference_ms": round(statistics.median(d for d, _, _ in late), 1),
+            "max_difference_ms": round(max(d for d, _, _ in late), 1),
+            "min_difference_ms": round(min(d for d, _, _ in late), 1),
+        }
+    return Run(elapsed, ok, extra)
 
 
 def pressmark_cli() -> list[str]:
-    """The installed ``pressmark`` script next to this interpreter, else ``-m pressmark``."""
     script = Path(sys.executable).with_name("pressmark")
     return [str(script)] if script.exists() else [sys.executable, "-m", "pressmark"]
 
 
-async def crawl_loop(k: int, origin: str, executable: str) -> CrawlRun:
+async def crawl_loop(origin: str, executable: str, extra_args: list[str]) -> Run:
+    from pressmark.store import FilesystemSnapshotStore
+
     with tempfile.TemporaryDirectory(prefix="pressmark-render-bench-") as tmp:
         out = Path(tmp) / "out"
         cmd = [
             *pressmark_cli(), "crawl", origin + "/",
             "--discovery", "sitemap", "--render", "always",
-            "--concurrency", str(k), "--per-host-concurrency", str(k),
+            "--concurrency", "4", "--per-host-concurrency", "4", "--delay-ms", "0",
             "--include", "/stories/", "--no-markdown",
-            "--allow-loopback", origin, "--out", str(out), "-q",
+            "--allow-loopback", origin, "--out", str(out), "-q", *extra_args,
         ]  # fmt: skip
-        env = {**os.environ, "PRESSMARK_CHROMIUM": executable}  # the same Chromium
+        env = {**os.environ, "PRESSMARK_CHROMIUM": executable}
         started = time.monotonic()
         proc = await asyncio.create_subprocess_exec(
             *cmd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env
@@ -222,95 +394,105 @@ async def crawl_loop(k: int, origin: str, executable: str) -> CrawlRun:
         stdout, stderr = await proc.communicate()
         wall = time.monotonic() - started
         if proc.returncode != 0:
-            raise RuntimeError(
-                f"pressmark crawl exited {proc.returncode}:\n{stdout.decode()}\n{stderr.decode()}"
-            )
+            raise RuntimeError(f"crawl exited {proc.returncode}:\n{stdout!r}\n{stderr!r}")
         manifest = json.loads((out / "manifest.json").read_text())
-        rows = [
-            json.loads(line)
-            for line in (out / "pages.jsonl").read_text().splitlines()
-            if line.strip()
-        ]
-    rendered = [row for row in rows if row.get("rendered")]
-    return CrawlRun(
-        duration_s=float(manifest["summary"]["duration_s"]),
-        wall_s=wall,
-        rendered=len(rendered),
-        shells=sum(1 for row in rendered if "/stories/" in row["url"]),
-        passed=sum(
-            1 for row in rendered if not any("readiness" in w for w in row.get("warnings") or ())
-        ),
-        rows=len(rows),
+        rows = [json.loads(x) for x in (out / "pages.jsonl").read_text().splitlines() if x]
+        store = FilesystemSnapshotStore(out / "store")
+        ok, ready, warned = 0, [], 0
+        for row in rows:
+            if "/stories/" not in row["url"] or not row.get("rendered"):
+                continue
+            snap = store.latest(row["source_id"])
+            ok += snap is not None and has_marker(snap.bytes.decode(), index_of(row["url"]))
+            if row.get("readiness_ms") is not None:
+                ready.append(row["readiness_ms"])
+            warned += any("readiness" in w for w in row.get("warnings") or ())
+    return Run(
+        float(manifest["summary"]["duration_s"]),
+        ok,
+        {
+            "wall_s": round(wall, 2),
+            "rows": len(rows),
+            "readiness_warnings": warned,
+            "readiness_ms_median": statistics.median(ready) if ready else None,
+        },
     )
+
+
+# -- driver ------------------------------------------------------------------------------
 
 
 async def main() -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--k", type=int, default=4)
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--pages", type=int, default=200, help="generated pages of the demo site")
+    parser.add_argument("--pages", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--ks", default="4,8", help="bare-loop page counts; first is the anchor")
+    parser.add_argument("--server", choices=["nginx", "python"], default="nginx")
+    parser.add_argument("--renderer", action="store_true", help="also run PlaywrightRenderer")
+    parser.add_argument("--crawl-arg", action="append", default=[], help="extra crawl flag")
     args = parser.parse_args()
 
-    from pressmark.demo import DemoSite
     from pressmark.render import find_chromium
 
     executable = find_chromium()
-    shells = [p.path for p in DemoSite(seed=7, pages=args.pages).pages if p.is_shell]
-    proc, origin = start_demo(args.pages)
-    urls = [origin + path for path in shells]
-    modes = ["bare", "renderer", "crawl"]
-    totals: dict[str, list[float]] = {mode: [0.0, 0.0, 0.0] for mode in modes}
-    crawl_wall = 0.0
-    try:
-        for round_no in range(args.rounds):
-            for mode in modes if round_no % 2 == 0 else modes[::-1]:
-                extra = ""
-                with MemorySampler(exclude={proc.pid}) as memory:
-                    if mode == "bare":
-                        elapsed, done = await bare_loop(urls, args.k, executable)
-                        passed = done
-                    elif mode == "renderer":
-                        elapsed, done, passed = await renderer_loop(
-                            urls, args.k, executable, origin
-                        )
-                    else:
-                        run = await crawl_loop(args.k, origin, executable)
-                        elapsed, done, passed = run.duration_s, run.rendered, run.passed
-                        crawl_wall += run.wall_s
-                        extra = (
-                            f" ({run.shells} shells + {run.rendered - run.shells} other of"
-                            f" {run.rows} rows; process wall {run.wall_s:6.2f} s ="
-                            f" {done / run.wall_s:5.2f} pages/s)"
-                        )
-                totals[mode][0] += elapsed
-                totals[mode][1] += done
-                totals[mode][2] = max(totals[mode][2], memory.peak_mb)
-                print(
-                    f"round {round_no + 1} {mode:8s} {done} pages in {elapsed:6.2f} s ="
-                    f" {done / elapsed:5.2f} pages/s, readiness passed {passed}/{done},"
-                    f" peak PSS {memory.peak_mb:7.0f} MB{extra}",
-                    flush=True,
-                )
-    finally:
-        proc.terminate()
-        proc.wait(10)
-    rate = {mode: t[1] / t[0] for mode, t in totals.items()}
-    summary = {
-        "k": args.k,
-        "shell_pages": len(urls),
+    ks = [int(x) for x in args.ks.split(",")]
+    modes = [f"bare{k}" for k in ks] + ["crawl"] + (["renderer"] if args.renderer else [])
+    results: dict[str, list[Run]] = {m: [] for m in modes}
+    peaks: dict[str, list[float]] = {m: [] for m in modes}
+    cpus: dict[str, list[dict[str, float]]] = {m: [] for m in modes}
+    with tempfile.TemporaryDirectory(prefix="pressmark-render-site-") as tmp:
+        root = Path(tmp) / "site"
+        paths = build_site(root, args.pages)
+        os.chmod(tmp, 0o755)
+        with serve(root, args.server) as (origin, server):
+            write_sitemap(root, origin, paths)
+            urls = [origin + p for p in paths]
+            for round_no in range(args.rounds):
+                order = modes[round_no % len(modes) :] + modes[: round_no % len(modes)]
+                if round_no % 2:
+                    order.reverse()
+                for mode in order:
+                    total0, idle0 = machine_busy()
+                    with Sampler(exclude={server.pid}) as sampler:
+                        if mode.startswith("bare"):
+                            run = await bare_loop(urls, int(mode[4:]), executable)
+                        elif mode == "renderer":
+                            run = await renderer_loop(urls, executable, origin)
+                        else:
+                            run = await crawl_loop(origin, executable, args.crawl_arg)
+                    total1, idle1 = machine_busy()
+                    busy = 1 - (idle1 - idle0) / max(1.0, total1 - total0)
+                    results[mode].append(run)
+                    peaks[mode].append(sampler.peak_mb)
+                    cpus[mode].append(sampler.cpu_by_kind())
+                    print(
+                        f"round {round_no + 1} {mode:8s} {run.pages}/{len(urls)} in"
+                        f" {run.seconds:6.2f} s = {run.pages / run.seconds:5.2f} pages/s,"
+                        f" peak PSS {sampler.peak_mb:6.0f} MB, cpu s {sampler.cpu_by_kind()},"
+                        f" machine busy {busy:.0%} {run.extra}",
+                        flush=True,
+                    )
+    rate = {m: statistics.median(r.pages / r.seconds for r in runs) for m, runs in results.items()}
+    pss = {m: statistics.median(v) for m, v in peaks.items()}
+    anchor = f"bare{ks[0]}"
+    summary: dict[str, Any] = {
+        "pages": args.pages,
         "rounds": args.rounds,
+        "server": args.server,
         "chromium": executable,
-        "bare_pages_per_s": round(rate["bare"], 3),
-        "renderer_pages_per_s": round(rate["renderer"], 3),
-        "ratio": round(rate["renderer"] / rate["bare"], 3),
-        "crawl_pages_per_s": round(rate["crawl"], 3),
-        "crawl_ratio": round(rate["crawl"] / rate["bare"], 3),
-        "crawl_pages_per_s_process_wall": round(totals["crawl"][1] / crawl_wall, 3),
-        "crawl_ratio_process_wall": round(totals["crawl"][1] / crawl_wall / rate["bare"], 3),
-        "bare_peak_pss_mb": round(totals["bare"][2]),
-        "renderer_peak_pss_mb": round(totals["renderer"][2]),
-        "crawl_peak_pss_mb": round(totals["crawl"][2]),
+        "pages_per_s": {m: round(v, 2) for m, v in rate.items()},
+        "ratio_to_anchor": {m: round(v / rate[anchor], 3) for m, v in rate.items()},
+        "peak_pss_mb": {m: round(v) for m, v in pss.items()},
+        "pss_ratio_to_anchor": {m: round(v / pss[anchor], 3) for m, v in pss.items()},
+        "all_marked": {m: all(r.pages == len(paths) for r in runs) for m, runs in results.items()},
+        "cpu_s_median": {
+            m: {k: round(statistics.median(c.get(k, 0.0) for c in v), 1) for k in v[0]}
+            for m, v in cpus.items()
+        },
     }
+    for mode in ("crawl", "renderer"):
+        if mode in results:
+            summary[f"{mode}_last"] = results[mode][-1].extra
     print(json.dumps(summary, indent=2))
     return summary
 

@@ -37,6 +37,20 @@ SHELL = _page(
     "}), 150);</script>"
 )
 
+SETTLING = _page(  # content at once, then two edits inside the window, then a no-op edit
+    "<main><h1>Settling</h1><p>" + LONG + "</p></main><script>"
+    "const mark = () => document.documentElement.setAttribute("
+    "  'data-last-change', performance.now().toFixed(1));"
+    "mark();"
+    "setTimeout(() => { document.querySelector('main').insertAdjacentHTML("
+    "  'beforeend', '<p>First late paragraph.</p>'); mark(); }, 250);"
+    "setTimeout(() => { document.querySelector('main').insertAdjacentHTML("
+    "  'beforeend', '<p>Second late paragraph.</p>'); mark(); }, 600);"
+    "setTimeout(() => { const p = document.querySelector('main p');"
+    "  p.replaceChildren(document.createTextNode(p.textContent)); }, 800);"
+    "</script>"
+)
+
 LAZY = _page(
     '<main><h1>Lazy page</h1><section style="min-height:1500px"><p>' + LONG + "</p></section>"
     '<div id="more"></div><div id="sentinel" style="height:10px"></div></main>'
@@ -88,7 +102,7 @@ LATE_MAIN = _page(  # a slow shell: its teaser is long enough for the fallback, 
     "  m.innerHTML = '<h1>Late main</h1><p>' + document.querySelector('#root p').textContent"
     "    + ' And the rest of it.</p>';"
     "  document.getElementById('root').replaceChildren(m);"
-    "}, 1300);</script>"
+    "}, Math.max(0, 1300 - performance.now()));</script>"  # 1300 ms after navigation start
 )
 
 SHORT = _page("<main><h1>Short</h1><p>Too little text.</p></main>")
@@ -193,6 +207,7 @@ class PageServer:
             "/late-main": lambda: (200, "text/html", LATE_MAIN),
             "/chrome-only": lambda: (200, "text/html", CHROME_ONLY),
             "/lazy": lambda: (200, "text/html", LAZY),
+            "/settling": lambda: (200, "text/html", SETTLING),
             "/live": lambda: (200, "text/html", LIVE),
             "/loop": lambda: (200, "text/html", LOOP),
             "/bomb": lambda: (200, "text/html", BOMB),

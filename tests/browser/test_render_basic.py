@@ -25,6 +25,28 @@ async def test_shell_renders_with_selector_and_stability(renderer: Any, pages: P
     assert set(result.timings) >= {"navigate_ms", "readiness_ms", "total_ms"}
 
 
+async def test_stability_waits_out_changes_inside_the_window(
+    renderer: Any, pages: PageServer
+) -> None:
+    # The main text is there at once and changes at 250 and 600 ms: readiness must not
+    # pass before 600 + window (the page's own clock), and should pass soon after it. The
+    # edit at 800 ms leaves the text as it was, so it does not restart the window.
+    result = await renderer.render(pages.origin + "/settling", RenderOptions(timeout_ms=8000))
+    report = result.readiness
+    assert report.passed, report
+    assert report.reason == "main-selector+stable"
+    assert "Second late paragraph." in result.html
+    marker = 'data-last-change="'
+    last_edit = float(result.html.split(marker, 1)[1].split('"', 1)[0])
+    window = ReadinessSpec().stability_window_ms
+    assert report.last_change_ms is not None and report.stable_at_ms is not None
+    assert report.last_change_ms >= last_edit - 1.0  # the observer saw the last edit
+    assert report.stable_at_ms - report.last_change_ms >= window
+    assert report.stable_at_ms >= last_edit + window
+    # Prompt: confirmed by a timer, not by the next poll (loose bound for a loaded machine).
+    assert report.stable_at_ms - (last_edit + window) < 400
+
+
 async def test_required_heading_pattern_b(renderer: Any, pages: PageServer) -> None:
     spec = ReadinessSpec(required_heading="(?i)^(introduction|what you will learn)")
     result = await renderer.render(pages.origin + "/heading", RenderOptions(readiness=spec))

@@ -21,9 +21,11 @@ class ReadinessSpec:
     (a JavaScript regular expression; a leading ``(?i)`` makes it case-insensitive);
     (C) no request in flight for ``network_idle_ms``, given up (with a warning) after
     ``network_idle_cap_ms``; (E) when ``scroll``, scroll a viewport at a time until
-    the main text stops growing; (D) the hash of the main text unchanged for
-    ``stability_window_ms`` (0 skips it), sampled every ``poll_interval_ms``. Text
-    inside ``ignore_selectors`` (a live counter, a clock) is left out of (A), (D) and (E).
+    the main text stops growing; (D) the main text unchanged for ``stability_window_ms``
+    (0 skips it), counted from its last change as the page's MutationObserver saw it.
+    (A) is checked again whenever the DOM changes, at most once per ``poll_interval_ms``
+    (a burst of changes costs one check, not one per change). Text inside
+    ``ignore_selectors`` (a live counter, a clock) is left out of (A), (D) and (E).
 
     A page with none of ``main_selectors`` (many real pages) falls back to ``body`` as
     its content root, with the text inside ``boilerplate_selectors`` (navigation,
@@ -38,7 +40,7 @@ class ReadinessSpec:
     required_heading: str | None = None
     network_idle_ms: int | None = None
     stability_window_ms: int = 500
-    poll_interval_ms: int = 100
+    poll_interval_ms: int = 20
     scroll: bool = False
     network_idle_cap_ms: int = 3_000
     max_scrolls: int = 40
@@ -58,7 +60,11 @@ class ReadinessReport:
     ``reason`` names the patterns that passed, joined by ``+`` (``"main-selector+stable"``),
     or the first that failed and why (``"stable-failed: main text changed 3 times ..."``).
     ``elapsed_ms`` counts from the start of navigation; ``samples`` is how many times
-    the page was probed, ``scrolls`` how many scroll steps were taken.
+    the page was probed, ``scrolls`` how many scroll steps were taken. When (D) ran,
+    ``last_change_ms`` is when the main content last changed and ``stable_at_ms`` when
+    its stability was confirmed, both on the page's own clock (milliseconds since its
+    document's navigation started), so ``stable_at_ms - last_change_ms`` is the window
+    as the page lived it.
     """
 
     passed: bool
@@ -66,6 +72,8 @@ class ReadinessReport:
     elapsed_ms: float
     samples: int = 0
     scrolls: int = 0
+    last_change_ms: float | None = None
+    stable_at_ms: float | None = None
 
 
 @runtime_checkable

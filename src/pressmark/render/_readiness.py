@@ -1,12 +1,21 @@
-"""The readiness engine: decide when the DOM holds the content, never by a fixed sleep.
+"""The readiness engine: decide when the DOM holds the content, from the page's own events.
 
-Each pattern runs as one script evaluated in the page, which polls on the page's own
-timers and resolves when its condition holds or its time budget is spent. That is
-one round trip per pattern instead of one per sample, and the budget comes from the
-render's deadline, so the renderer keeps ``timeout_ms`` even when a pattern cannot
-pass. A page that navigates mid-pattern (a client redirect) is probed again in its
-new document. A page whose main thread never yields (an endless loop) is cut off by
-the Python-side timeout around each evaluation.
+Each pattern runs as one script evaluated in the page, which resolves when its
+condition holds or its time budget is spent: one round trip per pattern, and no
+polling sleeps. A MutationObserver on the document, installed by the first probe
+and kept for the document's life, records when the content root (the main element,
+or the body without its chrome) last changed; the main-content check runs again
+when the DOM changes (bursts coalesced to one check per ``poll_interval_ms``), and
+stability is confirmed by a timer set ``stability_window_ms`` after the last
+change, so a page that settled early passes early and a page that keeps changing
+is re-checked only when its timer is due. A change that leaves the root's text as
+it was (a node replaced by an identical one) does not restart the window.
+
+The budget comes from the render's deadline, so the renderer keeps ``timeout_ms``
+even when a pattern cannot pass. A page that navigates mid-pattern (a client
+redirect) is probed again in its new document. A page whose main thread never
+yields (an endless loop) is cut off by the Python-side timeout around each
+evaluation.
 """
 
 from __future__ import annotations
@@ -22,19 +31,11 @@ from pressmark.render._protocol import ReadinessReport, ReadinessSpec
 # One function for every in-page pattern: arg = [phase, settings, budget_ms].
 PROBE_JS = r"""
 async ([phase, a, budget]) => {
-  const start = performance.now();
-  const left = () => budget - (performance.now() - start);
-  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+  const end = performance.now() + budget;
+  const left = () => end - performance.now();
   const ignore = a.ignore.join(',');
   // No main selector: the body is the content root, without its chrome.
   const fbIgnore = a.ignore.concat(a.boilerplate).join(',');
-  const fallbackOk = () => a.fallbackAfter !== null && !!document.body && (
-    left() <= a.poll || (performance.now() >= a.fallbackAfter
-      && (document.readyState === 'complete' || performance.now() >= 2 * a.fallbackAfter)));
-  const rootOf = () => {
-    const [sel, el] = findMain();
-    return el ? [el, ignore, sel] : [document.body, fbIgnore, 'body'];
-  };
   const findMain = () => {
     for (const sel of a.selectors) {
       let el = null;
@@ -42,6 +43,10 @@ async ([phase, a, budget]) => {
       if (el) return [sel, el];
     }
     return [null, null];
+  };
+  const rootOf = () => {
+    const [sel, el] = findMain();
+    return el ? [el, ignore, sel] : [document.body, fbIgnore, 'body'];
   };
   const textOf = (el, ignore) => {
     if (!el) return '';
@@ -76,23 +81,90 @@ async ([phase, a, budget]) => {
     }
     return false;
   };
+  // The document's watcher: when the content root last changed, and who to tell.
+  const KEY = Symbol.for('pressmark.readiness');
+  let w = window[KEY];
+  if (!w) {
+    w = { root: undefined, lastChange: performance.now(), listeners: new Set() };
+    const touchesRoot = (records) => {
+      const [root, ign] = rootOf();
+      if (root !== w.root) { w.root = root; return true; }
+      if (!root) return false;
+      for (const r of records) {
+        const n = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+        if (!n || (n !== root && !root.contains(n))) continue;
+        if (ign && n !== root && n.closest(ign)) continue;
+        return true;
+      }
+      return false;
+    };
+    w.root = rootOf()[0];
+    new MutationObserver((records) => {
+      if (touchesRoot(records)) w.lastChange = performance.now();
+      for (const notify of Array.from(w.listeners)) notify();
+    }).observe(document, { subtree: true, childList: true, characterData: true });
+    Object.defineProperty(window, KEY, { value: w });
+  }
+  // Resolves at the first DOM change or after ms, whichever comes first.
+  const changeOr = (ms) => new Promise((resolve) => {
+    const done = () => { clearTimeout(timer); w.listeners.delete(done); resolve(); };
+    const timer = setTimeout(done, Math.max(0, ms));
+    w.listeners.add(done);
+  });
+  const frame = () => new Promise((resolve) => {
+    const timer = setTimeout(resolve, 100);  // no frames in a hidden page
+    requestAnimationFrame(() => { clearTimeout(timer); setTimeout(resolve, 0); });
+  });
   let samples = 0;
   if (phase === 'main') {
+    const fallbackOk = (final) => a.fallbackAfter !== null && !!document.body && (
+      final || (performance.now() >= a.fallbackAfter
+        && (document.readyState === 'complete' || performance.now() >= 2 * a.fallbackAfter)));
     let last = { sel: null, len: 0, heading: false, fallback: false };
-    while (true) {
+    const check = (final) => {
       samples++;
       let [sel, el] = findMain();
       let len = textOf(el, ignore).length, fallback = false;
-      if (sel === null && fallbackOk()) {
+      if (sel === null && fallbackOk(final)) {
         sel = 'body'; fallback = true;
         len = textOf(document.body, fbIgnore).length;
       }
       const heading = headingOk();
       last = { sel, len, heading, fallback };
-      if (sel !== null && len >= a.minChars && heading) return { ok: true, samples, ...last };
-      if (left() <= 0) return { ok: false, samples, ...last };
-      await sleep(Math.min(a.poll, left()));
-    }
+      const ok = sel !== null && len >= a.minChars && heading;
+      // The body is a guess made while a late <main> may still come: its window starts
+      // now, not at its last change.
+      if (ok && fallback) w.floor = performance.now();
+      return ok;
+    };
+    if (check(false)) return { ok: true, samples, ...last };
+    return await new Promise((resolve) => {
+      const timers = [];
+      let pending = null, checked = performance.now();
+      const finish = (ok) => {
+        timers.forEach(clearTimeout); clearTimeout(pending);
+        w.listeners.delete(soon); document.removeEventListener('readystatechange', soon);
+        resolve({ ok, samples, ...last });
+      };
+      const run = () => {
+        pending = null; checked = performance.now();
+        if (check(false)) finish(true);
+      };
+      // Bursts of DOM changes are coalesced: one check per a.poll ms at most.
+      const soon = () => {
+        if (pending !== null) return;
+        pending = setTimeout(run, Math.max(0, checked + a.poll - performance.now()));
+      };
+      w.listeners.add(soon);
+      document.addEventListener('readystatechange', soon);
+      if (a.fallbackAfter !== null) {
+        for (const at of [a.fallbackAfter, 2 * a.fallbackAfter]) {
+          const wait = at - performance.now();
+          if (wait > 0 && at < end) timers.push(setTimeout(soon, wait));
+        }
+      }
+      timers.push(setTimeout(() => finish(check(true)), Math.max(0, left())));
+    });
   }
   if (phase === 'scroll') {
     let scrolls = 0, lastLen = -1, lastGrowth = performance.now();
@@ -111,24 +183,42 @@ async ([phase, a, budget]) => {
         window.scrollTo(0, 0);
         return { ok: false, samples, scrolls, len, atBottom, capped: scrolls >= a.maxScrolls };
       }
-      if (!atBottom) { window.scrollBy(0, window.innerHeight); scrolls++; }
-      await sleep(Math.min(a.poll, left()));
+      if (!atBottom) {
+        window.scrollBy(0, window.innerHeight); scrolls++;
+        await frame();  // let intersection observers see the new viewport
+      } else {
+        await changeOr(Math.min(lastGrowth + a.window - now, left()));
+      }
     }
   }
   if (phase === 'stable') {
-    let last = null, since = performance.now(), changes = 0, len = 0;
-    while (true) {
-      samples++;
-      const [el, ign, root] = rootOf();
-      const text = textOf(el, ign);
-      const h = hash(text);
-      const now = performance.now();
-      len = text.length;
-      if (h !== last) { if (last !== null) changes++; last = h; since = now; }
-      if (now - since >= a.window) return { ok: true, samples, changes, len, hash: h, root };
-      if (left() <= 0) return { ok: false, samples, changes, len, hash: h, root };
-      await sleep(Math.min(a.poll, left()));
-    }
+    let [el, ign, root] = rootOf();
+    let text = textOf(el, ign), h = hash(text), hashedAt = performance.now(), changes = 0;
+    let since = Math.max(w.lastChange, w.floor || 0);
+    samples++;
+    return await new Promise((resolve) => {
+      let timer = null;
+      const finish = (ok) => {
+        clearTimeout(timer);
+        resolve({ ok, samples, changes, len: text.length, hash: h, root,
+                  lastChange: since, confirmedAt: performance.now() });
+      };
+      const due = () => {
+        const now = performance.now();
+        if (w.lastChange > hashedAt) {
+          // Changed since the last look: restart the window only if the text differs.
+          [el, ign, root] = rootOf();
+          text = textOf(el, ign); samples++;
+          const next = hash(text);
+          if (next !== h) { h = next; changes++; since = w.lastChange; }
+          hashedAt = now;
+        }
+        if (now - since >= a.window) return finish(true);
+        if (left() <= 0) return finish(false);
+        timer = setTimeout(due, Math.min(since + a.window - now, left()));
+      };
+      due();
+    });
   }
   return { ok: false, samples, error: 'unknown phase ' + phase };
 }
@@ -148,6 +238,8 @@ class Evaluator(Protocol):
 class _Tally:
     samples: int = 0
     scrolls: int = 0
+    last_change_ms: float | None = None
+    stable_at_ms: float | None = None
 
 
 def _settings(spec: ReadinessSpec) -> dict[str, Any]:
@@ -252,6 +344,8 @@ async def wait_ready(
                 elapsed_ms=round(elapsed, 1),
                 samples=tally.samples,
                 scrolls=tally.scrolls,
+                last_change_ms=tally.last_change_ms,
+                stable_at_ms=tally.stable_at_ms,
             ),
             warnings,
         )
@@ -283,6 +377,9 @@ async def wait_ready(
             return report(False, f"{step}-failed: the page did not answer (main thread busy?)")
         tally.samples += int(result.get("samples", 0))
         tally.scrolls += int(result.get("scrolls", 0))
+        if step == "stable" and isinstance(result.get("confirmedAt"), int | float):
+            tally.last_change_ms = round(float(result.get("lastChange") or 0.0), 1)
+            tally.stable_at_ms = round(float(result["confirmedAt"]), 1)
         if not result.get("ok"):
             failed = step
             if step == "main-selector" and result.get("sel") is not None and not result.get(
