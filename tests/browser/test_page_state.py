@@ -69,3 +69,39 @@ async def test_blocking_can_be_turned_off(policy: Any, pages: PageServer) -> Non
     ) as r:
         await r.render(pages.origin + "/img2", QUICK)
     assert "/pic2.png" in pages.paths[before:]
+
+
+WRITER = (
+    "<main><h1>Writer</h1><p>wrote state</p></main><script>"
+    "document.cookie = 'left=1; path=/'; localStorage.setItem('left', '1');"
+    "sessionStorage.setItem('left', '1'); window.name = 'left';"
+    "indexedDB.open('left-db', 1);"
+    "addEventListener('pagehide', () => localStorage.setItem('late', '1'));"
+    "window.onunload = () => localStorage.setItem('later', '1');"
+    "</script>"
+)
+READER = (
+    "<main><h1>Reader</h1><p id=seen></p></main><script>"
+    "indexedDB.databases().then((dbs) => {"
+    "  document.getElementById('seen').textContent = JSON.stringify({"
+    "    cookie: document.cookie, local: Object.keys(localStorage),"
+    "    session: Object.keys(sessionStorage), name: window.name,"
+    "    dbs: dbs.map((d) => d.name)});"
+    "});</script>"
+)
+
+
+async def test_a_reused_tab_carries_nothing_over(policy: Any, pages: PageServer) -> None:
+    from pressmark.render import PlaywrightRenderer
+
+    pages.extra["/writer"] = WRITER
+    pages.extra["/reader"] = READER
+    read = RenderOptions(readiness=ReadinessSpec(min_main_text_chars=40, stability_window_ms=0))
+    async with PlaywrightRenderer(policy=policy, limits=PoolLimits(max_pages=1)) as renderer:
+        fresh = await renderer.render(pages.origin + "/reader", read)
+        await renderer.render(pages.origin + "/writer", QUICK)
+        reused = await renderer.render(pages.origin + "/reader", read)
+        assert renderer.pool.reused == 2  # one tab served all three pages
+    empty = '{"cookie":"","local":[],"session":[],"name":"","dbs":[]}'
+    assert empty in fresh.html
+    assert empty in reused.html

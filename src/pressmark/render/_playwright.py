@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import time
+from collections.abc import Callable
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page, Playwright, Request, Route, async_playwright
+from playwright.async_api import Page, Playwright, Request, async_playwright
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from pressmark.egress import DENIAL_CODES, EgressDenied, EgressProxy, evaluate_url, parse_url
@@ -39,6 +39,7 @@ from pressmark.render._errors import (
     RENDERER_CLOSED,
     RenderError,
 )
+from pressmark.render._lean import LEAN_SCRIPT, kept_page, prepare_tab, reset_tab
 from pressmark.render._navigation import NavigationWatch
 from pressmark.render._options import PageState, PoolLimits
 from pressmark.render._pool import BrowserPool, Lease
@@ -118,6 +119,9 @@ CAPTURE_JS = r"""
   const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '';
   const html = root ? doctype + root.outerHTML : '';
   const nav = performance.getEntriesByType('navigation')[0];
+  // Nothing of this page may reach the next one in a reused tab.
+  try { sessionStorage.clear(); } catch (e) {}
+  try { window.name = ''; } catch (e) {}
   return {
     html: maxUnits && html.length > maxUnits ? null : html,
     units: html.length,
@@ -131,10 +135,6 @@ CAPTURE_JS = r"""
 }
 """
 
-_MEDIA = re.compile(
-    r"\.(?:mp4|m4v|webm|ogv|ogg|oga|mp3|m4a|aac|wav|flac|opus|mov|avi|mkv|m3u8|mpd|ts)(?:[?#]|$)",
-    re.IGNORECASE,
-)
 _ALLOWED_SCHEMES = ("http", "https")
 
 
@@ -151,6 +151,11 @@ class _NetworkWatch:
     def _started(self, _request: Request) -> None:
         self.inflight += 1
         self.last_change = time.monotonic()
+
+    def detach(self, page: Page) -> None:
+        page.remove_listener("request", self._started)
+        page.remove_listener("requestfinished", self._ended)
+        page.remove_listener("requestfailed", self._ended)
 
     def _ended(self, _request: Request) -> None:
         self.inflight = max(0, self.inflight - 1)
@@ -186,11 +191,6 @@ def _host(url: str | None) -> str | None:
         return None
 
 
-async def _abort(route: Route) -> None:
-    with contextlib.suppress(PlaywrightError):
-        await route.abort("blockedbyclient")
-
-
 def _close_popup(page: Page) -> None:
     task = asyncio.get_running_loop().create_task(page.close())
     task.add_done_callback(lambda t: t.cancelled() or t.exception())
@@ -219,7 +219,7 @@ class PlaywrightRenderer:
         self._proxy = proxy
         self._own_proxy: EgressProxy | None = None
         self._state = page_state or PageState()
-        self._limits = limits or PoolLimits()
+        self._limits = limits or PoolLimits.for_machine()
         self._executable = executable
         self._pw: Playwright | None = None
         self._pool: BrowserPool | None = None
@@ -373,7 +373,7 @@ class PlaywrightRenderer:
         queued = time.monotonic()
         pool = self.pool
         try:
-            async with pool.lease(self._context_options(options)) as lease:
+            async with pool.lease(self._context_options(options), reset=self._reset) as lease:
                 try:
                     # A backstop for calls that have no timeout of their own (a hung
                     # browser answers nothing); the steps inside keep the real deadline.
@@ -390,6 +390,14 @@ class PlaywrightRenderer:
             raise
         finally:
             self.rendered += 1
+
+    @staticmethod
+    async def _reset(lease: Lease) -> None:
+        """Between two pages of a reused tab: see :func:`pressmark.render._lean.reset_tab`."""
+        page = kept_page(lease.kept)
+        if page is None:
+            raise RenderError("the tab is gone", code=PAGE_CRASHED)
+        await reset_tab(lease.context, page, lease.kept["session"])
 
     @staticmethod
     async def _capture(
@@ -423,13 +431,11 @@ class PlaywrightRenderer:
         spec = options.readiness
         state = self._state
         context = lease.context
-        crashed = False
-
-        def on_crash(_page: Page) -> None:
-            nonlocal crashed
-            crashed = True
+        kept = lease.kept
+        kept["crashed"] = False
 
         def fail(exc: BaseException, during: str) -> RenderError:
+            crashed = bool(kept.get("crashed"))
             if lease.browser_dead:
                 return RenderError(
                     f"the browser died while {during}", code=BROWSER_CRASHED, url=url
@@ -441,7 +447,16 @@ class PlaywrightRenderer:
             return RenderError(f"{during} failed: {exc}", code=NAVIGATION_FAILED, url=url)
 
         try:
-            await context.add_init_script(INIT_SCRIPT)
+            page = kept_page(kept)
+            if page is None:  # a new context: its tab is set up once, then reused
+                await context.add_init_script(INIT_SCRIPT + LEAN_SCRIPT)
+                page = await context.new_page()
+                page.on("crash", lambda _page: kept.__setitem__("crashed", True))
+                context.on("page", _close_popup)
+                kept["session"] = await prepare_tab(
+                    context, page, block_media="media" in state.block
+                )
+                kept["page"] = page
             host = _host(url) or ""
             cookies = state.consent.cookies.get(host)
             if cookies:
@@ -451,17 +466,46 @@ class PlaywrightRenderer:
                         for k, v in sorted(cookies.items())
                     ]
                 )
-            if "media" in state.block:
-                await context.route(_MEDIA, _abort)
-            page = await context.new_page()
-            page.on("crash", on_crash)
-            context.on("page", _close_popup)
-            watch = _NetworkWatch(page) if spec.network_idle_ms is not None else None
             guard = options.navigation_guard
             nav = None if guard is None else await NavigationWatch.attach(context, page, guard)
         except PlaywrightError as exc:
             raise fail(exc, "opening the page") from exc
         timings["setup_ms"] = round((time.monotonic() - started) * 1000, 1)
+        watch = _NetworkWatch(page) if spec.network_idle_ms is not None else None
+        try:
+            result = await self._navigate_and_capture(
+                page, url, options, timings=timings,
+                clock=(started, deadline, ready_deadline, reserve), fail=fail, watch=watch,
+                nav=nav,
+            )
+        finally:
+            if watch is not None:
+                watch.detach(page)
+            if nav is not None:  # the tab may be reused: its check ends with this page
+                await nav.close()
+        # A page that merely was not ready leaves a usable tab; one whose main thread
+        # stopped answering does not (the reset would wait on it).
+        readiness = result.readiness
+        lease.reusable = readiness is not None and "did not answer" not in readiness.reason
+        return result
+
+    async def _navigate_and_capture(
+        self,
+        page: Page,
+        url: str,
+        options: RenderOptions,
+        *,
+        timings: dict[str, float],
+        clock: tuple[float, float, float, float],
+        fail: Callable[[BaseException, str], RenderError],
+        watch: _NetworkWatch | None,
+        nav: NavigationWatch | None,
+    ) -> RenderResult:
+        """Navigate, wait for readiness, serialise; ``clock`` is (started, deadline,
+        readiness deadline, reserve kept for the capture), all monotonic seconds."""
+        started, deadline, ready_deadline, reserve = clock
+        spec = options.readiness
+        state = self._state
 
         warnings: list[str] = []
         status: int | None = None

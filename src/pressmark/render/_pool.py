@@ -1,8 +1,13 @@
-"""One Chromium, up to K pages at a time, a fresh context per page, replaced when it goes bad.
+"""One Chromium, up to K pages at a time, each slot's context reused, replaced when it goes bad.
 
-A *lease* is one page's stay in the pool: a slot of the semaphore, a new browser
-context (no cookies, storage or renderer process shared with any other page), and
-the guarantee that the context is closed afterwards. The browser is replaced
+A *lease* is one page's stay in the pool: a slot of the semaphore and a browser
+context of its own (no cookies, storage or renderer process shared with a page
+rendering at the same time). A context whose render ended cleanly is *reset* (the
+renderer clears its cookies, storage and history) and kept for the next page with
+the same context options, up to ``reuse_pages`` renders: its tab navigates again in
+the renderer process it already has, which costs a third of the CPU of a new
+context and process per page. Anything unusual (an error, a crash, a timeout, a
+reset that fails) closes the context instead. The browser is replaced
 
 - after ``recycle_after`` pages (a long-lived browser accumulates memory); the old
   one finishes its in-flight pages and is then closed;
@@ -10,6 +15,10 @@ the guarantee that the context is closed afterwards. The browser is replaced
   ``browser-crashed``;
 - when closing a context does not finish in ``close_timeout_s`` (hung): its whole
   process group is killed.
+
+New leases wait while the browser's memory (summed PSS of its process group) is over
+``memory_budget_mb``: back-pressure, so pages that allocate a lot lower the number
+rendering at once instead of the machine swapping.
 
 Playwright does not tell us the browser's process id, so every launch carries a
 unique ``--pressmark-renderer=<token>`` switch that we look for in ``/proc``. Playwright
@@ -24,7 +33,8 @@ import contextlib
 import os
 import secrets
 import signal
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -110,16 +120,42 @@ class BrowserEntry:
     closing: asyncio.Task[None] | None = field(default=None)
 
 
+def group_pss_mb(pgid: int) -> float:
+    """Summed PSS of a live process group, in MiB (Linux; 0 elsewhere)."""
+    total = 0
+    for pid in group_members(pgid):
+        try:
+            text = Path(f"/proc/{pid}/smaps_rollup").read_text()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            if line.startswith("Pss:"):
+                total += int(line.split()[1])
+                break
+    return total / 1024
+
+
 @dataclass(slots=True, eq=False)
 class Lease:
-    """A page's slot: its context and the browser it lives in."""
+    """A page's slot: its context, the browser it lives in, and what the renderer keeps.
+
+    ``uses`` counts the renders this context served before the current one (0 for a
+    fresh context). The renderer sets ``reusable`` when its render ended cleanly;
+    ``kept`` is the renderer's per-context state (its page, listeners)."""
 
     context: BrowserContext
     entry: BrowserEntry
+    key: str = ""
+    uses: int = 0
+    reusable: bool = False
+    kept: dict[str, Any] = field(default_factory=dict)
 
     @property
     def browser_dead(self) -> bool:
         return self.entry.dead
+
+
+Reset = Callable[[Lease], Awaitable[None]]
 
 
 class BrowserPool:
@@ -142,10 +178,21 @@ class BrowserPool:
         self._current: BrowserEntry | None = None
         self._entries: set[BrowserEntry] = set()
         self._closed = False
+        self._idle: list[Lease] = []
+        self._released = asyncio.Event()
+        self._pss_mb = 0.0
+        self._pss_at = 0.0
         self.launches = 0
         self.kills = 0
         self.peak_active = 0
+        self.reused = 0
+        self.throttled = 0
         self._active = 0
+
+    @property
+    def slots(self) -> int:
+        """Pages that may render at once."""
+        return self._limits.max_pages
 
     @property
     def pids(self) -> list[int]:
@@ -199,11 +246,55 @@ class BrowserPool:
         """Launch the browser now, so the first page does not pay for it."""
         await self._browser()
 
+    async def _memory_mb(self) -> float:
+        """The current browser's PSS, measured at most once a second (it reads /proc)."""
+        entry = self._current
+        now = time.monotonic()
+        if entry is not None and entry.pid is not None and now - self._pss_at >= 1.0:
+            self._pss_at = now
+            self._pss_mb = await asyncio.to_thread(group_pss_mb, entry.pid)
+        return self._pss_mb
+
+    async def _wait_for_memory(self) -> None:
+        """Back-pressure: while over budget, a new page waits for one to finish."""
+        budget = self._limits.memory_budget_mb
+        if budget is None:
+            return
+        while self._active > 0 and await self._memory_mb() > budget:
+            self.throttled += 1
+            for idle in self._idle[:]:  # idle contexts are the first to give memory back
+                self._idle.remove(idle)
+                await self._close_context(idle.entry, idle.context)
+            self._released.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._released.wait(), 1.0)
+            self._pss_at = 0.0  # measure again now that a page has gone
+
+    def _take_idle(self, key: str) -> Lease | None:
+        for idle in self._idle:
+            if idle.key == key and idle.entry is self._current and not idle.entry.retiring:
+                self._idle.remove(idle)
+                return idle
+        return None
+
+    async def _drop_stale_idle(self) -> None:
+        for idle in self._idle[:]:
+            if idle.entry is not self._current or idle.entry.retiring or idle.entry.dead:
+                self._idle.remove(idle)
+                await self._close_context(idle.entry, idle.context)
+
     @contextlib.asynccontextmanager
-    async def lease(self, context_options: dict[str, Any]) -> AsyncIterator[Lease]:
-        """A slot plus a fresh context; the context is closed (or its browser killed) after."""
+    async def lease(
+        self, context_options: dict[str, Any], *, reset: Reset | None = None
+    ) -> AsyncIterator[Lease]:
+        """A slot plus a context of its own. With ``reset``, a context whose render ended
+        cleanly (``lease.reusable``) is reset and kept for the next lease with the same
+        options; otherwise it is closed (or its browser killed) after."""
         async with self._slots:
+            await self._wait_for_memory()
             entry = await self._browser()
+            await self._drop_stale_idle()
+            key = repr(sorted(context_options.items()))
             entry.active += 1
             entry.started += 1
             self._active += 1
@@ -211,24 +302,52 @@ class BrowserPool:
             if entry.started >= self._limits.recycle_after:
                 entry.retiring = True
             try:
+                lease = self._take_idle(key) if reset is not None else None
+                if lease is not None:
+                    self.reused += 1
+                    lease.reusable = False
+                else:
+                    try:
+                        context = await asyncio.wait_for(
+                            entry.browser.new_context(**context_options),
+                            self._limits.close_timeout_s,
+                        )
+                    except Exception as exc:
+                        await self._mark_bad(entry)
+                        raise RenderError(
+                            f"the browser could not open a page: {exc}", code=BROWSER_CRASHED
+                        ) from exc
+                    lease = Lease(context=context, entry=entry, key=key)
                 try:
-                    context = await asyncio.wait_for(
-                        entry.browser.new_context(**context_options),
-                        self._limits.close_timeout_s,
-                    )
-                except Exception as exc:
-                    await self._mark_bad(entry)
-                    raise RenderError(
-                        f"the browser could not open a page: {exc}", code=BROWSER_CRASHED
-                    ) from exc
-                try:
-                    yield Lease(context=context, entry=entry)
+                    yield lease
                 finally:
-                    await self._close_context(entry, context)
+                    await self._release(lease, reset)
             finally:
                 entry.active -= 1
                 self._active -= 1
+                self._released.set()
                 self._maybe_dispose(entry)
+
+    async def _release(self, lease: Lease, reset: Reset | None) -> None:
+        keep = (
+            reset is not None
+            and lease.reusable
+            and lease.uses + 1 < self._limits.reuse_pages
+            and not lease.entry.dead
+            and not lease.entry.retiring
+            and not self._closed
+        )
+        if keep:
+            assert reset is not None
+            try:
+                await asyncio.wait_for(reset(lease), self._limits.close_timeout_s)
+            except Exception:
+                keep = False
+        if keep:
+            lease.uses += 1
+            self._idle.append(lease)
+        else:
+            await self._close_context(lease.entry, lease.context)
 
     async def _close_context(self, entry: BrowserEntry, context: BrowserContext) -> None:
         if entry.dead:
@@ -251,6 +370,7 @@ class BrowserPool:
         if entry.disposed or entry.active > 0 or not (entry.retiring or entry.dead):
             return
         entry.disposed = True
+        self._idle = [idle for idle in self._idle if idle.entry is not entry]
         if self._current is entry:
             self._current = None
         entry.closing = asyncio.get_running_loop().create_task(self._dispose(entry))
@@ -267,6 +387,7 @@ class BrowserPool:
     async def close(self) -> None:
         """Close every browser; afterwards no process of ours is left."""
         self._closed = True
+        self._idle.clear()
         async with self._lock:
             for entry in list(self._entries):
                 entry.retiring = True

@@ -1,0 +1,116 @@
+"""Lean page loads and reused tabs: what a render skips, and how a tab is made clean again.
+
+A render needs the DOM's text, nothing else, so a page loads without what cannot
+change that text: images, media and fonts (blocked inside Chromium), beacons
+(``navigator.sendBeacon`` answers ``true`` and sends nothing), well-known analytics
+and tag-manager scripts and pixels, refused by URL inside the browser with
+``Network.setBlockedURLs`` (no round trip to Python per request). Speculative loads
+(``<link rel=prefetch>``) are not blocked yet: nothing in the page tells them apart
+before they are sent. Unload-time
+handlers (``unload``, ``pagehide``, ``beforeunload``) are not registered: they run
+only after the capture, and they are how a page would write state for the next one.
+
+A tab is reused for the next page only after its state is gone: the old document is
+replaced by ``about:blank`` (its timers and requests end with it), cookies are
+cleared, every origin it had a frame of loses its storage (local storage,
+IndexedDB, cache storage, service workers), the session history is reset, and the
+capture itself cleared the top frame's ``sessionStorage`` and ``window.name``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING, Any
+
+from pressmark.egress import EgressDenied, parse_url
+
+if TYPE_CHECKING:
+    from playwright.async_api import BrowserContext, CDPSession, Page
+
+# Appended to the init script: runs in every frame before the page's own scripts.
+LEAN_SCRIPT = r"""
+(() => {
+  try {
+    if (navigator.sendBeacon) {
+      Object.defineProperty(Navigator.prototype, 'sendBeacon', {
+        value: function sendBeacon() { return true; }, configurable: true, writable: true,
+      });
+    }
+  } catch (e) {}
+  const dropped = new Set(['unload', 'pagehide', 'beforeunload']);
+  const add = EventTarget.prototype.addEventListener;
+  EventTarget.prototype.addEventListener = function (type, listener, options) {
+    if ((this === window || this === document) && dropped.has(String(type))) return undefined;
+    return add.call(this, type, listener, options);
+  };
+  for (const name of ['onunload', 'onpagehide', 'onbeforeunload']) {
+    try {
+      Object.defineProperty(window, name, {
+        get() { return null; }, set(v) {}, configurable: true,
+      });
+    } catch (e) {}
+  }
+})();
+"""
+
+# Network.setBlockedURLs wildcards: analytics, tag managers and pixels; media files.
+TRACKER_URLS: tuple[str, ...] = (
+    "*://*.google-analytics.com/*", "*://*.googletagmanager.com/*",
+    "*://*.doubleclick.net/*", "*://*.googlesyndication.com/*", "*://*.hotjar.com/*",
+    "*://*.segment.io/*", "*://*.segment.com/*", "*://*.mixpanel.com/*",
+    "*://*.facebook.net/*", "*://connect.facebook.com/*", "*://*.scorecardresearch.com/*",
+    "*://*.quantserve.com/*", "*://*.chartbeat.com/*", "*://*.newrelic.com/*",
+    "*://*.nr-data.net/*", "*://*.clarity.ms/*", "*://plausible.io/*", "*://*.matomo.cloud/*",
+    "*/analytics.js*", "*/gtag/js*", "*/gtm.js*", "*/ga.js*", "*/pixel.gif*", "*/collect?*",
+)  # fmt: skip
+MEDIA_URLS: tuple[str, ...] = (
+    "*.mp4*", "*.m4v*", "*.webm*", "*.ogv*", "*.mp3*", "*.m4a*", "*.aac*", "*.wav*",
+    "*.flac*", "*.opus*", "*.mov*", "*.m3u8*", "*.mpd*",
+)  # fmt: skip
+
+
+async def prepare_tab(context: BrowserContext, page: Page, *, block_media: bool) -> CDPSession:
+    """Once per reused tab: the CDP session that resets it, with the block list set."""
+    session = await context.new_cdp_session(page)
+    # The block list applies only while the session's Network domain is enabled; its
+    # events are not listened to, and a zero buffer keeps no bodies for it.
+    await session.send(
+        "Network.enable", {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}
+    )
+    patterns = [*TRACKER_URLS, *(MEDIA_URLS if block_media else ())]
+    await session.send("Network.setBlockedURLs", {"urls": patterns})
+    return session
+
+
+def frame_origins(page: Page) -> list[str]:
+    """The http(s) origins of the page's frames, in order, each once."""
+    origins: list[str] = []
+    for frame in page.frames:
+        if not frame.url.startswith(("http:", "https:")):
+            continue
+        try:
+            origin = parse_url(frame.url).origin
+        except EgressDenied:
+            continue
+        if origin not in origins:
+            origins.append(origin)
+    return origins
+
+
+async def reset_tab(context: BrowserContext, page: Page, session: CDPSession) -> None:
+    """Make a reused tab as clean as a new one (see the module docstring); raises when
+    anything fails, so the pool closes the context instead of reusing it."""
+    origins = frame_origins(page)
+    for frame in page.frames[1:]:  # the top frame's were cleared by the capture
+        with contextlib.suppress(Exception):
+            await frame.evaluate("() => { try { sessionStorage.clear(); } catch (e) {} }")
+    await page.goto("about:blank")
+    await context.clear_cookies()
+    for origin in origins:
+        await session.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+    await session.send("Page.resetNavigationHistory")
+
+
+def kept_page(kept: dict[str, Any]) -> Page | None:
+    page = kept.get("page")
+    return page if page is not None and not page.is_closed() else None
