@@ -325,7 +325,8 @@ async def bare_loop(urls: list[str], k: int, executable: str) -> Run:
                     " return !!a && a.innerText.length > n; }",
                     arg=MIN_CHARS,
                 )
-                ok += has_marker(await page.content(), index_of(url))
+                html = await page.content()  # (not inside ``ok += ...``: that loses updates)
+                ok += has_marker(html, index_of(url))
             await page.close()
 
         await asyncio.gather(*(worker() for _ in range(k)))
@@ -350,7 +351,7 @@ async def renderer_loop(urls: list[str], executable: str, origin: str) -> Run:
         ok += has_marker(result.html, index_of(url)) and bool(result.readiness.passed)
         report = result.readiness
         readiness.append(report.elapsed_ms)
-        confirmed = getattr(report, "confirmed_ms", None)
+        confirmed = report.stable_at_ms
         marker = 'data-last-mutation="'
         at = result.html.find(marker)
         if confirmed is not None and at >= 0:

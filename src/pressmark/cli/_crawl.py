@@ -55,6 +55,9 @@ def _exit_code(manifest: CrawlManifest) -> int:
 @click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True,
               help="Requests in flight across all hosts, for the whole crawl (with --engine "
                    "ray, split across the shards).")
+@click.option("--render-concurrency", type=click.IntRange(min=1), default=None,
+              help="Browser pages rendering at once (default: sized from CPUs and memory); "
+                   "a render holds a request slot only while its document is requested.")
 @click.option("--per-host-concurrency", type=click.IntRange(min=1), default=4, show_default=True,
               help="Requests in flight to one host.")
 @click.option("--delay-ms", type=click.IntRange(min=0), default=0, show_default=True,
@@ -101,7 +104,8 @@ def _exit_code(manifest: CrawlManifest) -> int:
                    "place) with no network at all.")
 def crawl(  # noqa: PLR0917  # click passes every option as a parameter
           urls: tuple[str, ...], out_dir: Path, max_pages: int, max_depth: int | None,
-          discovery: str, render: str, concurrency: int, per_host_concurrency: int,
+          discovery: str, render: str, concurrency: int, render_concurrency: int | None,
+          per_host_concurrency: int,
           delay_ms: int, scope: str, include: tuple[str, ...], exclude: tuple[str, ...],
           loopback: tuple[str, ...], no_robots: bool, no_markdown: bool,
           store_path: Path | None, workers: int | None, page_timeout: float,
@@ -142,6 +146,7 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
             time_budget_s=time_budget, user_agent=user_agent, workers=workers,
             revalidate=not no_revalidate,
             page_deadline_s=page_timeout,
+            render_concurrency=render_concurrency,
         )
         runner = None
         if engine == "ray":

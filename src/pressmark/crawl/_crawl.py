@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from pressmark.store import SnapshotStore
 
 SeedLike = Seed | str
-MAX_BROWSER_PAGES = 8
 
 
 class CrawlEngine(Protocol):
@@ -57,6 +56,19 @@ def _utc_now() -> str:
     from pressmark.snapshot import utc_now_iso  # noqa: PLC0415  # loaded on first use
 
     return utc_now_iso()
+
+
+def _render_slots(policy: CrawlPolicy, renderer: Renderer | None) -> int:
+    """Pages the browser renders at once, which the engine lets be in flight on top of
+    its request concurrency (0 when nothing is rendered)."""
+    if renderer is None or policy.mode == "replay":
+        return 0
+    slots = getattr(renderer, "slots", None)
+    if isinstance(slots, int):
+        return slots
+    from pressmark.render._options import machine_render_slots  # noqa: PLC0415  # no browser import
+
+    return policy.render_concurrency or machine_render_slots()
 
 
 def normalise_seeds(seeds: SeedLike | Sequence[SeedLike], policy: CrawlPolicy,
@@ -143,11 +155,10 @@ async def crawl(
         target, _ = _stores(policy, out)
         wants_browser = policy.render != "never" or any(s.render for s, _, _ in seed_list)
         if renderer is None and wants_browser:
-            # Browser pages at once follow the crawl's concurrency, up to a cap: each
-            # Chromium page costs 100-200 MB, and renders are CPU-bound anyway.
+            # Browser pages at once are sized for the machine (or --render-concurrency),
+            # not by the crawl's request concurrency: a rendering page mostly waits.
             renderer = LazyRenderer(policy.egress, resolver,
-                                    max_pages=max(1, min(policy.politeness.concurrency,
-                                                         MAX_BROWSER_PAGES)))
+                                    max_pages=policy.render_concurrency)
         # Validators come from a store the caller passed, or from the directory's own
         # store when it holds an earlier crawl (a first crawl has nothing to revalidate).
         validators = target if policy.store is not None or previous or resume else None
@@ -162,7 +173,8 @@ async def crawl(
         pool = make_pool(policy)
     runner = Engine(policy=policy, seeds=seed_list, fetcher=fetcher, out=out, journal=journal,
                     progress=progress, pool=pool, stop=stop, writer=writer,
-                    previous=previous if policy.mode == "live" else (), started=called_at)
+                    previous=previous if policy.mode == "live" else (), started=called_at,
+                    render_slots=_render_slots(policy, renderer))
     if restored is not None:
         runner.restore(*restored)
     t0 = time.monotonic()

@@ -96,7 +96,11 @@ class Engine:
         store_spec: StoreSpec | None = None, mirror_store: SnapshotStore | None = None,
         previous: Sequence[PageRecord] = (),
         started: float | None = None,
+        render_slots: int = 0,
     ) -> None:
+        # ``render_slots`` more pages may be in flight (in all and per host) than the
+        # request limits allow: a rendering page holds a request slot (in the fetch
+        # layer's politeness) only while its document is requested, then it waits.
         self.policy = policy
         self.seeds = seeds
         self.fetcher = fetcher
@@ -116,8 +120,10 @@ class Engine:
         self.inline_first = pool is not None and not policy.markdown and policy.workers is None
         pol = policy.politeness
         self.max_pages = policy.effective_max_pages()
+        self.render_slots = max(0, render_slots)
         self.frontier = Frontier(
-            per_host_concurrency=pol.per_host_concurrency, delay_s=pol.delay_ms / 1000.0,
+            per_host_concurrency=pol.per_host_concurrency + self.render_slots,
+            delay_s=pol.delay_ms / 1000.0,
             max_admitted=max(self.max_pages * 4, self.max_pages + 10_000),
         )
         self.scope = Scope(policy, [host for _, _, host in seeds])
@@ -232,6 +238,7 @@ class Engine:
             self.journal.flush()
         tasks: set[asyncio.Task[None]] = set()
         concurrency = self.policy.politeness.concurrency
+        pages_at_once = concurrency + self.render_slots
         try:
             while True:
                 if self.stop.is_set():
@@ -247,7 +254,7 @@ class Engine:
                     break
                 wake_at: float | None = None
                 fetching = self.in_flight - self.storing
-                if (budget_left and fetching < concurrency
+                if (budget_left and fetching < pages_at_once
                         and self.storing < concurrency * STORE_BACKLOG):
                     item, wake_at = self.frontier.pop_ready(time.monotonic())
                     if item is not None:

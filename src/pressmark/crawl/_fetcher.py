@@ -347,10 +347,14 @@ class LazyRenderer:
     whose pages never escalate never launches one. A start failure is raised by
     ``render`` and handled by the fetch layer (plain snapshot kept, with a warning)."""
 
-    def __init__(self, egress: Any, resolver: Resolver | None, *, max_pages: int = 4) -> None:
+    def __init__(self, egress: Any, resolver: Resolver | None, *,
+                 max_pages: int | None = None) -> None:
         self._egress = egress
         self._resolver = resolver
-        self._max_pages = max_pages
+        from pressmark.render._options import machine_render_slots  # noqa: PLC0415  # light
+
+        # Known before the browser starts, so the crawl can size its pages in flight.
+        self.slots: int = max_pages or machine_render_slots()
         self._inner: Any = None
         self._lock = asyncio.Lock()
 
@@ -363,7 +367,7 @@ class LazyRenderer:
                 )
 
                 inner = PlaywrightRenderer(self._egress, self._resolver,
-                                           limits=PoolLimits(max_pages=self._max_pages))
+                                           limits=PoolLimits.for_machine(self.slots))
                 await inner.start()
                 self._inner = inner
         return await self._inner.render(url, options)

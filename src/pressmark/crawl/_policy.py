@@ -127,6 +127,10 @@ class CrawlPolicy:
     page_deadline_s: float = 10.0
     """Limit on one page's parse/extract/convert work; past it the page's worker is killed
     and the page recorded as ``error`` kind ``parse-timeout`` (not with ``workers=0``)."""
+    render_concurrency: int | None = None
+    """Browser pages rendering at once, apart from ``politeness.concurrency`` (a render
+    holds a request slot only while its document is requested); ``None`` sizes them
+    from the machine's CPUs and memory (``PoolLimits.for_machine``)."""
 
     def effective_max_pages(self) -> int:
         return max(0, min(self.max_pages, HARD_MAX_PAGES))
@@ -152,6 +156,8 @@ class CrawlPolicy:
             raise CrawlError("workers must be >= 0")
         if not self.page_deadline_s > 0:
             raise CrawlError("page_deadline_s must be > 0")
+        if self.render_concurrency is not None and self.render_concurrency < 1:
+            raise CrawlError("render_concurrency must be >= 1")
         for pattern in (*self.include, *self.exclude):
             try:
                 re.compile(pattern)

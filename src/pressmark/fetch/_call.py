@@ -291,23 +291,22 @@ class CallState:
         guard = None
         if self.source.respect_robots and self.robots is not None:
             guard = RobotsNavigationGuard(self.robots, self.user_agent, timeout_s=self.timeout_s)
+        politeness = self.options.politeness
+        gate = None
+        if politeness is not None:
+            # The politeness slot covers the request for the page's document, not the
+            # wait for readiness (no request to the host is in flight then).
+            delay = await self.crawl_delay_s()
+            host = host_key(self.url)
+            gate = functools.partial(politeness.slot, host, delay_s=delay)
         options = RenderOptions(timeout_ms=hint_ms, user_agent=self.user_agent,
                                 readiness=self.options.readiness or ReadinessSpec(),
-                                max_html_bytes=self.max_bytes, navigation_guard=guard)
-        politeness = self.options.politeness
+                                max_html_bytes=self.max_bytes, navigation_guard=guard,
+                                navigation_slot=gate)
         started = self.clock.now()
         try:
-            if politeness is not None:
-                delay = await self.crawl_delay_s()
-                async with politeness.slot(host_key(self.url),
-                                           delay_s=delay) as waited:
-                    self.meter.wait_ms += waited * 1000.0
-                    started = self.clock.now()
-                    self.render_called = True
-                    result = await renderer.render(self.url, options)
-            else:
-                self.render_called = True
-                result = await renderer.render(self.url, options)
+            self.render_called = True
+            result = await renderer.render(self.url, options)
         except asyncio.CancelledError:
             raise
         except Exception as exc:

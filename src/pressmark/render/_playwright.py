@@ -136,6 +136,7 @@ CAPTURE_JS = r"""
 """
 
 _ALLOWED_SCHEMES = ("http", "https")
+_NO_GATE: contextlib.nullcontext[None] = contextlib.nullcontext()
 
 
 class _NetworkWatch:
@@ -511,8 +512,10 @@ class PlaywrightRenderer:
         status: int | None = None
         denials_before = len(self._denials())
         try:
-            nav_ms = max(1.0, (ready_deadline - time.monotonic()) * 1000)
-            response = await page.goto(url, wait_until="commit", timeout=nav_ms)
+            gate = options.navigation_slot() if options.navigation_slot else _NO_GATE
+            async with gate:
+                nav_ms = max(1.0, (ready_deadline - time.monotonic()) * 1000)
+                response = await page.goto(url, wait_until="commit", timeout=nav_ms)
         except PlaywrightError as exc:
             if nav is not None:
                 nav.raise_if_denied(url)

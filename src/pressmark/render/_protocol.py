@@ -7,9 +7,10 @@ The Playwright implementation lives in :mod:`pressmark.render._playwright`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -95,13 +96,20 @@ class RenderOptions:
     """Per-call knobs. ``timeout_ms`` is a hard limit the renderer enforces itself.
 
     ``navigation_guard``: when set, a refused top-level navigation is never requested and
-    the render ends with ``RenderError(code="robots-denied")``."""
+    the render ends with ``RenderError(code="robots-denied")``.
+
+    ``navigation_slot``, when given, is entered around the request for the page's own
+    document (until its response commits) once the page has a browser tab: how a
+    crawl's politeness counts a render as one request to the host, not as the whole
+    wait for readiness, which sends nothing.
+    """
 
     timeout_ms: int = 15_000
     user_agent: str | None = None
     readiness: ReadinessSpec = field(default_factory=ReadinessSpec)
     max_html_bytes: int | None = None
     navigation_guard: NavigationGuard | None = None
+    navigation_slot: Callable[[], AbstractAsyncContextManager[Any]] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
