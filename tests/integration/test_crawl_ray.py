@@ -311,3 +311,26 @@ async def test_foreign_sitemaps_and_redirect_hops_are_paced_by_the_owner_on_ray(
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     await module.foreign_requests_are_paced_by_the_owner(_engine(), tmp_path)
+
+
+async def test_sharded_crawl_stores_robots_and_replay_reports_denied(
+    servers: list[DemoServer], tmp_path: Path,
+) -> None:
+    """Each shard stores the robots.txt files it read; a replay judges denials by them."""
+    from dataclasses import replace
+
+    from pressmark.crawl.ray import LocalEngine
+    from pressmark.store import FilesystemSnapshotStore
+
+    seeds = [s.url for s in servers]
+    policy = _policy(servers, markdown=False)
+    live = await LocalEngine(shards=2).run(seeds, policy, out_dir=tmp_path / "live")
+    denied = {p.url for p in live.pages if p.outcome == "denied"}
+    assert denied
+    offline = replace(policy, mode="replay", egress=EgressPolicy(),
+                      store=FilesystemSnapshotStore(tmp_path / "live" / "store"))
+    got = await LocalEngine(shards=2).run(seeds, offline, out_dir=tmp_path / "replay")
+    have = _pages(got)
+    for url in denied:
+        assert have[url].outcome == "denied", have[url]
+    assert not [p for p in got.pages if p.error and p.error.kind == "not-in-store"]

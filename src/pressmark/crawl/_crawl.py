@@ -183,7 +183,7 @@ async def crawl(
     try:
         await runner.run()
         if target is not None and isinstance(fetcher, LiveFetcher | ReplayFetcher):
-            await asyncio.to_thread(_store_robots, fetcher, target)
+            await asyncio.to_thread(fetcher.store_robots, target)
     except (asyncio.CancelledError, KeyboardInterrupt):
         interrupted = True
         raise
@@ -212,12 +212,6 @@ async def crawl(
                 writer.close()
             progress.finish(manifest)
     return manifest
-
-
-def _store_robots(fetcher: LiveFetcher | ReplayFetcher, store: SnapshotStore) -> None:
-    """Keep the robots.txt files the crawl judged by, beside its pages (replay uses them)."""
-    for snapshot in fetcher.robots_snapshots():
-        store.put(snapshot)
 
 
 def _stores(policy: CrawlPolicy, out: OutputDir | None,

@@ -120,6 +120,11 @@ class LiveFetcher:
                      headers: tuple[tuple[str, str], ...], body: bytes) -> None:
         self._robots_files[url] = (final_url, status, headers, body)
 
+    def store_robots(self, store: SnapshotStore) -> None:
+        """Put the robots.txt files this crawl read into ``store`` (blocking: a thread's job)."""
+        for snapshot in self.robots_snapshots():
+            store.put(snapshot)
+
     def robots_snapshots(self) -> list[Snapshot]:
         """Snapshots of the robots.txt files this crawl read (in the order first read)."""
         from pressmark.snapshot import classify_content_type, new_snapshot  # noqa: PLC0415
@@ -264,6 +269,11 @@ class ReplayFetcher:
         self._token = product_token(user_agent or DEFAULT_USER_AGENT)
         self._rules: dict[str, Callable[[str], bool] | None] = {}
         self._robots_read: list[Snapshot] = []
+
+    def store_robots(self, store: SnapshotStore) -> None:
+        """Copy the robots.txt snapshots replay judged by into a replay's own store."""
+        for snapshot in self.robots_snapshots():
+            store.put(snapshot)
 
     def robots_snapshots(self) -> list[Snapshot]:
         """The stored robots.txt snapshots replay judged by (copied to a replay's own store)."""

@@ -405,6 +405,7 @@ class ShardRuntime:
         self._started: StartedLog | None = None
         self._closed = False
         self._writer: StoreWriter | None = None
+        self._target: SnapshotStore | None = None
         self._client: HopPacedClient | None = None
 
     async def ensure_started(self) -> ShardEngine:
@@ -445,6 +446,7 @@ class ShardRuntime:
                 lost.append(record)
         fetcher, target = await self._fetcher_for(policy, out)
         self._writer = StoreWriter(target) if target is not None else None
+        self._target = target
         pool = make_pool(policy) if policy.workers else None
         engine = ShardEngine(
             index=cfg.index, shards=cfg.shards, cluster=self.cluster, started=started,
@@ -527,6 +529,10 @@ class ShardRuntime:
         try:
             if self._task is not None:
                 await self._task
+            fetcher, target = self._fetcher, self._target
+            if target is not None and isinstance(fetcher, LiveFetcher | ReplayFetcher):
+                # the robots.txt files this shard judged by, for replay (as a local crawl)
+                await asyncio.to_thread(fetcher.store_robots, target)
         finally:
             await self.aclose()
         return {"index": self.config.index, "stop_reason": engine.stop_reason,
