@@ -43,7 +43,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from pressmark.egress import EgressDenied, ResponseTooLarge, canonical_url, parse_url
-from pressmark.egress._decode import DecodeError, decoders_for, run_chain
+from pressmark.egress._decode import (  # the one Content-Encoding implementation, bounded
+    DecodeError,
+    decoders_for,
+    run_chain,
+)
 from pressmark.snapshot import (
     InvalidSnapshot,
     InvalidSourceRef,
