@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pressmark.crawl._frontier import FrontierItem
     from pressmark.crawl._policy import CrawlPolicy, Seed
     from pressmark.egress import Resolver
-    from pressmark.fetch import ShellCheck
+    from pressmark.fetch import RobotsAnswer, ShellCheck
     from pressmark.render import Renderer
     from pressmark.snapshot import Snapshot
     from pressmark.store import SnapshotStore
@@ -88,7 +88,7 @@ class LiveFetcher:
         )
         # Every robots.txt answer is kept (newest per URL) and stored with the crawl's
         # snapshots at the end: evidence of why a URL was denied, and what replay judges by.
-        self._robots_files: dict[str, tuple[str, int, tuple[tuple[str, str], ...], bytes]] = {}
+        self._robots_files: dict[str, RobotsAnswer] = {}
         self._robots = RobotsCache(policy=egress, resolver=resolver, client=self._client,
                                    on_download=self._keep_robots)
         extra: dict[str, Any] = {}
@@ -116,9 +116,8 @@ class LiveFetcher:
         self._token = product_token(self._ua)
         self._lazy = renderer if isinstance(renderer, LazyRenderer) else None
 
-    def _keep_robots(self, url: str, final_url: str, status: int,
-                     headers: tuple[tuple[str, str], ...], body: bytes) -> None:
-        self._robots_files[url] = (final_url, status, headers, body)
+    def _keep_robots(self, answer: RobotsAnswer) -> None:
+        self._robots_files[answer.url] = answer
 
     def store_robots(self, store: SnapshotStore) -> None:
         """Put the robots.txt files this crawl read into ``store`` (blocking: a thread's job)."""
@@ -130,11 +129,13 @@ class LiveFetcher:
         from pressmark.snapshot import classify_content_type, new_snapshot  # noqa: PLC0415
 
         out = []
-        for url, (final_url, status, headers, body) in self._robots_files.items():
-            content_type = next((v for k, v in headers if k.lower() == "content-type"), None)
-            out.append(new_snapshot(source_id=_source_id(url), requested_url=url, url=final_url,
-                                    status=status, headers=headers, body=body,
-                                    content_type=classify_content_type(content_type, body[:512])))
+        for url, got in self._robots_files.items():
+            content_type = next((v for k, v in got.headers if k.lower() == "content-type"), None)
+            out.append(new_snapshot(
+                source_id=_source_id(url), requested_url=url, url=got.final_url,
+                status=got.status, headers=got.headers, body=got.body,
+                content_type=classify_content_type(content_type, got.body[:512]),
+                **got.provenance))  # who answered: the archive names it
         return out
 
     async def __aenter__(self) -> LiveFetcher:

@@ -28,6 +28,7 @@ from pressmark.fetch._fetch import fetch_source
 from pressmark.fetch._politeness import Politeness
 from pressmark.fetch._render_policy import resolve_render_policy
 from pressmark.fetch._robots import (
+    RobotsAnswer,
     RobotsCache,
     RobotsEntry,
     RobotsRules,
@@ -58,6 +59,7 @@ __all__ = [
     "Politeness",
     "RenderEscalation",
     "RenderPolicy",
+    "RobotsAnswer",
     "RobotsCache",
     "RobotsEntry",
     "RobotsRules",

@@ -10,7 +10,6 @@ import dataclasses
 import functools
 import json
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TypeVar
 
 from pressmark._errors import PressmarkError
@@ -36,16 +35,15 @@ from pressmark.fetch._config import (
     SystemClock,
     headers_items,
 )
+from pressmark.fetch._provenance import archive_fields
 from pressmark.fetch._robots import RobotsCache, RobotsNavigationGuard, product_token
 from pressmark.render import ReadinessReport, ReadinessSpec, RenderOptions, RenderResult
 from pressmark.snapshot import (
-    RedirectRecord,
     build_source_ref,
     classify_content_type,
     new_snapshot,
     source_id_for_url,
 )
-from pressmark.snapshot._time import format_timestamp
 from pressmark.store import MemorySnapshotStore, SnapshotRef
 
 if TYPE_CHECKING:
@@ -266,12 +264,8 @@ class CallState:
         # The charset is new_snapshot's one decision (decide_charset), as for imports.
         return new_snapshot(
             source_id=self.source_id, requested_url=self.url, url=wire.url, status=wire.status,
-            headers=wire.headers, body=wire.body,
-            redirects=tuple(RedirectRecord(h.status, h.location, h.ip, h.url,
-                                           _stamp(h.at) if h.at else None)
-                            for h in wire.redirects),
-            content_type=kind, peer_ip=wire.peer_ip,
-            request_headers=_redacted(wire.request_headers))
+            headers=wire.headers, body=wire.body, content_type=kind,
+            **archive_fields(wire.peer_ip, wire.redirects, wire.request_headers))
 
     # -- rendered -------------------------------------------------------------------------
 
@@ -410,18 +404,6 @@ def borrow_robots(call: CallState) -> None:
     else:
         robots.adopt(options.egress, options.resolver)
     call.robots = robots
-
-
-_SECRET_HEADERS = frozenset({"authorization", "cookie", "proxy-authorization"})
-
-
-def _redacted(headers: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
-    """The request headers as an archive may keep them: credentials never leave the crawl."""
-    return tuple((k, "[redacted]" if k.lower() in _SECRET_HEADERS else v) for k, v in headers)
-
-
-def _stamp(epoch: float) -> str:
-    return format_timestamp(datetime.fromtimestamp(epoch, UTC))
 
 
 def _render_info(renderer: object, result: RenderResult) -> tuple[tuple[str, str], ...]:

@@ -22,10 +22,10 @@ import email.utils
 import functools
 import re
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from protego import Protego
 
@@ -39,11 +39,12 @@ from pressmark.egress import (
     parse_url,
 )
 from pressmark.fetch._config import Clock, SystemClock
+from pressmark.fetch._provenance import archive_fields
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
-    from pressmark.egress import EgressPolicy, Resolver
+    from pressmark.egress import EgressPolicy, GuardedResponse, Resolver
 
 ROBOTS_MAX_BYTES = 500 * 1024
 ROBOTS_MAX_REDIRECTS = 5
@@ -200,9 +201,21 @@ def _decode_robots(data: bytes) -> str:
     return data.decode("utf-8", "replace")
 
 
-RobotsSink = Callable[[str, str, int, tuple[tuple[str, str], ...], bytes], None]
-"""``(robots_url, final_url, status, headers, body)`` of each robots.txt answer received,
-for a caller that keeps robots.txt as evidence (a crawl stores it, so replay can judge)."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RobotsAnswer:
+    """One robots.txt answer received, for a caller that keeps it as evidence (a crawl
+    stores it, so replay can judge). ``provenance`` is :func:`archive_fields` of the
+    answer: who served it, its hops and the request sent (``new_snapshot`` keywords)."""
+
+    url: str
+    final_url: str
+    status: int
+    headers: tuple[tuple[str, str], ...]
+    body: bytes
+    provenance: dict[str, Any]
+
+
+RobotsSink = Callable[[RobotsAnswer], None]
 
 
 class RobotsCache:
@@ -328,10 +341,13 @@ class RobotsCache:
                                  user_agent=self.user_agent) as temporary:
             yield temporary
 
-    def _tell(self, url: str, final_url: str, status: int, headers: Iterable[tuple[str, str]],
-              body: bytes) -> None:
+    def _tell(self, url: str, response: GuardedResponse, body: bytes) -> None:
         if self.on_download is not None:
-            self.on_download(url, final_url, status, tuple(headers), body)
+            self.on_download(RobotsAnswer(
+                url=url, final_url=response.url, status=response.status,
+                headers=tuple(response.headers), body=body,
+                provenance=archive_fields(response.peer_ip, response.redirects,
+                                          response.request_headers)))
 
     async def _download(self, origin: str, client: GuardedClient | None,
                         user_agent: str | None) -> RobotsEntry:
@@ -357,7 +373,7 @@ class RobotsCache:
             ) as response:
                 status = response.status
                 if not 200 <= status < 300:
-                    self._tell(url, response.url, status, response.headers, b"")
+                    self._tell(url, response, b"")
                 ttl = max(self.min_ttl_s, _ttl_from_headers(
                     response.header("cache-control"), self.ttl_s, response.header("expires"),
                     response.header("date")))
@@ -383,7 +399,7 @@ class RobotsCache:
                 except ResponseTooLarge:
                     truncated = True
                 data = b"".join(chunks)
-                self._tell(url, response.url, status, response.headers, data)
+                self._tell(url, response, data)
         except _TooManyRedirects:
             return self._unavailable(origin, None, now, "too-many-redirects")
         except EgressDenied as exc:

@@ -8,8 +8,8 @@ EXPECTED = {
     "DEFAULT_USER_AGENT", "EMBEDDED_STATE_WARNING_PREFIX", "FETCH_ERROR_KINDS",
     "RENDER_POLICIES", "SHELL_WARNING_PREFIX", "Clock", "FetchError", "FetchErrorKind",
     "FetchFailure", "FetchOptions", "FetchResult", "FetchTimings", "Politeness",
-    "RenderEscalation", "RenderPolicy", "RobotsCache", "RobotsEntry", "RobotsRules",
-    "ShellCheck", "ShellVerdict",
+    "RenderEscalation", "RenderPolicy", "RobotsAnswer", "RobotsCache", "RobotsEntry",
+    "RobotsRules", "ShellCheck", "ShellVerdict",
     "SourceConfig", "SystemClock", "classify_shell", "fetch_source", "parse_robots",
     "product_token", "resolve_render_policy",
 }
