@@ -39,6 +39,15 @@ def _write_site(root: Path, normal: int = 50) -> None:
     index += "".join(f'<a href="/p{i}.html">p{i}</a> ' for i in range(normal))
     (root / "index.html").write_text(f"<!doctype html><title>home</title><main>{index}</main>")
     (root / "robots.txt").write_text("User-agent: *\nAllow: /\n")
+    # A JavaScript shell: crawling it starts Chromium (render on-shell).
+    (root / "shell.html").write_text(
+        '<!doctype html><title>app</title><div id="root"></div><script src="/app.js"></script>')
+    (root / "app.js").write_text(
+        "document.getElementById('root').innerHTML = '<main><h1>Rendered</h1><p>' + "
+        "'Rendered text. '.repeat(40) + '</p></main>';")
+    (root / "with-shell.html").write_text(
+        '<!doctype html><title>with a shell</title><main><a href="/shell.html">app</a> '
+        + "".join(f'<a href="/p{i}.html">p{i}</a> ' for i in range(normal)) + "</main>")
 
 
 class _Quiet(SimpleHTTPRequestHandler):
@@ -60,8 +69,8 @@ def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         server.server_close()
 
 
-def _crawl_cmd(origin: str, out: Path, *extra: str) -> list[str]:
-    return [PRESSMARK, "crawl", origin + "/", "--out", str(out), "--allow-loopback", origin,
+def _crawl_cmd(origin: str, out: Path, *extra: str, seed: str = "/") -> list[str]:
+    return [PRESSMARK, "crawl", origin + seed, "--out", str(out), "--allow-loopback", origin,
             "--max-pages", "200", "-q", *extra]
 
 
@@ -70,9 +79,16 @@ def _rows(out: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in lines]
 
 
-def _session_processes(sid: int) -> list[int]:
-    """Live processes of session ``sid`` (the crawl and anything it started)."""
-    found = []
+def _is_chromium(pid: int) -> bool:
+    try:
+        return b"chrom" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def _live() -> dict[int, tuple[int, int]]:
+    """pid -> (parent pid, session id) of every live (non-zombie) process."""
+    found = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -81,8 +97,24 @@ def _session_processes(sid: int) -> list[int]:
         except OSError:
             continue
         fields = stat.rsplit(")", 1)[1].split()
-        if int(fields[3]) == sid and fields[0] != "Z":
-            found.append(int(entry.name))
+        if fields[0] != "Z":
+            found[int(entry.name)] = (int(fields[1]), int(fields[3]))
+    return found
+
+
+def _session_processes(sid: int) -> list[int]:
+    """Live processes of session ``sid`` (the crawl and what it started in its session)."""
+    return [pid for pid, (_, session) in _live().items() if session == sid]
+
+
+def _descendants(root: int) -> set[int]:
+    """Live descendants of ``root``; Chromium runs in a session of its own, so look here."""
+    live = _live()
+    found: set[int] = set()
+    frontier = {root}
+    while frontier:
+        frontier = {pid for pid, (ppid, _) in live.items() if ppid in frontier} - found
+        found |= frontier
     return found
 
 
@@ -113,33 +145,41 @@ def test_time_budget_holds_and_normal_pages_are_ok(hostile_site: str, tmp_path: 
 def test_sigterm_stops_the_crawl_and_leaves_no_process(hostile_site: str,
                                                        tmp_path: Path) -> None:
     out = tmp_path / "out"
-    proc = subprocess.Popen(_crawl_cmd(hostile_site, out, "--delay-ms", "200"),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    cmd = _crawl_cmd(hostile_site, out, "--delay-ms", "200", seed="/with-shell.html")
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             start_new_session=True)
     pages = out / "pages.jsonl"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:  # wait for the event "a page was recorded"
-        if pages.exists() and pages.stat().st_size > 0:
-            break
+    deadline = time.monotonic() + 90
+    recorded = False
+    browsers: set[int] = set()
+    while time.monotonic() < deadline and not (recorded and browsers):
+        # wait for the events "a page was recorded" and "Chromium is running"
+        recorded = pages.exists() and pages.stat().st_size > 0
+        browsers = {pid for pid in _descendants(proc.pid) if _is_chromium(pid)}
         time.sleep(0.05)
-    else:
+    if not (recorded and browsers):
         proc.kill()
-        pytest.fail("no page recorded within 60 s")
+        proc.communicate()
+        pytest.fail(f"within 90 s: page recorded {recorded}, Chromium started {browsers}")
+    started = _descendants(proc.pid)
     signalled = time.monotonic()
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=30)
     stopped = time.monotonic() - signalled
     assert stopped < 8.0, err.decode()[-2000:]
     gone_by = time.monotonic() + 3.0  # SIGKILLed workers take a moment to be reaped
-    while _session_processes(proc.pid) and time.monotonic() < gone_by:
+    def leftovers() -> set[int]:
+        return (set(_session_processes(proc.pid)) | started) & set(_live())
+
+    while leftovers() and time.monotonic() < gone_by:
         time.sleep(0.05)
-    left = [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in _session_processes(proc.pid)]
+    left = [Path(f"/proc/{pid}/cmdline").read_bytes()[:200] for pid in leftovers()]
     assert left == []  # no parser worker, no browser left
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["stop_reason"] == "interrupted"
     rows = _rows(out)
     assert len(rows) == manifest["summary"]["pages"]  # every finished page reached the file
-    resumed = subprocess.run(_crawl_cmd(hostile_site, out, "--delay-ms", "200", "--resume"),
+    resumed = subprocess.run([*cmd, "--resume"],
                              capture_output=True, timeout=120, check=False)
     assert resumed.returncode in (0, 5), resumed.stderr.decode()[-2000:]
     after = _rows(out)

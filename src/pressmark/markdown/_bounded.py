@@ -260,8 +260,7 @@ def bound_html(text: str) -> BoundedHtml:
     if last is not None and last.text is text:
         return BoundedHtml(text=text)
     result = _bound(text)
-    if len(result.text) > SCREEN_STARTS:
-        _Memo.last = result
+    _Memo.last = result  # holds one page's text: the page being worked on
     return result
 
 
