@@ -115,8 +115,10 @@ async def test_politeness_per_host_with_many_hosts_in_flight(
         make_demo_server: Callable[..., DemoServer]) -> None:
     servers = [make_demo_server(host=f"127.0.0.{n}", pages=20) for n in (1, 2, 3)]
     origins = [s.url for s in servers]
+    # depth 1 of each host's seven /sections/ pages (no redirect hops): one level, so all
+    # three hosts are in flight together
     await crawl([o + "/" for o in origins],
-                policy(*origins, max_pages=24, exclude=(r"/redirect/",),  # no redirect hops
+                policy(*origins, max_depth=1, include=(r"/sections/", r"/$"),
                        politeness=Politeness(delay_ms=100, per_host_concurrency=2,
                                              concurrency=16)))
     spans = []

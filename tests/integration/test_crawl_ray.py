@@ -211,16 +211,41 @@ async def test_killing_a_shard_mid_crawl_loses_nothing(
     assert len(lines) == len(set(lines)) == len(have)
 
 
-async def test_killing_the_budget_actor_keeps_max_pages_exact(
+async def test_max_pages_gives_the_in_process_page_set_statuses_and_markdown(
+    ray_cluster: Any, servers: list[DemoServer], tmp_path: Path,
+) -> None:
+    """Breadth-first by depth, then discovery order, on both executors: with a budget well
+    below the site, Ray (2 shards) fetches exactly the in-process crawl's pages."""
+    seeds = [s.url for s in servers]
+    policy = _policy(servers, max_pages=150, markdown=True)
+    everything = await crawl(seeds, _policy(servers), out_dir=tmp_path / "all")
+    expected = await crawl(seeds, policy, out_dir=tmp_path / "local")
+    got = await _engine().run(seeds, policy, out_dir=tmp_path / "ray")
+    want, have = _pages(expected), _pages(got)
+    assert len(everything.pages) > 250
+    assert set(have) == set(want)
+    assert got.stop_reason == expected.stop_reason == "max-pages"
+    charged = [p for p in have.values() if p.error is None or p.error.kind != "robots-denied"]
+    assert len(charged) == 150
+    for url, record in want.items():
+        assert (have[url].status, have[url].outcome) == (record.status, record.outcome), url
+        if not url.endswith(CHANGING):
+            assert _markdown(tmp_path / "ray", have[url]) == \
+                _markdown(tmp_path / "local", record), url
+
+
+async def test_killing_a_shard_keeps_max_pages_exact(
     ray_cluster: Any, servers: list[DemoServer], tmp_path: Path,
 ) -> None:
     ray = ray_cluster
     out = tmp_path / "o"
+    seeds = [s.url for s in servers]
     policy = _policy(servers, max_pages=150, politeness=Politeness(delay_ms=10))
-    task = asyncio.create_task(_engine().run([s.url for s in servers], policy, out_dir=out))
+    expected = await crawl(seeds, _policy(servers, max_pages=150), out_dir=tmp_path / "local")
+    task = asyncio.create_task(_engine().run(seeds, policy, out_dir=out))
     await _until_pages(out / "pages.jsonl", 50)
     names = [a["name"] for a in ray.util.list_named_actors(all_namespaces=True)
-             if a["name"].startswith("pressmark-") and a["name"].endswith("-budget")]
+             if a["name"].startswith("pressmark-") and a["name"].endswith("-shard-0")]
     assert len(names) == 1
     ray.kill(ray.get_actor(names[0], namespace="pressmark"), no_restart=False)
     got = await task
@@ -228,6 +253,7 @@ async def test_killing_the_budget_actor_keeps_max_pages_exact(
                if p.error is None or p.error.kind != "robots-denied"]
     assert len(charged) == 150
     assert got.stop_reason == "max-pages"
+    assert set(_pages(got)) == set(_pages(expected))
 
 
 async def test_resume_on_ray_after_stop(ray_cluster: Any, servers: list[DemoServer],

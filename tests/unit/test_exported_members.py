@@ -69,7 +69,7 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "remove_dot_segments", "render_summary_table",
     ),
     "pressmark.crawl.ray": (
-        "ClusterView", "LocalEngine", "PageBudget", "Quiescence", "RayEngine", "RoutedLink",
+        "ClusterView", "LocalEngine", "RayEngine", "RoutedLink",
         "ShardLost", "ShardStatus", "registrable_host", "shard_of",
     ),
     "pressmark.demo": (

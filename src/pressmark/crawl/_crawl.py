@@ -149,10 +149,10 @@ async def crawl(
     if fetcher is not None:
         pass
     elif policy.mode == "replay":
-        source, target = _stores(policy, out)
+        source, target = crawl_stores(policy, out)
         fetcher = ReplayFetcher(source, robots=policy.robots, user_agent=policy.user_agent)
     else:
-        target, _ = _stores(policy, out)
+        target, _ = crawl_stores(policy, out)
         wants_browser = policy.render != "never" or any(s.render for s, _, _ in seed_list)
         if renderer is None and wants_browser:
             # Browser pages at once are sized for the machine (or --render-concurrency),
@@ -214,7 +214,7 @@ async def crawl(
     return manifest
 
 
-def _stores(policy: CrawlPolicy, out: OutputDir | None,
+def crawl_stores(policy: CrawlPolicy, out: OutputDir | None,
             ) -> tuple[SnapshotStore, SnapshotStore | None]:
     """(the store pages are fetched into or replayed from, an extra store to copy them to)."""
     own: SnapshotStore | None = None
@@ -238,7 +238,7 @@ def _same_store(store: SnapshotStore | None, root: Path) -> bool:
     return where is not None and Path(where).resolve() == root.resolve()
 
 
-def _store_spec(store: SnapshotStore | None) -> StoreSpec | None:
+def worker_store_spec(store: SnapshotStore | None) -> StoreSpec | None:
     """How a worker process can open ``store`` itself (filesystem stores only)."""
     from pressmark.store import FilesystemSnapshotStore  # noqa: PLC0415  # loaded on first use
 

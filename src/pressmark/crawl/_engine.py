@@ -1,11 +1,14 @@
 """The crawl loop: one dispatcher, bounded concurrent page tasks, one parser pool.
 
-The dispatcher pops ready items from the host-partitioned frontier while fewer
-than ``politeness.concurrency`` pages are in flight; each page task fetches
-(through the fetch seam), hands HTML to :func:`process_page` (in a worker
-process when a pool is configured), admits the links it found, and records the
-page. Recording order per page is: frontier journal, then ``pages.jsonl``
-(see :mod:`pressmark.crawl._resume`).
+The crawl goes breadth-first, one level (depth) at a time, in the order and with the
+``max_pages`` cut of :mod:`pressmark.crawl._levels`; a :class:`~pressmark.crawl._levels.Gate`
+opens each level (alone, or together with the other shards of a distributed crawl, which
+run this same engine). Within a level the dispatcher pops ready items from the
+host-partitioned frontier while fewer than ``politeness.concurrency`` pages are in
+flight; each page task fetches (through the fetch seam), hands HTML to
+:func:`process_page` (in a worker process when a pool is configured), offers the links
+it found to the next level, and records the page. Recording order per page is: frontier
+journal, then ``pages.jsonl`` (see :mod:`pressmark.crawl._resume`).
 """
 
 from __future__ import annotations
@@ -14,15 +17,17 @@ import asyncio
 import contextlib
 import dataclasses
 import functools
+import itertools
 import os
 import time
-import uuid
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from pressmark.crawl._canonical import canonical_or_refusal
 from pressmark.crawl._fetcher import PageFetcher
 from pressmark.crawl._frontier import Frontier, FrontierItem, Via
+from pressmark.crawl._levels import Candidates, Cut, Gate, Key, LocalGate, order_key
 from pressmark.crawl._manifest import CrawlSummary, Outcome, PageError, PageRecord, Validation
 from pressmark.crawl._output import OutputDir, page_name
 from pressmark.crawl._policy import CrawlPolicy, FollowCandidate, Scope, Seed
@@ -96,7 +101,7 @@ class Engine:
         store_spec: StoreSpec | None = None, mirror_store: SnapshotStore | None = None,
         previous: Sequence[PageRecord] = (),
         started: float | None = None,
-        render_slots: int = 0,
+        render_slots: int = 0, gate: Gate | None = None,
     ) -> None:
         # ``render_slots`` more pages may be in flight (in all and per host) than the
         # request limits allow: a rendering page holds a request slot (in the fetch
@@ -126,6 +131,16 @@ class Engine:
             delay_s=pol.delay_ms / 1000.0,
             max_admitted=max(self.max_pages * 4, self.max_pages + 10_000),
         )
+        self.gate: Gate = gate or LocalGate(self.max_pages)
+        self.candidates = Candidates(cap=self.frontier.max_admitted)
+        self.level = 0
+        self.last_level = False
+        self.cut_off = 0
+        """Candidates the ``max_pages`` cut left unfetched."""
+        self.activity = 0
+        """Grows with every page started or finished and every link offered."""
+        self._done: dict[str, bool] = {}   # url -> charged to max_pages
+        self._charged: Counter[int] = Counter()  # charged pages by depth
         self.scope = Scope(policy, [host for _, _, host in seeds])
         self.summary = CrawlSummary()
         self.sitemap = SitemapReport()
@@ -139,11 +154,6 @@ class Engine:
         # Optional on custom fetchers: without it, robots is only checked when fetching.
         self._robots_allows = getattr(fetcher, "robots_allows", None)
         self._flushed_at = time.monotonic()
-        # Links a parser already reported need no second admission when admission does not
-        # depend on the depth they are found at (no max_depth) and the page budget is not
-        # the admission cap. Hash collisions (64-bit) could drop a link; accepted, as in
-        # the frontier's own dedupe.
-        self._dedupe_id = uuid.uuid4().hex if policy.max_depth is None else None
         self._wake = asyncio.Event()
         self._delay_known: set[str] = set()
         self._sitemap_task: asyncio.Task[None] | None = None
@@ -164,17 +174,19 @@ class Engine:
 
     # -- admission -------------------------------------------------------------------------
 
+    def owns(self, host: str) -> bool:
+        """Whether this engine crawls ``host`` (a shard owns only some hosts)."""
+        return True
+
     def admit(self, url: str, host: str, depth: int, parent: str | None, via: Via, *,
-              seed_index: int | None = None) -> bool:
+              seed_index: int | None = None, path: tuple[int, ...] = ()) -> bool:
+        """Offer a URL to the level at ``depth`` (kept with its smallest discovery path)."""
         if via != "seed":
             if self.policy.max_depth is not None and depth > self.policy.max_depth:
                 return False
             if not self.scope.allows(url, host):
                 return False
-        if self.frontier.seen(url):
-            return False
-        if via != "seed" and self._robots_allows is not None and self._robots_allows(url) is False:
-            self._record_robots_denied(url, depth)
+        if self.frontier.seen(url) or url in self._done:
             return False
         score = 0.0
         hook = self.policy.should_follow
@@ -184,12 +196,12 @@ class Engine:
                 return False
             score = 0.0 if verdict is True else float(verdict)
         item = FrontierItem(url=url, host=host, depth=depth, score=score, parent_url=parent,
-                            via=via, seed_index=seed_index)
-        if not self.frontier.add(item):
+                            via=via, seed_index=seed_index, path=path)
+        self.activity += 1
+        if not self.candidates.offer(item):
             return False
         if self.journal is not None:
             self.journal.record(item)
-        self._wake.set()
         return True
 
     def _maybe_flush(self, *, force: bool = False) -> None:
@@ -214,66 +226,46 @@ class Engine:
             self.out.append_page(record)
         self.summary.add(record)
         self.pages.append(record)
+        self._note_done(record)
 
     def restore(self, items: list[FrontierItem], done: list[PageRecord]) -> None:
-        """Rebuild the frontier of an interrupted crawl: done pages are seen, the rest queued."""
+        """Rebuild an interrupted crawl: done pages stay done, every journaled URL is a
+        candidate of its level again (so each level's cut comes out as it did)."""
         for page in done:
             self.summary.add(page)
             self.pages.append(page)
+            self._note_done(page)
             if self.frontier.mark_seen(page.url):
                 self.frontier.admitted += 1
-        self.dispatched = sum(
-            1 for page in done if page.error is None or page.error.kind != "robots-denied")
+        self.dispatched = sum(self._done.values())
         for item in items:
-            self.frontier.add(item)
+            self.candidates.offer(item)
+
+    def _note_done(self, page: PageRecord) -> None:
+        charged = page.error is None or page.error.kind != "robots-denied"
+        self._done[page.url] = charged
+        if charged:
+            self._charged[page.depth] += 1
 
     # -- the loop --------------------------------------------------------------------------
 
     async def run(self) -> None:
         for index, (_seed, url, host) in enumerate(self.seeds):
-            self.admit(url, host, 0, None, "seed", seed_index=index)
+            if self.owns(host):
+                self.admit(url, host, 0, None, "seed", seed_index=index, path=(index,))
         if self.policy.discovery in ("sitemap", "both"):
             self._sitemap_task = asyncio.create_task(self._discover_sitemaps())
         if self.journal is not None:
             self.journal.flush()
         tasks: set[asyncio.Task[None]] = set()
-        concurrency = self.policy.politeness.concurrency
-        pages_at_once = concurrency + self.render_slots
         try:
-            while True:
-                if self.stop.is_set():
-                    self.stop_reason = self.stop_reason or "interrupted"
-                    break
-                if self._deadline is not None and time.monotonic() >= self._deadline:
-                    self.stop_reason = "time-budget"
-                    break
-                budget_left = self.dispatched < self.max_pages
-                if not budget_left and self.in_flight == 0:
-                    if self.frontier.queued:
+            depth = 0
+            while await self._open_level(depth) and await self._drain(tasks):
+                if self.last_level:
+                    if self.cut_off:
                         self.stop_reason = "max-pages"
                     break
-                wake_at: float | None = None
-                fetching = self.in_flight - self.storing
-                if (budget_left and fetching < pages_at_once
-                        and self.storing < concurrency * STORE_BACKLOG):
-                    item, wake_at = self.frontier.pop_ready(time.monotonic())
-                    if item is not None:
-                        self.dispatched += 1
-                        self.in_flight += 1
-                        task = asyncio.create_task(self._page(item))
-                        tasks.add(task)
-                        task.add_done_callback(tasks.discard)
-                        continue
-                sitemap_busy = self._sitemap_task is not None and not self._sitemap_task.done()
-                if self.in_flight == 0 and self.frontier.queued == 0 and not sitemap_busy:
-                    break
-                self._wake.clear()
-                timeout = None if wake_at is None else max(0.0, wake_at - time.monotonic())
-                if self._deadline is not None:
-                    left = max(0.0, self._deadline - time.monotonic())
-                    timeout = left if timeout is None else min(timeout, left)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), timeout)
+                depth += 1
         finally:
             if tasks:
                 if self.stop_reason in ("interrupted", "time-budget"):
@@ -292,31 +284,125 @@ class Engine:
             if self._own_writer and self.writer is not None:
                 self.writer.close()
 
+    def _halted(self) -> bool:
+        if self.stop.is_set():
+            self.stop_reason = self.stop_reason or "interrupted"
+            return True
+        if self._deadline is not None and time.monotonic() >= self._deadline:
+            self.stop_reason = "time-budget"
+            return True
+        return False
+
+    async def _open_level(self, depth: int) -> bool:
+        """Wait for the gate, then queue the level's candidates up to the cut; ``False``
+        when the crawl is over (no candidates anywhere, or stopped)."""
+        if self._halted():
+            return False
+        cut: Cut = await self.gate.cut(depth, functools.partial(self._screen, depth))
+        if cut.total == 0 or self._halted():
+            return False
+        self.level = depth
+        self.last_level = cut.last is not None  # the budget ends within this level
+        for item in self.candidates.take(depth):
+            if item.url in self._done or self.frontier.seen(item.url):
+                continue
+            if cut.last is not None and order_key(item) > cut.last:
+                self.cut_off += 1
+            else:
+                self.frontier.add(item)
+        self._wake.set()
+        return True
+
+    async def _screen(self, depth: int) -> tuple[list[Key], int]:
+        """Settle the level's candidates: robots.txt denials (loaded now for hosts not
+        seen yet) are recorded and never charged, so the cut counts only pages that will
+        be requested. Returns their keys and the pages charged at lower depths."""
+        items = self.candidates.peek(depth)
+        if self._robots_allows is not None:
+            unknown = {_origin(i.url) for i in items if i.via != "seed" and i.url not in self._done
+                       and self._robots_allows(i.url) is None}
+            await asyncio.gather(*(self.fetcher.crawl_delay(o) for o in sorted(unknown)))
+        keys: list[Key] = []
+        for item in items:
+            charged = self._done.get(item.url)
+            if charged is None and item.via != "seed" and self._robots_allows is not None \
+                    and self._robots_allows(item.url) is False:
+                self.candidates.discard(item)
+                self._record_robots_denied(item.url, depth)
+                continue
+            if charged is not False:
+                keys.append(order_key(item))
+        self._maybe_flush(force=True)
+        return keys, sum(n for d, n in self._charged.items() if d < depth)
+
+    async def _drain(self, tasks: set[asyncio.Task[None]]) -> bool:
+        """Run the open level to its end; ``False`` if the crawl was stopped meanwhile."""
+        concurrency = self.policy.politeness.concurrency
+        pages_at_once = concurrency + self.render_slots
+        while not self._halted():
+            wake_at: float | None = None
+            fetching = self.in_flight - self.storing
+            if fetching < pages_at_once and self.storing < concurrency * STORE_BACKLOG:
+                item, wake_at = self.frontier.pop_ready(time.monotonic())
+                if item is not None:
+                    self.dispatched += 1
+                    self.in_flight += 1
+                    self.activity += 1
+                    task = asyncio.create_task(self._page(item))
+                    tasks.add(task)
+                    task.add_done_callback(tasks.discard)
+                    continue
+            sitemap_busy = self._sitemap_task is not None and not self._sitemap_task.done()
+            if self.in_flight == 0 and self.frontier.queued == 0 and not sitemap_busy:
+                return True
+            self._wake.clear()
+            timeout = None if wake_at is None else max(0.0, wake_at - time.monotonic())
+            if self._deadline is not None:
+                left = max(0.0, self._deadline - time.monotonic())
+                timeout = left if timeout is None else min(timeout, left)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout)
+        return False
+
     def _signal(self) -> None:
         self._wake.set()
 
+    async def fetch_document(self, url: str) -> bytes:
+        """A sitemap document (a shard asks the shard that owns its host)."""
+        return await self.fetcher.fetch_document(url)
+
+    async def flush_outbox(self) -> None:
+        """Hand links found here to the engines that own them (none: this one owns all)."""
+
     async def _discover_sitemaps(self) -> None:
-        origins: list[str] = []
-        for _seed, url, _host in self.seeds:
-            root = _origin(url)
-            if root not in origins:
-                origins.append(root)
-        roots: list[str] = []
-        for origin in origins:
-            roots.extend(await self.fetcher.sitemap_roots(origin))
-
-        def on_url(raw: str) -> None:
-            parts = canonical_or_refusal(raw, strip_tracking=self.policy.strip_tracking_params)
-            if isinstance(parts, str):
-                self.summary.refuse(((parts, 1),))
-            else:
-                self.admit(parts.url, parts.host, 1, None, "sitemap")
-
+        """Sitemap URLs are depth-1 candidates, after every seed link: seed origin ``o``'s
+        ``j``-th URL has the path ``(len(seeds) + o, j)``."""
+        origins: dict[str, str] = {}
+        for _seed, url, host in self.seeds:
+            origins.setdefault(_origin(url), host)
         try:
             pool = self.pool
             parse = None if pool is None else functools.partial(parse_sitemap_off_loop, pool)
-            await discover_sitemap_urls(roots, self.fetcher.fetch_document, self.policy.sitemaps,
-                                        self.sitemap, on_url, parse=parse)
+            for index, (origin, host) in enumerate(origins.items()):
+                if not self.owns(host):
+                    continue
+                roots = await self.fetcher.sitemap_roots(origin)
+                counter = itertools.count()
+                base = len(self.seeds) + index
+
+                def on_url(raw: str, base: int = base, counter: itertools.count[int] = counter,
+                           ) -> None:
+                    parts = canonical_or_refusal(
+                        raw, strip_tracking=self.policy.strip_tracking_params)
+                    if isinstance(parts, str):
+                        self.summary.refuse(((parts, 1),))
+                    else:
+                        self.admit(parts.url, parts.host, 1, None, "sitemap",
+                                   path=(base, next(counter)))
+
+                await discover_sitemap_urls(roots, self.fetch_document, self.policy.sitemaps,
+                                            self.sitemap, on_url, parse=parse)
+            await self.flush_outbox()
         finally:
             if self.journal is not None:
                 self.journal.flush()
@@ -342,10 +428,12 @@ class Engine:
             self.journal.flush()
         self.summary.add(record)
         self.pages.append(record)
+        self._note_done(record)
         if record.error is not None and record.error.kind == "robots-denied":
             self.dispatched -= 1  # never requested: recorded, but not charged to max_pages
         self.frontier.release(item.host)
         self.in_flight -= 1
+        self.activity += 1
         self.progress.page(record, self)
         await self._learn_delay(item.host, item.url)
         self._wake.set()
@@ -449,7 +537,7 @@ class Engine:
                 name=page_name(snap.source_id, item.url),
                 respect_nofollow=self.policy.respect_nofollow,
                 strip_tracking=self.policy.strip_tracking_params, readiness=fetched.readiness,
-                store=self.store_spec if put_in_worker else None, dedupe=self._dedupe_id,
+                store=self.store_spec if put_in_worker else None,
                 expect=self._expectations(item),
             )
             if self.pool is None:  # workers=0: inline, bounded by the pre-scan's caps
@@ -458,8 +546,8 @@ class Engine:
                 work = process_page(job, inline=True) if self.inline_first else None
                 if work is None or work.needs_worker:
                     work = await self.pool.run(process_page, job)
-            for url, host in work.links:
-                self.admit(url, host, item.depth + 1, item.url, "link")
+            for index, (url, host) in enumerate(work.links):
+                self.admit(url, host, item.depth + 1, item.url, "link", path=(*item.path, index))
             self.summary.refuse(work.refused)
         return work
 

@@ -33,6 +33,8 @@ class FrontierItem:
     parent_url: str | None = None
     via: Via = "link"
     seed_index: int | None = None
+    path: tuple[int, ...] = ()
+    """Discovery path (see :mod:`pressmark.crawl._levels`): the order within a depth."""
 
 
 def url_key(url: str) -> int:

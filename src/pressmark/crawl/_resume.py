@@ -29,6 +29,8 @@ def item_line(item: FrontierItem) -> str:
         entry["v"] = item.via
     if item.seed_index is not None:
         entry["i"] = item.seed_index
+    if item.path:
+        entry["k"] = list(item.path)
     return dumps_line(entry)
 
 
@@ -66,7 +68,7 @@ class ResumeJournal:
             d = json.loads(line)
             items.append(FrontierItem(url=d["u"], host=d["h"], depth=d["d"], score=d.get("s", 0.0),
                                       parent_url=d.get("p"), via=d.get("v", "link"),
-                                      seed_index=d.get("i")))
+                                      seed_index=d.get("i"), path=tuple(d.get("k", ()))))
         return items
 
     def open(self) -> None:

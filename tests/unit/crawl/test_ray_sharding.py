@@ -1,4 +1,4 @@
-"""The sharded crawl without Ray: ownership, the exact budget, routing between shards,
+"""The sharded crawl without Ray: ownership, the level cut, routing between shards,
 termination, restart and resume (``pressmark.crawl.ray.LocalEngine``)."""
 
 from __future__ import annotations
@@ -12,16 +12,18 @@ from typing import Any
 
 import pytest
 
-from pressmark.crawl import CrawlPolicy, Fetched, FrontierItem, PageError, Seed, crawl
-from pressmark.crawl.ray import (
-    LocalEngine,
-    PageBudget,
-    Quiescence,
-    ShardStatus,
-    registrable_host,
-    shard_of,
+from pressmark.crawl import (
+    CrawlPolicy,
+    Fetched,
+    FrontierItem,
+    PageError,
+    Politeness,
+    Seed,
+    crawl,
 )
-from pressmark.crawl.ray._sharding import UNREGISTERED
+from pressmark.crawl._levels import cut_keys
+from pressmark.crawl.ray import LocalEngine, ShardStatus, registrable_host, shard_of
+from pressmark.crawl.ray._sharding import level_to_open
 from pressmark.snapshot import new_snapshot, source_id_for_url
 from pressmark.store import MemorySnapshotStore
 
@@ -119,38 +121,24 @@ def test_registrable_host_and_stable_shards() -> None:
          for i in range(2, 8)]
 
 
-def test_budget_is_exact_and_forgets_dead_incarnations() -> None:
-    budget = PageBudget(10, 2)
-    e0, e1 = budget.reset(0, 0), budget.reset(1, 0)
-    assert budget.acquire(0, e0, 6) == 6
-    assert budget.acquire(1, e1, 6) == 4
-    assert budget.acquire(1, e1, 1) == 0
-    budget.refund(0, e0, 2)
-    assert budget.remaining == 2
-    new = budget.reset(0, 3)  # shard 0 restarted with 3 pages on record
-    assert budget.acquire(0, e0, 5) == 0  # the dead incarnation gets nothing
-    budget.refund(0, e0, 3)  # and cannot return anything
-    assert budget.acquire(0, new, 5) == 3
-    assert budget.used == 10
-    fresh = PageBudget(10, 2)  # the budget actor restarted: it knows nobody
-    assert fresh.acquire(0, new, 1) == UNREGISTERED
-    assert fresh.refund(0, new, 1) == UNREGISTERED
-    assert fresh.acquire(1, fresh.reset(1, 7), 5) == 3
+def test_the_cut_keeps_the_first_keys_in_order() -> None:
+    keys = [(0.0, (0, 2)), (0.0, (0, 1)), (-1.0, (0, 9)), (0.0, (1,))]
+    assert cut_keys(keys, 10).last is None
+    assert cut_keys(keys, 10).total == 4
+    assert cut_keys(keys, 2).last == (0.0, (0, 1))  # a higher score first, then the path
+    assert cut_keys(keys, 0).last is not None
+    assert all(key > cut_keys(keys, 0).last for key in keys)  # type: ignore[operator]
 
 
-def test_quiescence_needs_two_equal_idle_rounds() -> None:
-    def st(i: int, idle: bool, act: int) -> ShardStatus:
-        return ShardStatus(index=i, idle=idle, activity=act, queued=0, in_flight=0, done=0,
-                           rendered=0, failed=0)
+def test_a_level_opens_only_when_every_shard_waits_there() -> None:
+    def st(i: int, waiting: int | None, finished: bool = False) -> ShardStatus:
+        return ShardStatus(index=i, waiting=waiting, finished=finished, activity=0, queued=0,
+                           in_flight=0, done=0, rendered=0, failed=0)
 
-    q = Quiescence()
-    assert not q.observe([st(0, True, 1), st(1, True, 1)], work_possible=False)
-    assert not q.observe([st(0, True, 2), st(1, True, 1)], work_possible=False)
-    assert not q.observe([st(0, True, 2), st(1, False, 1)], work_possible=False)
-    assert not q.observe([st(0, True, 2), st(1, True, 1)], work_possible=False)
-    assert not q.observe([st(0, True, 2), st(1, True, 1)], work_possible=True)
-    assert not q.observe([st(0, True, 2), st(1, True, 1)], work_possible=False)
-    assert q.observe([st(0, True, 2), st(1, True, 1)], work_possible=False)
+    assert level_to_open([st(0, 2), st(1, 2)]) == 2
+    assert level_to_open([st(0, 2), st(1, None)]) is None
+    assert level_to_open([st(0, 2), st(1, 3)]) is None
+    assert level_to_open([st(0, 2), st(1, None, finished=True)]) == 2
 
 
 async def _in_process(pages: dict[str, str], policy: CrawlPolicy) -> set[str]:
@@ -191,6 +179,27 @@ async def test_global_budget_exact(tmp_path: Path, max_pages: int) -> None:
     assert len(charged) == max_pages
     assert requested >= max_pages  # robots-denied ones were "requested" by the fake only
     assert manifest.stop_reason == "max-pages"
+
+
+@pytest.mark.parametrize("max_pages", [1, 5, 9, 23, 40])
+async def test_any_max_pages_gives_one_page_set_whatever_the_executor(
+        tmp_path: Path, max_pages: int) -> None:
+    """Breadth-first by depth, then discovery order: the page set depends on the site and
+    the policy only, not on concurrency, timing or the number of shards."""
+    pages = multi_host_site()
+    sets = []
+    for concurrency, delay in ((1, 0.0), (16, 0.0), (16, 0.002)):
+        policy = _policy(max_pages=max_pages,
+                         politeness=Politeness(concurrency=concurrency, per_host_concurrency=4))
+        m = await crawl(SEEDS, policy, fetcher=MultiHostFetcher(pages, delay=delay))
+        sets.append({p.url: p.status for p in m.pages})
+    for shards in (2, 3):
+        m = await LocalEngine(shards=shards).run(
+            SEEDS, _policy(max_pages=max_pages), out_dir=tmp_path / f"s{shards}",
+            fetchers=[MultiHostFetcher(pages, delay=0.001 * i) for i in range(shards)])
+        sets.append({p.url: p.status for p in m.pages})
+    assert all(s == sets[0] for s in sets[1:])
+    assert len(sets[0]) == max_pages
 
 
 async def test_max_depth_across_shards(tmp_path: Path) -> None:

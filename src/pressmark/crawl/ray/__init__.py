@@ -6,7 +6,8 @@
 (:func:`shard_of`), so per-host politeness, robots.txt and dedupe stay local and exact
 (a request to a host owned elsewhere, a sitemap document or a redirect hop, is paced by
 the owner); ``politeness.concurrency`` is split across the shards;
-a budget actor holds ``max_pages`` exactly across shards; render actors (one Chromium
+``max_pages`` is cut per breadth-first level over all shards' candidates (the same page
+set as the in-process crawl, whatever the number of shards); render actors (one Chromium
 each) serve every shard. Only this subpackage imports Ray; ``pressmark.crawl`` never does.
 :class:`LocalEngine` runs the same shards in one process, without Ray.
 """
@@ -14,8 +15,6 @@ each) serve every shard. Only this subpackage imports Ray; ``pressmark.crawl`` n
 from pressmark.crawl.ray._driver import ClusterView, LocalEngine, ShardLost
 from pressmark.crawl.ray._engine import RayEngine
 from pressmark.crawl.ray._sharding import (
-    PageBudget,
-    Quiescence,
     RoutedLink,
     ShardStatus,
     registrable_host,
@@ -25,8 +24,6 @@ from pressmark.crawl.ray._sharding import (
 __all__ = [
     "ClusterView",
     "LocalEngine",
-    "PageBudget",
-    "Quiescence",
     "RayEngine",
     "RoutedLink",
     "ShardLost",

@@ -1,5 +1,6 @@
-"""The driver side of a sharded crawl: prepare the directory, start the shards, poll them
-until the cluster is quiescent, merge the manifest.
+"""The driver side of a sharded crawl: prepare the directory, start the shards, poll them,
+open each breadth-first level when every shard waits for it (taking the ``max_pages`` cut
+over all their candidates), merge the manifest.
 
 The coordination is transport-agnostic (:class:`ShardHandle`): :class:`LocalEngine` runs
 the shards as tasks in this process (tests, and a debugging aid), ``RayEngine`` as Ray
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from pressmark.crawl._crawl import SeedLike, normalise_seeds
+from pressmark.crawl._levels import Cut, Key, cut_keys
 from pressmark.crawl._manifest import CrawlManifest, CrawlSummary, PageRecord
 from pressmark.crawl._output import OutputDir
 from pressmark.crawl._policy import CrawlError, CrawlPolicy
@@ -25,13 +27,7 @@ from pressmark.crawl._progress import NullProgress, Progress
 from pressmark.crawl._resume import ResumeJournal
 from pressmark.crawl.ray._files import partition_state
 from pressmark.crawl.ray._shard import ShardConfig, ShardRuntime
-from pressmark.crawl.ray._sharding import (
-    DocumentResult,
-    PageBudget,
-    Quiescence,
-    RoutedLink,
-    ShardStatus,
-)
+from pressmark.crawl.ray._sharding import DocumentResult, RoutedLink, ShardStatus, level_to_open
 
 if TYPE_CHECKING:
     from pressmark.crawl._fetcher import PageFetcher
@@ -41,13 +37,13 @@ if TYPE_CHECKING:
 class ShardHandle(Protocol):
     async def status(self) -> ShardStatus: ...
 
+    async def candidates(self, depth: int) -> tuple[list[Key], int] | None: ...
+
+    async def open(self, depth: int, cut: Cut) -> None: ...
+
     async def finish(self) -> dict[str, Any]: ...
 
     async def stop(self) -> None: ...
-
-
-class BudgetHandle(Protocol):
-    async def remaining(self) -> int: ...
 
 
 class ShardLost(CrawlError):
@@ -156,11 +152,25 @@ def prepare(seeds: SeedLike | Sequence[SeedLike], policy: CrawlPolicy | None, *,
                     started_at=started_at, prior_s=prior_s)
 
 
+async def open_level(handles: Sequence[ShardHandle], depth: int, max_pages: int) -> bool:
+    """Every shard waits at ``depth``: cut over all their candidates, open it everywhere.
+    ``False`` (nothing opened) when a shard no longer waits there (it was restarted)."""
+    answers = await asyncio.gather(*(h.candidates(depth) for h in handles))
+    settled = [a for a in answers if a is not None]
+    if len(settled) != len(answers):
+        return False
+    keys = [key for shard_keys, _ in settled for key in shard_keys]
+    cut = cut_keys(keys, max_pages - sum(charged for _, charged in settled))
+    await asyncio.gather(*(h.open(depth, cut) for h in handles))
+    return True
+
+
 async def coordinate(
-    prep: Prepared, handles: Sequence[ShardHandle], budget: BudgetHandle, *,
+    prep: Prepared, handles: Sequence[ShardHandle], *,
     progress: Progress, stop: asyncio.Event, poll_s: float = 0.05,
 ) -> CrawlManifest:
-    """Poll until quiescent (or stopped), finish every shard, merge the manifest."""
+    """Poll, opening levels, until every shard's loop ended (or stopped); merge the
+    manifest."""
     policy = prep.policy
     view = ClusterView(policy.effective_max_pages())
     tail = _PagesTail(prep.out.pages_path)
@@ -171,7 +181,6 @@ async def coordinate(
     progress.start(cast(Any, view))
     deadline = (time.monotonic() + policy.time_budget_s
                 if policy.time_budget_s is not None else None)
-    quiet = Quiescence()
     t0 = time.monotonic()
     stop_reason: str | None = None
     interrupted = False
@@ -191,10 +200,13 @@ async def coordinate(
             if deadline is not None and time.monotonic() >= deadline:
                 stop_reason = "time-budget"
                 break
-            queued = sum(s.queued for s in statuses)
-            work_possible = queued > 0 and await budget.remaining() > 0
-            if quiet.observe(statuses, work_possible=work_possible):
+            if all(s.finished for s in statuses):
                 break
+            depth = level_to_open(statuses)
+            if depth is not None:
+                waiting = [h for h, s in zip(handles, statuses, strict=True) if not s.finished]
+                if await open_level(waiting, depth, policy.effective_max_pages()):
+                    continue
             await asyncio.sleep(poll_s)
         if stop_reason is not None:
             await asyncio.gather(*(h.stop() for h in handles))
@@ -242,30 +254,12 @@ def _merge_sitemaps(results: list[dict[str, Any]]) -> dict[str, Any]:
 # -- in-process transport ------------------------------------------------------------------
 
 
-class _LocalBudget:
-    def __init__(self, budget: PageBudget) -> None:
-        self.budget = budget
-
-    async def remaining(self) -> int:
-        return self.budget.remaining
-
-
 class _LocalCluster:
-    def __init__(self, budget: PageBudget) -> None:
-        self.budget = budget
+    def __init__(self) -> None:
         self.runtimes: list[ShardRuntime] = []
         self.routed = 0
         self.documents = 0
         self.paced = 0
-
-    async def acquire(self, shard: int, epoch: int, want: int) -> int:
-        return self.budget.acquire(shard, epoch, want)
-
-    async def refund(self, shard: int, epoch: int, n: int) -> int:
-        return self.budget.refund(shard, epoch, n)
-
-    async def reset(self, shard: int, charged: int) -> int:
-        return self.budget.reset(shard, charged)
 
     async def route(self, shard: int, links: list[RoutedLink]) -> None:
         self.routed += len(links)
@@ -287,6 +281,12 @@ class _LocalHandle:
     async def status(self) -> ShardStatus:
         return await self.runtime.status()
 
+    async def candidates(self, depth: int) -> tuple[list[Key], int] | None:
+        return await self.runtime.candidates(depth)
+
+    async def open(self, depth: int, cut: Cut) -> None:
+        await self.runtime.open(depth, cut)
+
     async def finish(self) -> dict[str, Any]:
         return await self.runtime.finish()
 
@@ -296,7 +296,7 @@ class _LocalHandle:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LocalEngine:
-    """The sharded crawl with every shard in this process: same routing, budget, files
+    """The sharded crawl with every shard in this process: same routing, levels, files
     and termination as on Ray, without Ray. ``fetchers`` (one per shard) replaces the
     acquisition seam in tests."""
 
@@ -310,8 +310,7 @@ class LocalEngine:
         stop: asyncio.Event | None = None, fetchers: Sequence[PageFetcher] | None = None,
     ) -> CrawlManifest:
         prep = prepare(seeds, policy, out_dir=out_dir, resume=resume, shards=self.shards)
-        budget = PageBudget(prep.policy.effective_max_pages(), self.shards)
-        cluster = _LocalCluster(budget)
+        cluster = _LocalCluster()
         for index in range(self.shards):
             config = ShardConfig(index=index, shards=self.shards, seeds=prep.seeds,
                                  policy=prep.shipped_policy, out_root=str(prep.out.root),
@@ -320,7 +319,7 @@ class LocalEngine:
                 config, cluster, fetcher=None if fetchers is None else fetchers[index]))
         handles = [_LocalHandle(r) for r in cluster.runtimes]
         try:
-            return await coordinate(prep, handles, _LocalBudget(budget),
+            return await coordinate(prep, handles,
                                     progress=progress or NullProgress(),
                                     stop=stop or asyncio.Event(), poll_s=self.poll_s)
         finally:

@@ -4,14 +4,14 @@ actors.
 Ray is imported when a crawl runs, never at import time (``pressmark.crawl.ray`` stays
 importable without it; the error names the ``pressmark[ray]`` extra). Actors are named
 ``pressmark-<crawl id>-shard-<k>`` in the ``pressmark`` namespace, so a shard finds its
-peers and the budget by name, also after Ray restarted it.
+peers by name, also after Ray restarted it.
 
-Faults: shard, budget and render actors have ``max_restarts``; a call to an actor that is
-being restarted is retried on the new incarnation (``max_task_retries=-1``). A restarted
-shard rebuilds itself from the crawl directory (journal, ``started.log``,
-``pages.jsonl``), re-queues its in-flight pages (each is retried once) and re-registers
-with the budget, which forgets the dead incarnation's grants. A restarted budget knows no
-shard; each registers again with the slots it holds.
+Faults: shard and render actors have ``max_restarts``; a call to an actor that is being
+restarted is retried on the new incarnation (``max_task_retries=-1``). A restarted shard
+rebuilds itself from the crawl directory (journal, ``started.log``, ``pages.jsonl``,
+``levels.jsonl``), replays the levels it had opened, and re-queues its in-flight pages
+(each is retried once). The driver (this process) holds no state a restart could lose:
+it opens a level when every shard waits for it.
 """
 
 from __future__ import annotations
@@ -27,11 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pressmark.crawl._levels import Cut, Key
 from pressmark.crawl._policy import CrawlError
 from pressmark.crawl._progress import NullProgress, Progress
 from pressmark.crawl.ray._driver import ShardLost, coordinate, prepare
 from pressmark.crawl.ray._shard import ShardConfig, ShardRuntime
-from pressmark.crawl.ray._sharding import DocumentResult, PageBudget, RoutedLink, ShardStatus
+from pressmark.crawl.ray._sharding import DocumentResult, RoutedLink, ShardStatus
 
 if TYPE_CHECKING:
     from pressmark.crawl._crawl import SeedLike
@@ -59,15 +60,12 @@ class _Names:
     def shard(self, index: int) -> str:
         return f"pressmark-{self.crawl_id}-shard-{index}"
 
-    def budget(self) -> str:
-        return f"pressmark-{self.crawl_id}-budget"
-
     def render(self, index: int) -> str:
         return f"pressmark-{self.crawl_id}-render-{index}"
 
 
 class _RayCluster:
-    """A shard's view of its peers and the budget, found by name."""
+    """A shard's view of its peers, found by name."""
 
     def __init__(self, names: _Names) -> None:
         self.names = names
@@ -79,15 +77,6 @@ class _RayCluster:
             actor = import_ray().get_actor(name, namespace=NAMESPACE)
             self._cache[name] = actor
         return actor
-
-    async def acquire(self, shard: int, epoch: int, want: int) -> int:
-        return int(await self._actor(self.names.budget()).acquire.remote(shard, epoch, want))
-
-    async def refund(self, shard: int, epoch: int, n: int) -> int:
-        return int(await self._actor(self.names.budget()).refund.remote(shard, epoch, n))
-
-    async def reset(self, shard: int, charged: int) -> int:
-        return int(await self._actor(self.names.budget()).reset.remote(shard, charged))
 
     async def route(self, shard: int, links: list[RoutedLink]) -> None:
         await self._actor(self.names.shard(shard)).accept.remote(links)
@@ -113,23 +102,6 @@ class _RayRenderer:
         return await actor.render.remote(url, options)
 
 
-class _BudgetActor:
-    def __init__(self, max_pages: int, shards: int) -> None:
-        self.budget = PageBudget(max_pages, shards)
-
-    def acquire(self, shard: int, epoch: int, want: int) -> int:
-        return self.budget.acquire(shard, epoch, want)
-
-    def refund(self, shard: int, epoch: int, n: int) -> int:
-        return self.budget.refund(shard, epoch, n)
-
-    def reset(self, shard: int, charged: int) -> int:
-        return self.budget.reset(shard, charged)
-
-    def remaining(self) -> int:
-        return self.budget.remaining
-
-
 class _ShardActor:
     def __init__(self, config: ShardConfig, names: _Names) -> None:
         ray = import_ray()
@@ -140,6 +112,12 @@ class _ShardActor:
 
     async def status(self) -> ShardStatus:
         return await self.runtime.status()
+
+    async def candidates(self, depth: int) -> tuple[list[Key], int] | None:
+        return await self.runtime.candidates(depth)
+
+    async def open(self, depth: int, cut: Cut) -> None:
+        await self.runtime.open(depth, cut)
 
     async def accept(self, links: list[RoutedLink]) -> None:
         await self.runtime.accept(links)
@@ -176,9 +154,9 @@ class _RenderActor:
 
 
 @functools.cache
-def _remote_classes() -> tuple[Any, Any, Any]:
+def _remote_classes() -> tuple[Any, Any]:
     ray = import_ray()
-    return ray.remote(_BudgetActor), ray.remote(_ShardActor), ray.remote(_RenderActor)
+    return ray.remote(_ShardActor), ray.remote(_RenderActor)
 
 
 class _RayHandle:
@@ -192,19 +170,17 @@ class _RayHandle:
         except ray.exceptions.RayActorError as exc:
             raise ShardLost(f"a shard actor died for good: {exc}") from exc
 
+    async def candidates(self, depth: int) -> tuple[list[Key], int] | None:
+        return await self.actor.candidates.remote(depth)  # type: ignore[no-any-return]
+
+    async def open(self, depth: int, cut: Cut) -> None:
+        await self.actor.open.remote(depth, cut)
+
     async def finish(self) -> dict[str, Any]:
         return await self.actor.finish.remote()  # type: ignore[no-any-return]
 
     async def stop(self) -> None:
         await self.actor.stop.remote()
-
-
-class _RayBudget:
-    def __init__(self, actor: Any) -> None:
-        self.actor = actor
-
-    async def remaining(self) -> int:
-        return int(await self.actor.remaining.remote())
 
 
 def local_ray_init(**options: Any) -> None:
@@ -265,18 +241,13 @@ class RayEngine:
             else:
                 ray.init(address=self.address, **self.init_options)
             started_ray = True
-        budget_cls, shard_cls, render_cls = _remote_classes()
+        shard_cls, render_cls = _remote_classes()
         wants_browser = prep.policy.render != "never" or any(s.render for s, _, _ in prep.seeds)
         names = _Names(crawl_id=uuid.uuid4().hex[:12], shards=self.shards,
                        render_workers=self.render_workers if wants_browser else 0)
         actors: list[Any] = []
         renderers: list[Any] = []
         try:
-            budget = budget_cls.options(name=names.budget(), namespace=NAMESPACE, num_cpus=0,
-                                        max_restarts=self.max_restarts,
-                                        max_task_retries=-1).remote(
-                prep.policy.effective_max_pages(), self.shards)
-            actors.append(budget)
             for index in range(names.render_workers):
                 renderers.append(render_cls.options(
                     name=names.render(index), namespace=NAMESPACE, num_cpus=self.render_cpus,
@@ -295,7 +266,7 @@ class RayEngine:
                     max_concurrency=1000,
                 ).remote(config, names))
             actors.extend(shards)
-            return await coordinate(prep, [_RayHandle(a) for a in shards], _RayBudget(budget),
+            return await coordinate(prep, [_RayHandle(a) for a in shards],
                                     progress=progress or NullProgress(),
                                     stop=stop or asyncio.Event(), poll_s=self.poll_s)
         finally:

@@ -1,12 +1,14 @@
 """One shard of a distributed crawl: the in-process engine over one host partition.
 
-:class:`ShardEngine` is the crawler's :class:`~pressmark.crawl._engine.Engine` with three
-changes: URLs whose host another shard owns are handed to that shard (after the cheap
-depth and scope checks; the owner runs every other admission rule), page slots come
-from the global :class:`~pressmark.crawl.ray._sharding.PageBudget`, and the loop does not
-end when its own frontier is empty (a peer may hand it more) but when the driver says
-the cluster is quiescent. :class:`ShardRuntime` builds one from the crawl directory
-(restoring whatever an earlier incarnation recorded) and is what a Ray actor wraps. No
+:class:`ShardEngine` runs the crawler's :class:`~pressmark.crawl._engine.Engine` loop
+as it is, with its seams filled in for a shard: it owns only some hosts (URLs on other
+hosts are handed to their owner after the cheap depth and scope checks; the owner runs
+every other admission rule), and its :class:`~pressmark.crawl._levels.Gate` is a
+:class:`ShardGate`: each breadth-first level opens when every shard has finished the one
+before, with the ``max_pages`` cut taken by the driver over all shards' candidates, so a
+sharded crawl fetches exactly the page set of the in-process one. :class:`ShardRuntime`
+builds one from the crawl directory (restoring whatever an earlier incarnation recorded,
+the levels it opened included) and is what a Ray actor wraps. No
 Ray import here: the same code runs under :class:`~pressmark.crawl.ray.LocalEngine`.
 
 Every request to a host is paced by the shard that owns it: a sitemap document on a
@@ -22,34 +24,34 @@ with its share of the crawl-wide ``politeness.concurrency``
 Order of durable writes per page (so a SIGKILL anywhere loses nothing): the URL goes to
 ``started.log``; after the fetch, links owned here are journaled and links owned
 elsewhere are acknowledged by their owner (which journals them first); only then is the
-page appended to ``pages.jsonl``.
+page appended to ``pages.jsonl``. A level's cut is appended to ``levels.jsonl`` before
+the level opens.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
+import json
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pressmark.crawl._canonical import canonical_parts
-from pressmark.crawl._crawl import _store_spec, _stores
+from pressmark.crawl._crawl import crawl_stores, worker_store_spec
 from pressmark.crawl._engine import Engine, make_pool
 from pressmark.crawl._fetcher import LazyRenderer, LiveFetcher, PageFetcher, ReplayFetcher
 from pressmark.crawl._frontier import FrontierItem, Via
+from pressmark.crawl._levels import Cut, Key, Screen
 from pressmark.crawl._manifest import PageError, PageRecord
 from pressmark.crawl._policy import CrawlPolicy, Seed
 from pressmark.crawl._progress import NullProgress
 from pressmark.crawl._resume import ResumeJournal
-from pressmark.crawl._sitemaps import discover_sitemap_urls
 from pressmark.crawl._writer import StoreWriter
 from pressmark.crawl.ray._files import (
     SharedOutputDir,
     StartedLog,
-    is_charged,
     read_records,
     shard_dir,
 )
@@ -69,9 +71,6 @@ if TYPE_CHECKING:
     from pressmark.render import Renderer
     from pressmark.store import SnapshotStore
 
-BUDGET_RETRY_S = 0.1
-"""How often a shard with queued pages asks again when the budget had no slot for it."""
-
 MAX_ATTEMPTS = 2
 """A page started this many times without a record (its shard died each time) is recorded
 as ``worker-lost`` instead of being tried again: in-flight pages are retried once."""
@@ -80,22 +79,11 @@ as ``worker-lost`` instead of being tried again: in-flight pages are retried onc
 class Cluster(Protocol):
     """What a shard needs from the rest of the crawl (a Ray or an in-process transport)."""
 
-    async def acquire(self, shard: int, epoch: int, want: int) -> int: ...
-
-    async def refund(self, shard: int, epoch: int, n: int) -> int: ...
-
-    async def reset(self, shard: int, charged: int) -> int: ...
-
     async def route(self, shard: int, links: list[RoutedLink]) -> None: ...
 
     async def fetch_document(self, shard: int, url: str) -> DocumentResult: ...
 
     async def pace(self, shard: int, url: str) -> None: ...
-
-
-def _origin(url: str) -> str:
-    scheme, _, authority = url.split("/", 3)[:3]
-    return f"{scheme}//{authority}"
 
 
 def _hostname(url: str) -> str:
@@ -128,19 +116,79 @@ class HopPacedClient(GuardedClient):
                               max_body_bytes=max_body_bytes, hop_check=check)
 
 
+class ShardGate:
+    """A shard's :class:`~pressmark.crawl._levels.Gate`: the shard waits at each level until
+    the driver has seen every shard waiting there (so no link is still on its way), gives
+    the driver its candidates when asked, and opens the level with the cut the driver took
+    over all shards' candidates. Cuts are kept in ``levels.jsonl``, so a restarted shard
+    replays the levels it had opened without waiting for anyone."""
+
+    def __init__(self, path: Path, stop: asyncio.Event) -> None:
+        self.path = path
+        self.stop = stop
+        self.waiting: int | None = None
+        self._screen: Screen | None = None
+        self._answer: asyncio.Future[Cut] | None = None
+        self._known: dict[int, Cut] = {}
+        if path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                with contextlib.suppress(ValueError, KeyError, TypeError):
+                    entry = json.loads(line)
+                    last = entry["last"]
+                    self._known[int(entry["depth"])] = Cut(
+                        total=int(entry["total"]),
+                        last=None if last is None else (float(last[0]), tuple(last[1])))
+
+    async def cut(self, depth: int, screen: Screen) -> Cut:
+        known = self._known.get(depth)
+        if known is not None:
+            return known
+        self._screen = screen
+        self._answer = asyncio.get_running_loop().create_future()
+        self.waiting = depth
+        stopped = asyncio.ensure_future(self.stop.wait())
+        try:
+            await asyncio.wait((self._answer, stopped), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+            self.waiting = None
+        if not self._answer.done():
+            return Cut(total=0)
+        return self._answer.result()
+
+    async def candidates(self, depth: int) -> tuple[list[Key], int] | None:
+        """The level's keys and charged count, or ``None`` when this shard does not wait
+        there (a restarted shard still replaying): the driver asks again later."""
+        if self.waiting != depth or self._screen is None:
+            return None
+        return await self._screen()
+
+    def open(self, depth: int, cut: Cut) -> None:
+        """Keep the cut (durably, first), and open the level if the shard waits there."""
+        if depth not in self._known:
+            last = None if cut.last is None else [cut.last[0], list(cut.last[1])]
+            with self.path.open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps({"depth": depth, "total": cut.total, "last": last}) + "\n")
+                fh.flush()
+            self._known[depth] = cut
+        if self.waiting == depth and self._answer is not None and not self._answer.done():
+            self.waiting = None
+            self._answer.set_result(cut)
+
+
 class ShardEngine(Engine):
+    """The crawl :class:`~pressmark.crawl._engine.Engine` over the hosts one shard owns:
+    links to other hosts go to their owner, sitemap documents and redirect hops on other
+    hosts are fetched or paced by their owner, and levels open through :class:`ShardGate`."""
+
     def __init__(self, *, index: int, shards: int, cluster: Cluster, started: StartedLog,
-                 **engine_options: Any) -> None:
-        super().__init__(**engine_options)
+                 gate: ShardGate, **engine_options: Any) -> None:
+        super().__init__(gate=gate, **engine_options)
         self.index = index
         self.shards = shards
         self.cluster = cluster
         self.started = started
-        self.epoch = 0
-        self.slots = 0
-        self.exhausted = False
-        self.finishing = False
-        self.activity = 0
+        self.shard_gate = gate
         self._outbox: dict[int, list[RoutedLink]] = {}
         self._sending = 0
 
@@ -205,17 +253,19 @@ class ShardEngine(Engine):
     # -- admission and routing ---------------------------------------------------------------
 
     def admit(self, url: str, host: str, depth: int, parent: str | None, via: Via, *,
-              seed_index: int | None = None) -> bool:
+              seed_index: int | None = None, path: tuple[int, ...] = ()) -> bool:
         owner = shard_of(host, self.shards)
         if owner == self.index:
-            return super().admit(url, host, depth, parent, via, seed_index=seed_index)
+            return super().admit(url, host, depth, parent, via, seed_index=seed_index,
+                                 path=path)
         if via != "seed":
             if self.policy.max_depth is not None and depth > self.policy.max_depth:
                 return False
             if not self.scope.allows(url, host):
                 return False
         self._outbox.setdefault(owner, []).append(RoutedLink(
-            url=url, host=host, depth=depth, parent_url=parent, via=via, seed_index=seed_index))
+            url=url, host=host, depth=depth, parent_url=parent, via=via, seed_index=seed_index,
+            path=path))
         return True
 
     async def flush_outbox(self) -> None:
@@ -230,15 +280,13 @@ class ShardEngine(Engine):
 
     def accept(self, links: Sequence[RoutedLink]) -> None:
         """Links another shard found; journaled before the sender's call returns."""
-        self.activity += 1
         for link in links:
             via: Via = "seed" if link.via == "seed" else "sitemap" if link.via == "sitemap" \
                 else "link"
             Engine.admit(self, link.url, link.host, link.depth, link.parent_url, via,
-                         seed_index=link.seed_index)
+                         seed_index=link.seed_index, path=tuple(link.path))
         if self.journal is not None:
             self.journal.flush()
-        self._wake.set()
 
     # -- per page ----------------------------------------------------------------------------
 
@@ -246,129 +294,16 @@ class ShardEngine(Engine):
         self.started.record(item.url)
         record = await super()._fetch_and_process(item)
         await self.flush_outbox()
-        if not is_charged(record):
-            self.slots += 1  # never requested: the slot goes back to this shard's pool
-        self.activity += 1
+        if self.journal is not None:  # pages.jsonl is appended at once: links go first
+            self.journal.flush()
         return record
 
-    async def _discover_sitemaps(self) -> None:
-        origins: list[str] = []
-        for _seed, url, host in self.seeds:
-            if self.owns(host) and _origin(url) not in origins:
-                origins.append(_origin(url))
-        try:
-            roots: list[str] = []
-            for origin in origins:
-                roots.extend(await self.fetcher.sitemap_roots(origin))
-
-            def on_url(raw: str) -> None:
-                parts = canonical_parts(raw, strip_tracking=self.policy.strip_tracking_params)
-                if parts is not None:
-                    self.admit(parts.url, parts.host, 1, None, "sitemap")
-
-            await discover_sitemap_urls(roots, self.fetch_document, self.policy.sitemaps,
-                                        self.sitemap, on_url)
-            await self.flush_outbox()
-        finally:
-            if self.journal is not None:
-                self.journal.flush()
-            self._wake.set()
-
-    # -- the loop ----------------------------------------------------------------------------
-
-    async def register(self) -> None:
-        """Tell the budget how many slots this shard holds: pages on record that were
-        charged, pages in flight, and unused slots."""
-        held = sum(map(is_charged, self.pages)) + self.in_flight + self.slots
-        self.epoch = await self.cluster.reset(self.index, held)
-
-    def is_idle(self) -> bool:
-        sitemap_busy = self._sitemap_task is not None and not self._sitemap_task.done()
-        return (self.in_flight == 0 and not self._outbox and self._sending == 0
-                and not sitemap_busy and self.slots == 0
-                and (self.frontier.queued == 0 or self.exhausted))
-
-    def finish(self) -> None:
-        self.finishing = True
-        self._wake.set()
-
-    async def run(self) -> None:
-        for index, (_seed, url, host) in enumerate(self.seeds):
-            if self.owns(host):
-                self.admit(url, host, 0, None, "seed", seed_index=index)
-        if self.policy.discovery in ("sitemap", "both"):
-            self._sitemap_task = asyncio.create_task(self._discover_sitemaps())
-        if self.journal is not None:
-            self.journal.flush()
-        tasks: set[asyncio.Task[None]] = set()
-        concurrency = self.policy.politeness.concurrency
-        retry_at = 0.0
-        try:
-            while True:
-                if self.stop.is_set():
-                    self.stop_reason = self.stop_reason or "interrupted"
-                    break
-                if self._deadline is not None and time.monotonic() >= self._deadline:
-                    self.stop_reason = "time-budget"
-                    break
-                if self.frontier.queued == 0 and self.slots > 0:
-                    slots, self.slots = self.slots, 0
-                    if await self.cluster.refund(self.index, self.epoch, slots) < 0:
-                        await self.register()
-                if self.finishing and self.is_idle():
-                    if self.frontier.queued:
-                        self.stop_reason = "max-pages"
-                    break
-                now = time.monotonic()
-                wake_at: float | None = None
-                if self.frontier.queued and self.in_flight < concurrency:
-                    if self.slots == 0 and now >= retry_at:
-                        want = min(concurrency - self.in_flight, self.frontier.queued)
-                        got = await self.cluster.acquire(self.index, self.epoch, want)
-                        if got < 0:  # the budget restarted and forgot us
-                            await self.register()
-                            got = max(0, await self.cluster.acquire(self.index, self.epoch, want))
-                        self.slots += got
-                        self.exhausted = got == 0
-                        retry_at = now + BUDGET_RETRY_S if got == 0 else 0.0
-                    if self.slots > 0:
-                        item, wake_at = self.frontier.pop_ready(time.monotonic())
-                        if item is not None:
-                            self.slots -= 1
-                            self.dispatched += 1
-                            self.in_flight += 1
-                            self.activity += 1
-                            task = asyncio.create_task(self._page(item))
-                            tasks.add(task)
-                            task.add_done_callback(tasks.discard)
-                            continue
-                    else:
-                        wake_at = retry_at
-                self._wake.clear()
-                timeout = None if wake_at is None else max(0.0, wake_at - time.monotonic())
-                if self._deadline is not None:
-                    left = max(0.0, self._deadline - time.monotonic())
-                    timeout = left if timeout is None else min(timeout, left)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), timeout)
-        finally:
-            if tasks:
-                if self.stop_reason in ("interrupted", "time-budget"):
-                    await asyncio.wait(tasks, timeout=5.0)
-                    for task in tasks:
-                        task.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
-            if self._sitemap_task is not None and not self._sitemap_task.done():
-                self._sitemap_task.cancel()
-                await asyncio.gather(self._sitemap_task, return_exceptions=True)
-            if self.journal is not None:
-                self.journal.flush()
-
-    def status(self, *, restarts: int = 0) -> ShardStatus:
+    def status(self, *, restarts: int = 0, finished: bool = False) -> ShardStatus:
         return ShardStatus(
-            index=self.index, idle=self.is_idle(), activity=self.activity,
-            queued=self.frontier.queued, in_flight=self.in_flight, done=self.summary.pages,
-            rendered=self.summary.rendered, failed=self.summary.failed, restarts=restarts)
+            index=self.index, waiting=self.shard_gate.waiting, finished=finished,
+            activity=self.activity, queued=self.frontier.queued, in_flight=self.in_flight,
+            done=self.summary.pages, rendered=self.summary.rendered,
+            failed=self.summary.failed, restarts=restarts)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -444,6 +379,7 @@ class ShardRuntime:
                         f"the shard fetching this page died {MAX_ATTEMPTS} times")))
                 out.append_page(record)
                 lost.append(record)
+        stop = asyncio.Event()
         fetcher, target = await self._fetcher_for(policy, out)
         self._writer = StoreWriter(target) if target is not None else None
         self._target = target
@@ -451,13 +387,12 @@ class ShardRuntime:
         engine = ShardEngine(
             index=cfg.index, shards=cfg.shards, cluster=self.cluster, started=started,
             policy=policy, seeds=list(cfg.seeds), fetcher=fetcher, out=out, journal=journal,
-            progress=NullProgress(), pool=pool, stop=asyncio.Event(), writer=self._writer,
-            store_spec=_store_spec(target),
+            progress=NullProgress(), pool=pool, stop=stop, writer=self._writer,
+            store_spec=worker_store_spec(target), gate=ShardGate(state / "levels.jsonl", stop),
         )
         engine.restore(items, done + lost)
         if self._client is not None:
             self._client.on_hop = engine.before_hop
-        await engine.register()
         return engine
 
     def _owns_url(self, url: str) -> bool:
@@ -476,11 +411,11 @@ class ShardRuntime:
                                             durability=policy.store_durability)
             policy = replace(policy, store=given)
         if policy.mode == "replay":
-            source, target = _stores(policy, out)
+            source, target = crawl_stores(policy, out)
             self._fetcher = ReplayFetcher(source, robots=policy.robots,
                                           user_agent=policy.user_agent)
             return self._fetcher, target
-        target, _ = _stores(policy, out)
+        target, _ = crawl_stores(policy, out)
         renderer: Renderer | None = None
         wants_browser = policy.render != "never" or any(s.render for s, _, _ in self.config.seeds)
         if wants_browser:
@@ -504,7 +439,18 @@ class ShardRuntime:
             exc = self._task.exception()
             if exc is not None:
                 raise exc
-        return engine.status(restarts=self.restarts)
+        return engine.status(restarts=self.restarts,
+                             finished=self._task is not None and self._task.done())
+
+    async def candidates(self, depth: int) -> tuple[list[Key], int] | None:
+        """This shard's candidates at ``depth`` and its charged pages (``None``: it does not
+        wait there)."""
+        engine = await self.ensure_started()
+        return await engine.shard_gate.candidates(depth)
+
+    async def open(self, depth: int, cut: Cut) -> None:
+        engine = await self.ensure_started()
+        engine.shard_gate.open(depth, cut)
 
     async def accept(self, links: list[RoutedLink]) -> None:
         engine = await self.ensure_started()
@@ -523,9 +469,9 @@ class ShardRuntime:
             self.engine.stop.set()
 
     async def finish(self) -> dict[str, Any]:
-        """End the loop (the driver saw the cluster quiescent, or asked to stop) and close."""
+        """Wait for the loop to end (the last level is done, or the driver asked to stop)
+        and close."""
         engine = await self.ensure_started()
-        engine.finish()
         try:
             if self._task is not None:
                 await self._task

@@ -1,6 +1,7 @@
-"""Pure pieces of the distributed crawl: who owns a host, the global page budget, and
-when a cluster of shards has nothing left to do. No Ray here, so all of it is unit-tested
-in-process.
+"""Pure pieces of the distributed crawl: who owns a host, how the crawl-wide concurrency
+is split, and what shards send each other. No Ray here, so all of it is unit-tested
+in-process. (The global ``max_pages`` is the per-level cut of
+:mod:`pressmark.crawl._levels`, taken by the driver over every shard's candidates.)
 
 Ownership rule (documented, stable across runs and machines): the shard of a URL is
 ``int(sha256(registrable_host).hexdigest(), 16) % shards``, where the registrable host is
@@ -73,67 +74,17 @@ class RoutedLink:
     parent_url: str | None
     via: str
     seed_index: int | None = None
-
-
-UNREGISTERED = -1
-"""What the budget answers a shard it does not know (the budget actor was restarted)."""
-
-
-class PageBudget:
-    """The global ``max_pages``, held exactly: slots are granted to shards, returned when a
-    granted page was never requested (robots) or a shard ends with slots left, and reset
-    from the persisted record when a shard restarts (its lost grants come back).
-
-    Every grant carries the shard's epoch; a call from an earlier incarnation of a
-    restarted shard is refused, so a dead process cannot hold or return slots. When the
-    budget itself was restarted it knows no shard: calls answer :data:`UNREGISTERED` and
-    each shard registers again with what it holds (pages on record, in flight, and slots).
-    """
-
-    def __init__(self, max_pages: int, shards: int) -> None:
-        self.max_pages = max_pages
-        self.granted = [0] * shards
-        self.epochs = [0] * shards
-
-    @property
-    def used(self) -> int:
-        return sum(self.granted)
-
-    @property
-    def remaining(self) -> int:
-        return max(0, self.max_pages - self.used)
-
-    def reset(self, shard: int, charged: int) -> int:
-        """A (re)started shard reports how many charged pages it has on record; returns its
-        new epoch."""
-        self.epochs[shard] += 1
-        self.granted[shard] = charged
-        return self.epochs[shard]
-
-    def acquire(self, shard: int, epoch: int, want: int) -> int:
-        if self.epochs[shard] == 0:
-            return UNREGISTERED
-        if epoch != self.epochs[shard] or want <= 0:
-            return 0
-        n = min(want, self.remaining)
-        self.granted[shard] += n
-        return n
-
-    def refund(self, shard: int, epoch: int, n: int) -> int:
-        if self.epochs[shard] == 0:
-            return UNREGISTERED
-        if epoch == self.epochs[shard] and n > 0:
-            self.granted[shard] = max(0, self.granted[shard] - n)
-        return 0
+    path: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ShardStatus:
-    """What the driver polls. ``activity`` grows with everything a shard does (pages
-    started and finished, links received), so two equal polls prove it stayed idle."""
+    """What the driver polls: ``waiting`` is the level a shard waits to open (``None``
+    while it crawls one), ``finished`` that its loop has ended."""
 
     index: int
-    idle: bool
+    waiting: int | None
+    finished: bool
     activity: int
     queued: int
     in_flight: int
@@ -143,25 +94,10 @@ class ShardStatus:
     restarts: int = 0
 
 
-class Quiescence:
-    """Termination detection by double polling: the crawl is over when two consecutive
-    rounds find every shard idle with unchanged activity counters.
-
-    An idle shard only becomes busy again when another shard hands it a link, and a
-    shard is not idle while a hand-over is unacknowledged; so if no counter moved between
-    two all-idle rounds, no hand-over happened in between and none can happen later.
-    """
-
-    def __init__(self) -> None:
-        self._last: tuple[int, ...] | None = None
-
-    def observe(self, statuses: list[ShardStatus], *, work_possible: bool) -> bool:
-        """``work_possible``: something is queued and the budget still has room (a shard
-        that found the budget empty counts as idle, but a refund may wake it)."""
-        if work_possible or not all(s.idle for s in statuses):
-            self._last = None
-            return False
-        snapshot = tuple(s.activity for s in statuses)
-        done = snapshot == self._last
-        self._last = snapshot
-        return done
+def level_to_open(statuses: list[ShardStatus]) -> int | None:
+    """The level every shard (that has not finished) waits at, if they all wait at one:
+    then no page is in flight anywhere, so no link is on its way to any shard."""
+    depths = {s.waiting for s in statuses if not s.finished}
+    if len(depths) != 1:
+        return None
+    return depths.pop()
