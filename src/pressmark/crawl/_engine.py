@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from pressmark.crawl._canonical import canonical_or_refusal
+from pressmark.crawl._canonical import canonical_or_refusal, canonical_parts
 from pressmark.crawl._fetcher import PageFetcher
 from pressmark.crawl._frontier import Frontier, FrontierItem, Via
 from pressmark.crawl._levels import Candidates, Cut, Gate, Key, LocalGate, order_key
@@ -153,6 +153,9 @@ class Engine:
         self.stop_reason: str | None = None
         # Optional on custom fetchers: without it, robots is only checked when fetching.
         self._robots_allows = getattr(fetcher, "robots_allows", None)
+        pace_hops_with = getattr(fetcher, "pace_hops_with", None)
+        if pace_hops_with is not None:
+            pace_hops_with(self.before_hop)
         self._flushed_at = time.monotonic()
         self._wake = asyncio.Event()
         self._delay_known: set[str] = set()
@@ -370,6 +373,20 @@ class Engine:
     async def fetch_document(self, url: str) -> bytes:
         """A sitemap document (a shard asks the shard that owns its host)."""
         return await self.fetcher.fetch_document(url)
+
+    async def before_hop(self, url: str) -> None:
+        """A redirect hop to another host is paced like any request to that host (a shard
+        asks the hop host's owner)."""
+        await self.pace(url)
+
+    async def pace(self, url: str) -> None:
+        """Wait for a start on ``url``'s host in the fetch layer's pacing (no less than its
+        Crawl-delay apart from the other requests to it)."""
+        pace = getattr(self.fetcher, "pace", None)
+        if pace is None:  # replay, or a fetcher without pacing
+            return
+        parts = canonical_parts(url)
+        await pace(url, 0.0 if parts is None else self.frontier.partition(parts.host).delay_s)
 
     async def flush_outbox(self) -> None:
         """Hand links found here to the engines that own them (none: this one owns all)."""

@@ -9,12 +9,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pressmark.crawl._manifest import PageError
 from pressmark.crawl._writer import StoreWriter
+from pressmark.egress import EgressDenied, GuardedClient, parse_url
 
 if TYPE_CHECKING:
     from pressmark.crawl._frontier import FrontierItem
@@ -61,6 +62,34 @@ def _source_id(url: str) -> str:
     return source_id_for_url(url)
 
 
+class HopPacedClient(GuardedClient):
+    """The crawl's HTTP client: before a redirect hop to a host other than the one the
+    request started on (whose politeness slot the request already holds), it awaits
+    ``on_hop(url)``, which paces the hop like any request to that host."""
+
+    on_hop: Callable[[str], Awaitable[None]] | None = None
+
+    def stream(self, url: str, **options: Any) -> Any:
+        first = hostname_of(url)
+        inner = options.get("hop_check")
+
+        async def check(hop: str) -> None:
+            if inner is not None:
+                await inner(hop)  # robots.txt first: a denied hop reserves nothing
+            if self.on_hop is not None and hostname_of(hop) != first:
+                await self.on_hop(hop)
+
+        return super().stream(url, **{**options, "hop_check": check})
+
+
+def hostname_of(url: str) -> str:
+    """The fetch layer's politeness key of a URL: the host egress dials, without the port."""
+    try:
+        return parse_url(url).host
+    except EgressDenied:
+        return ""
+
+
 class LiveFetcher:
     """Every request goes through ``fetch_source``: robots, politeness, egress guard.
 
@@ -71,7 +100,7 @@ class LiveFetcher:
                  resolver: Resolver | None = None, renderer: Renderer | None = None,
                  validators: SnapshotStore | None = None,
                  shell_check: ShellCheck | None = None) -> None:
-        from pressmark.egress import EgressPolicy, GuardedClient  # noqa: PLC0415  # loaded on first use
+        from pressmark.egress import EgressPolicy  # noqa: PLC0415  # loaded on first use
         from pressmark.fetch import (  # noqa: PLC0415  # loaded on first use
             FetchOptions,
             Politeness,
@@ -82,7 +111,7 @@ class LiveFetcher:
         self.policy = policy
         pol = policy.politeness
         egress = policy.egress or EgressPolicy()
-        self._client = GuardedClient(
+        self._client = HopPacedClient(
             egress, resolver, max_connections=max(pol.concurrency, 1),
             max_connections_per_host=pol.per_host_concurrency,
         )
@@ -137,6 +166,27 @@ class LiveFetcher:
                 content_type=classify_content_type(content_type, got.body[:512]),
                 **got.provenance))  # who answered: the archive names it
         return out
+
+    def pace_hops_with(self, on_hop: Callable[[str], Awaitable[None]]) -> None:
+        """Before a redirect hop to another host than the request's, await ``on_hop(url)``
+        (the engine paces it like any request to that host)."""
+        self._client.on_hop = on_hop
+
+    async def pace(self, url: str, min_gap_s: float = 0.0) -> None:
+        """Reserve the next start on ``url``'s host in the fetch layer's ``Politeness``
+        (every request to a host goes through it) and sleep until it: the start comes no sooner than the host's delay (``delay_ms``, or
+        ``min_gap_s`` when larger, e.g. its Crawl-delay) after the previous request to the
+        host started, and the next request waits as long after this one. The start is
+        reserved synchronously, as ``Politeness`` does, so concurrent callers queue fairly."""
+        politeness = self.options.politeness
+        if politeness is None:
+            return
+        host = hostname_of(url)
+        gap = max(float(politeness.min_delay_s), min_gap_s)
+        wait = float(politeness.next_start_in(host))
+        politeness.defer(host, wait + gap)
+        if wait > 0:
+            await asyncio.sleep(wait)
 
     async def __aenter__(self) -> LiveFetcher:
         await self._client.__aenter__()

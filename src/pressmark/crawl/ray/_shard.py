@@ -14,10 +14,11 @@ Ray import here: the same code runs under :class:`~pressmark.crawl.ray.LocalEngi
 Every request to a host is paced by the shard that owns it: a sitemap document on a
 host another shard owns is fetched by that shard (:meth:`ShardEngine.fetch_document`),
 and a redirect hop to another host waits, before it is sent, for a start time that the
-hop host's owner reserves in its fetch-layer ``Politeness`` (:class:`HopPacedClient`,
-:meth:`ShardEngine.pace`). The reservation holds no slot while the hop runs (so pages
-redirecting to each other's hosts cannot deadlock): hops are spaced from every other
-request's start, but not counted in the owner's per-host concurrency. Each shard runs
+hop host's owner reserves in its fetch-layer ``Politeness`` (the engine's ``pace``, the
+same one the in-process crawl uses for its own hops). The reservation holds no slot
+while the hop runs (so pages redirecting to each other's hosts cannot deadlock): hops are
+spaced from every other request's start, but not counted in the owner's per-host
+concurrency. Each shard runs
 with its share of the crawl-wide ``politeness.concurrency``
 (:func:`~pressmark.crawl.ray._sharding.concurrency_share`).
 
@@ -33,7 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -41,7 +42,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pressmark.crawl._canonical import canonical_parts
 from pressmark.crawl._crawl import crawl_stores, worker_store_spec
 from pressmark.crawl._engine import Engine, make_pool
-from pressmark.crawl._fetcher import LazyRenderer, LiveFetcher, PageFetcher, ReplayFetcher
+from pressmark.crawl._fetcher import (
+    LazyRenderer,
+    LiveFetcher,
+    PageFetcher,
+    ReplayFetcher,
+    hostname_of,
+)
 from pressmark.crawl._frontier import FrontierItem, Via
 from pressmark.crawl._levels import Cut, Key, Screen
 from pressmark.crawl._manifest import PageError, PageRecord
@@ -63,11 +70,9 @@ from pressmark.crawl.ray._sharding import (
     concurrency_share,
     shard_of,
 )
-from pressmark.egress import EgressDenied, EgressPolicy, GuardedClient, parse_url
 
 if TYPE_CHECKING:
-    from pressmark.egress import Resolver, Timeout
-    from pressmark.egress._client import HeadersArg, HopCheck
+    from pressmark.egress import Resolver
     from pressmark.render import Renderer
     from pressmark.store import SnapshotStore
 
@@ -84,36 +89,6 @@ class Cluster(Protocol):
     async def fetch_document(self, shard: int, url: str) -> DocumentResult: ...
 
     async def pace(self, shard: int, url: str) -> None: ...
-
-
-def _hostname(url: str) -> str:
-    """The fetch layer's politeness key of a URL: the host egress dials, without the port."""
-    try:
-        return parse_url(url).host
-    except EgressDenied:
-        return ""
-
-
-class HopPacedClient(GuardedClient):
-    """The shard's HTTP client: before a redirect hop to a host other than the one the
-    request started on (whose politeness slot the request already holds), it awaits
-    ``on_hop(url)``, which gets a start time from the shard that owns the hop's host."""
-
-    on_hop: Callable[[str], Awaitable[None]] | None = None
-
-    def stream(self, url: str, *, headers: HeadersArg = None,
-               timeout: Timeout | float | None = None, max_body_bytes: int | None = None,
-               hop_check: HopCheck | None = None) -> Any:
-        first = _hostname(url)
-
-        async def check(hop: str) -> None:
-            if hop_check is not None:
-                await hop_check(hop)  # robots.txt first: a denied hop reserves nothing
-            if self.on_hop is not None and _hostname(hop) != first:
-                await self.on_hop(hop)
-
-        return super().stream(url, headers=headers, timeout=timeout,
-                              max_body_bytes=max_body_bytes, hop_check=check)
 
 
 class ShardGate:
@@ -200,7 +175,7 @@ class ShardEngine(Engine):
     async def fetch_document(self, url: str) -> bytes:
         """A sitemap document: fetched here if this shard owns its host, else by the owner
         (through the owner's fetcher, so the owner's per-host politeness paces it)."""
-        host = _hostname(url)
+        host = hostname_of(url)
         owner = shard_of(host, self.shards) if host else self.index
         if owner == self.index:
             return await self.fetcher.fetch_document(url)
@@ -221,7 +196,7 @@ class ShardEngine(Engine):
     async def before_hop(self, url: str) -> None:
         """A redirect hop of one of this shard's requests is about to go to ``url``: wait
         for a start time from the shard that owns its host (this one, or a peer)."""
-        host = _hostname(url)
+        host = hostname_of(url)
         if not host:
             return
         owner = shard_of(host, self.shards)
@@ -229,26 +204,6 @@ class ShardEngine(Engine):
             await self.pace(url)
         else:
             await self.cluster.pace(owner, url)
-
-    async def pace(self, url: str) -> None:
-        """Reserve the next start on ``url``'s host (owned here) in this shard's fetch-layer
-        ``Politeness``, which every request of this shard to that host goes through, and
-        sleep until it: the hop starts no sooner than the host's delay (``delay_ms`` or its
-        Crawl-delay, whichever is larger) after the previous request to that host started,
-        and the next request waits as long after the hop. The start is reserved
-        synchronously, as ``Politeness`` does, so concurrent callers queue fairly."""
-        politeness = getattr(getattr(self.fetcher, "options", None), "politeness", None)
-        if politeness is None:  # replay, or a fetcher without pacing
-            return
-        host = _hostname(url)
-        gap = float(politeness.min_delay_s)
-        parts = canonical_parts(url)
-        if parts is not None:
-            gap = max(gap, self.frontier.partition(parts.host).delay_s)
-        wait = float(politeness.next_start_in(host))
-        politeness.defer(host, wait + gap)
-        if wait > 0:
-            await asyncio.sleep(wait)
 
     # -- admission and routing ---------------------------------------------------------------
 
@@ -341,7 +296,6 @@ class ShardRuntime:
         self._closed = False
         self._writer: StoreWriter | None = None
         self._target: SnapshotStore | None = None
-        self._client: HopPacedClient | None = None
 
     async def ensure_started(self) -> ShardEngine:
         async with self._lock:
@@ -391,8 +345,6 @@ class ShardRuntime:
             store_spec=worker_store_spec(target), gate=ShardGate(state / "levels.jsonl", stop),
         )
         engine.restore(items, done + lost)
-        if self._client is not None:
-            self._client.on_hop = engine.before_hop
         return engine
 
     def _owns_url(self, url: str) -> bool:
@@ -422,14 +374,6 @@ class ShardRuntime:
             renderer = self.renderer_factory() if self.renderer_factory is not None else None
             renderer = renderer or LazyRenderer(policy.egress, self.config.resolver)
         live = LiveFetcher(policy, resolver=self.config.resolver, renderer=renderer)
-        pol = policy.politeness
-        # Page and sitemap requests go through a client that paces cross-host redirect
-        # hops by the hop host's owner (robots.txt downloads keep the fetcher's own client).
-        self._client = HopPacedClient(
-            policy.egress or EgressPolicy(), self.config.resolver,
-            max_connections=max(pol.concurrency, 1),
-            max_connections_per_host=pol.per_host_concurrency)
-        live.options = replace(live.options, client=self._client)
         self._fetcher = await live.__aenter__()
         return self._fetcher, target
 
@@ -495,8 +439,6 @@ class ShardRuntime:
             if self._own_fetcher and self._fetcher is not None:
                 await self._fetcher.aclose()
         finally:
-            if self._client is not None:
-                await self._client.aclose()
             for closable in (self._journal, self._out, self._started, self._writer):
                 if closable is not None:
                     closable.close()
