@@ -28,10 +28,11 @@ from pressmark.crawl._canonical import canonical_or_refusal, canonical_parts
 from pressmark.crawl._fetcher import PageFetcher
 from pressmark.crawl._frontier import Frontier, FrontierItem, Via
 from pressmark.crawl._levels import Candidates, Cut, Gate, Key, LocalGate, order_key
-from pressmark.crawl._manifest import CrawlSummary, Outcome, PageError, PageRecord, Validation
+from pressmark.crawl._manifest import CrawlSummary, PageError, PageRecord
 from pressmark.crawl._output import OutputDir, page_name
 from pressmark.crawl._policy import CrawlPolicy, FollowCandidate, Scope, Seed
 from pressmark.crawl._process import PageJob, PageWork, StoreSpec, process_page, warm_up
+from pressmark.crawl._records import page_record, store_failed
 from pressmark.crawl._resume import ResumeJournal
 from pressmark.crawl._sitemaps import SitemapReport, discover_sitemap_urls
 from pressmark.crawl._workers import (
@@ -57,12 +58,6 @@ STOP_GRACE_S = {"interrupted": 2.0, "time-budget": 0.1}
 FLUSH_EVERY_PAGES = 64
 FLUSH_EVERY_S = 0.25
 """Page records reach the kernel in batches this big or this old (see _output)."""
-
-
-def _store_failed(item: FrontierItem, fetched: Fetched, message: str) -> PageRecord:
-    return PageRecord(url=item.url, final_url=None, depth=item.depth, status=fetched.status,
-                      outcome="error", error=PageError(kind="store-error", message=message),
-                      warnings=fetched.warnings)
 
 
 def _origin(url: str) -> str:
@@ -191,8 +186,10 @@ class Engine:
                 return False
         if self.frontier.seen(url) or url in self._done:
             return False
-        score = 0.0
         hook = self.policy.should_follow
+        if hook is None and self.candidates.has_earlier(depth, url, path):
+            return False  # the common case: a link already offered from an earlier page
+        score = 0.0
         if hook is not None and via != "seed":
             verdict = hook(FollowCandidate(url=url, depth=depth, parent_url=parent, via=via))
             if verdict is False:
@@ -501,13 +498,13 @@ class Engine:
                 try:
                     source_ref = (await put).source_ref
                 except Exception as exc:  # a store failure is this page's error, not the crawl's
-                    return _store_failed(item, fetched, f"{type(exc).__name__}: {exc}")
+                    return store_failed(item, fetched, f"{type(exc).__name__}: {exc}")
         finally:
             self.storing -= 1
             self.frontier.partition(item.host).in_flight += 1  # released again in _page
             self._wake.set()
         if work is not None and work.store_error is not None:
-            return _store_failed(item, fetched, work.store_error)
+            return store_failed(item, fetched, work.store_error)
         if work is not None:
             source_ref = work.source_ref or source_ref
         warnings = list(fetched.warnings)
@@ -517,7 +514,7 @@ class Engine:
             warnings.append(f"markdown-failed: {work.error}")
         if work is not None and not work.parsed:
             work = None
-        record = self._record(item, fetched, work, source_ref, warnings)
+        record = page_record(item, fetched, work, source_ref, warnings)
         kept = self._kept(item, fetched)
         if kept is None:
             return record
@@ -567,30 +564,3 @@ class Engine:
                 self.admit(url, host, item.depth + 1, item.url, "link", path=(*item.path, index))
             self.summary.refuse(work.refused)
         return work
-
-    def _record(self, item: FrontierItem, fetched: Fetched, work: PageWork | None,
-                source_ref: str | None, warnings: list[str]) -> PageRecord:
-        snap = fetched.snapshot
-        assert snap is not None
-        final_url = snap.url or item.url
-        error = fetched.error
-        if error is None and snap.status >= 400:
-            error = PageError(kind="http-error", message=f"HTTP {snap.status}")
-        outcome: Outcome = "error" if error is not None else (
-            "not-modified" if fetched.not_modified else "ok")
-        validation = None
-        if work is not None and work.validation is not None:
-            validation = Validation(passed=work.validation[0], reasons=work.validation[1])
-        return PageRecord(
-            url=item.url, final_url=final_url, depth=item.depth,
-            status=fetched.status if fetched.status is not None else snap.status,
-            outcome=outcome, source_id=snap.source_id, source_ref=source_ref,
-            snapshot_sha256=snap.snapshot_sha256, body_hash=snap.body_hash,
-            fetched_at=snap.fetched_at, rendered=bool(snap.rendered),
-            render_reason=fetched.render_reason, title=None if work is None else work.title,
-            warnings=tuple(warnings), error=error,
-            markdown_path=None if work is None else work.markdown_path,
-            evidence_path=None if work is None else work.evidence_path,
-            validation=validation, bytes=len(snap.bytes),
-            readiness_ms=None if fetched.readiness is None else fetched.readiness[2],
-        )

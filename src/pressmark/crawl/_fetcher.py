@@ -174,10 +174,11 @@ class LiveFetcher:
 
     async def pace(self, url: str, min_gap_s: float = 0.0) -> None:
         """Reserve the next start on ``url``'s host in the fetch layer's ``Politeness``
-        (every request to a host goes through it) and sleep until it: the start comes no sooner than the host's delay (``delay_ms``, or
-        ``min_gap_s`` when larger, e.g. its Crawl-delay) after the previous request to the
-        host started, and the next request waits as long after this one. The start is
-        reserved synchronously, as ``Politeness`` does, so concurrent callers queue fairly."""
+        (every request to a host goes through it) and sleep until it: the start comes no
+        sooner than the host's delay (``delay_ms``, or ``min_gap_s`` when larger, e.g. its
+        Crawl-delay) after the previous request to the host started, and the next request
+        waits as long after this one. The start is reserved synchronously, as
+        ``Politeness`` does, so concurrent callers queue fairly."""
         politeness = self.options.politeness
         if politeness is None:
             return

@@ -97,6 +97,11 @@ class Candidates:
         bucket[item.url] = item
         return True
 
+    def has_earlier(self, depth: int, url: str, path: tuple[int, ...]) -> bool:
+        """Whether ``url`` is offered at ``depth`` already, unscored, by a path as small."""
+        old = self._by_depth.get(depth, {}).get(url)
+        return old is not None and not old.score and old.path <= path
+
     def peek(self, depth: int) -> list[FrontierItem]:
         return sorted(self._by_depth.get(depth, {}).values(), key=order_key)
 

@@ -6,7 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from pressmark.crawl import CrawlError, CrawlPolicy, FollowCandidate, PageRecord, Seed, crawl
+from pressmark.crawl import (
+    CrawlError,
+    CrawlPolicy,
+    FollowCandidate,
+    PageRecord,
+    Politeness,
+    Seed,
+    crawl,
+)
 from pressmark.crawl._progress import NullProgress
 
 from ._fakesite import ORIGIN, FakeFetcher, tree_site
@@ -188,3 +196,22 @@ async def test_time_budget_stops_the_crawl() -> None:
                     fetcher=FakeFetcher(SITE, delay=0.02))
     assert not m.complete and m.stop_reason == "time-budget"
     assert 0 < len(m.pages) < 40
+
+
+@pytest.mark.parametrize("max_pages", [1, 4, 7, 13, 22])
+async def test_max_pages_takes_the_first_pages_by_depth_then_discovery_order(
+        max_pages: int) -> None:
+    """The documented order (crawl/_levels.py): depth, then the discovery path; here the
+    reference is a plain breadth-first walk of the tree, children in link order."""
+    order, queue = [], ["/"]
+    while queue:
+        path = queue.pop(0)
+        order.append(ORIGIN + path)
+        kids = [f"{path.rstrip('/')}/{i}" if path != "/" else f"/n{i}" for i in range(3)]
+        queue.extend(k for k in kids if k in SITE)
+    for concurrency, delay in ((1, 0.0), (16, 0.001)):
+        policy = CrawlPolicy(markdown=False, workers=0, max_pages=max_pages,
+                             politeness=Politeness(concurrency=concurrency))
+        m = await crawl(ORIGIN + "/", policy, fetcher=FakeFetcher(SITE, delay=delay))
+        assert urls(m.pages) == set(order[:max_pages])
+        assert m.stop_reason == "max-pages"

@@ -1,0 +1,48 @@
+"""Page records built from a fetch and its page work (pure functions)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pressmark.crawl._manifest import Outcome, PageError, PageRecord, Validation
+
+if TYPE_CHECKING:
+    from pressmark.crawl._fetcher import Fetched
+    from pressmark.crawl._frontier import FrontierItem
+    from pressmark.crawl._process import PageWork
+
+
+def store_failed(item: FrontierItem, fetched: Fetched, message: str) -> PageRecord:
+    """A page whose snapshot could not be stored: recorded as this page's error."""
+    return PageRecord(url=item.url, final_url=None, depth=item.depth, status=fetched.status,
+                      outcome="error", error=PageError(kind="store-error", message=message),
+                      warnings=fetched.warnings)
+
+
+def page_record(item: FrontierItem, fetched: Fetched, work: PageWork | None,
+                source_ref: str | None, warnings: list[str]) -> PageRecord:
+    """The record of a fetched page (an HTTP status >= 400 is this page's error)."""
+    snap = fetched.snapshot
+    assert snap is not None
+    final_url = snap.url or item.url
+    error = fetched.error
+    if error is None and snap.status >= 400:
+        error = PageError(kind="http-error", message=f"HTTP {snap.status}")
+    outcome: Outcome = "error" if error is not None else (
+        "not-modified" if fetched.not_modified else "ok")
+    validation = None
+    if work is not None and work.validation is not None:
+        validation = Validation(passed=work.validation[0], reasons=work.validation[1])
+    return PageRecord(
+        url=item.url, final_url=final_url, depth=item.depth,
+        status=fetched.status if fetched.status is not None else snap.status,
+        outcome=outcome, source_id=snap.source_id, source_ref=source_ref,
+        snapshot_sha256=snap.snapshot_sha256, body_hash=snap.body_hash,
+        fetched_at=snap.fetched_at, rendered=bool(snap.rendered),
+        render_reason=fetched.render_reason, title=None if work is None else work.title,
+        warnings=tuple(warnings), error=error,
+        markdown_path=None if work is None else work.markdown_path,
+        evidence_path=None if work is None else work.evidence_path,
+        validation=validation, bytes=len(snap.bytes),
+        readiness_ms=None if fetched.readiness is None else fetched.readiness[2],
+    )
