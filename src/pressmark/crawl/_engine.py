@@ -32,7 +32,7 @@ from pressmark.crawl._manifest import CrawlSummary, PageError, PageRecord
 from pressmark.crawl._output import OutputDir, page_name
 from pressmark.crawl._policy import CrawlPolicy, FollowCandidate, Scope, Seed
 from pressmark.crawl._process import PageJob, PageWork, StoreSpec, process_page, warm_up
-from pressmark.crawl._records import page_record, store_failed
+from pressmark.crawl._records import kept_record, page_record, store_failed
 from pressmark.crawl._resume import ResumeJournal
 from pressmark.crawl._sitemaps import SitemapReport, discover_sitemap_urls
 from pressmark.crawl._workers import (
@@ -522,17 +522,8 @@ class Engine:
                                    evidence_path=kept.evidence_path, validation=kept.validation)
 
     def _kept(self, item: FrontierItem, fetched: Fetched) -> PageRecord | None:
-        """The earlier crawl's record whose Markdown and evidence a 304 lets this page keep
-        (same snapshot, files still there), or ``None`` to convert the page again."""
-        if not fetched.not_modified or fetched.snapshot is None or self.out is None:
-            return None
-        page = self._previous.get(item.url)
-        if page is None or page.snapshot_sha256 != fetched.snapshot.snapshot_sha256:
-            return None
-        paths = [page.markdown_path, page.evidence_path]
-        if not all((self.out.root / path).is_file() for path in paths if path is not None):
-            return None
-        return page
+        return kept_record(self._previous.get(item.url), fetched,
+                           None if self.out is None else self.out.root)
 
     async def _work(self, item: FrontierItem, fetched: Fetched, put_in_worker: bool,
                     ) -> PageWork | None:

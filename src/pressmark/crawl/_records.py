@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pressmark.crawl._manifest import Outcome, PageError, PageRecord, Validation
@@ -46,3 +47,18 @@ def page_record(item: FrontierItem, fetched: Fetched, work: PageWork | None,
         validation=validation, bytes=len(snap.bytes),
         readiness_ms=None if fetched.readiness is None else fetched.readiness[2],
     )
+
+
+def kept_record(page: PageRecord | None, fetched: Fetched, root: Path | None,
+                ) -> PageRecord | None:
+    """The earlier crawl's record of this URL whose Markdown and evidence a 304 lets the
+    page keep (same snapshot, files still in the directory), or ``None`` to convert the
+    page again."""
+    if page is None or root is None or not fetched.not_modified or fetched.snapshot is None:
+        return None
+    if page.snapshot_sha256 != fetched.snapshot.snapshot_sha256:
+        return None
+    paths = [page.markdown_path, page.evidence_path]
+    if not all((root / path).is_file() for path in paths if path is not None):
+        return None
+    return page
