@@ -318,15 +318,19 @@ class Engine:
         seen yet) are recorded and never charged, so the cut counts only pages that will
         be requested. Returns their keys and the pages charged at lower depths."""
         items = self.candidates.peek(depth)
-        if self._robots_allows is not None:
-            unknown = {_origin(i.url) for i in items if i.via != "seed" and i.url not in self._done
-                       and self._robots_allows(i.url) is None}
-            await asyncio.gather(*(self.fetcher.crawl_delay(o) for o in sorted(unknown)))
+        allows = self._robots_allows
+        if allows is not None:
+            first: dict[str, str] = {}  # one URL per origin tells whether robots is loaded
+            for item in items:
+                if item.via != "seed" and item.url not in self._done:
+                    first.setdefault(_origin(item.url), item.url)
+            unknown = sorted(o for o, url in first.items() if allows(url) is None)
+            await asyncio.gather(*(self.fetcher.crawl_delay(o) for o in unknown))
         keys: list[Key] = []
         for item in items:
             charged = self._done.get(item.url)
-            if charged is None and item.via != "seed" and self._robots_allows is not None \
-                    and self._robots_allows(item.url) is False:
+            if charged is None and item.via != "seed" and allows is not None \
+                    and allows(item.url) is False:
                 self.candidates.discard(item)
                 self._record_robots_denied(item.url, depth)
                 continue
