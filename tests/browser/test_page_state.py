@@ -105,3 +105,19 @@ async def test_a_reused_tab_carries_nothing_over(policy: Any, pages: PageServer)
     empty = '{"cookie":"","local":[],"session":[],"name":"","dbs":[]}'
     assert empty in fresh.html
     assert empty in reused.html
+
+
+TRACKED = (
+    "<main><h1>Tracked</h1><p>An article with the usual passengers.</p></main>"
+    '<script src="/js/analytics.js"></script>'
+    "<script>window.beacon = navigator.sendBeacon('/collect-beacon', 'x');</script>"
+)
+
+
+async def test_lean_loads_skip_trackers_and_beacons(renderer: Any, pages: PageServer) -> None:
+    pages.extra["/tracked"] = TRACKED
+    before = len(pages.paths)
+    result = await renderer.render(pages.origin + "/tracked", QUICK)
+    assert "Tracked" in result.html
+    fetched = set(pages.paths[before:])
+    assert fetched == {"/tracked"}  # no analytics script, no beacon

@@ -129,3 +129,17 @@ async def test_recycle_and_k_and_clean_close(
     with pytest.raises(RenderError) as info:
         await r.render(pages.origin + "/static", quick)
     assert info.value.code == "renderer-closed"
+
+
+async def test_memory_budget_holds_new_pages_back(policy: Any, pages: PageServer) -> None:
+    from pressmark.render import PlaywrightRenderer
+
+    # Any browser is over 64 MB: each page waits until the one before it has finished.
+    limits = PoolLimits(max_pages=3, memory_budget_mb=64)
+    async with PlaywrightRenderer(policy=policy, limits=limits) as renderer:
+        results = await asyncio.gather(
+            *(renderer.render(pages.origin + "/static", RenderOptions()) for _ in range(3))
+        )
+        assert all(r.readiness.passed for r in results)
+        assert renderer.pool.peak_active == 1
+        assert renderer.pool.throttled >= 1

@@ -3,7 +3,7 @@
 A render needs the DOM's text, nothing else, so a page loads without what cannot
 change that text: images, media and fonts (blocked inside Chromium), beacons
 (``navigator.sendBeacon`` answers ``true`` and sends nothing), well-known analytics
-and tag-manager scripts and pixels, refused by URL inside the browser with
+and tag-manager scripts and pixels, the favicon, refused by URL inside the browser with
 ``Network.setBlockedURLs`` (no round trip to Python per request). Speculative loads
 (``<link rel=prefetch>``) are not blocked yet: nothing in the page tells them apart
 before they are sent. Unload-time
@@ -62,6 +62,7 @@ TRACKER_URLS: tuple[str, ...] = (
     "*://*.quantserve.com/*", "*://*.chartbeat.com/*", "*://*.newrelic.com/*",
     "*://*.nr-data.net/*", "*://*.clarity.ms/*", "*://plausible.io/*", "*://*.matomo.cloud/*",
     "*/analytics.js*", "*/gtag/js*", "*/gtm.js*", "*/ga.js*", "*/pixel.gif*", "*/collect?*",
+    "*/favicon.ico",
 )  # fmt: skip
 MEDIA_URLS: tuple[str, ...] = (
     "*.mp4*", "*.m4v*", "*.webm*", "*.ogv*", "*.mp3*", "*.m4a*", "*.aac*", "*.wav*",

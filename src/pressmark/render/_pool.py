@@ -182,12 +182,14 @@ class BrowserPool:
         self._released = asyncio.Event()
         self._pss_mb = 0.0
         self._pss_at = 0.0
+        self._pss_lock = asyncio.Lock()
         self.launches = 0
         self.kills = 0
         self.peak_active = 0
         self.reused = 0
         self.throttled = 0
         self._active = 0
+        self._admitted = 0  # past the memory check, not yet released
 
     @property
     def slots(self) -> int:
@@ -248,19 +250,20 @@ class BrowserPool:
 
     async def _memory_mb(self) -> float:
         """The current browser's PSS, measured at most once a second (it reads /proc)."""
-        entry = self._current
-        now = time.monotonic()
-        if entry is not None and entry.pid is not None and now - self._pss_at >= 1.0:
-            self._pss_at = now
-            self._pss_mb = await asyncio.to_thread(group_pss_mb, entry.pid)
-        return self._pss_mb
+        async with self._pss_lock:  # a page arriving mid-measurement waits for its result
+            entry = self._current
+            now = time.monotonic()
+            if entry is not None and entry.pid is not None and now - self._pss_at >= 1.0:
+                self._pss_mb = await asyncio.to_thread(group_pss_mb, entry.pid)
+                self._pss_at = time.monotonic()
+            return self._pss_mb
 
     async def _wait_for_memory(self) -> None:
         """Back-pressure: while over budget, a new page waits for one to finish."""
         budget = self._limits.memory_budget_mb
         if budget is None:
             return
-        while self._active > 0 and await self._memory_mb() > budget:
+        while self._admitted > 0 and await self._memory_mb() > budget:
             self.throttled += 1
             for idle in self._idle[:]:  # idle contexts are the first to give memory back
                 self._idle.remove(idle)
@@ -292,8 +295,13 @@ class BrowserPool:
         options; otherwise it is closed (or its browser killed) after."""
         async with self._slots:
             await self._wait_for_memory()
-            entry = await self._browser()
-            await self._drop_stale_idle()
+            self._admitted += 1  # no await since the check: the next page sees this one
+            try:
+                entry = await self._browser()
+                await self._drop_stale_idle()
+            except BaseException:
+                self._admitted -= 1
+                raise
             key = repr(sorted(context_options.items()))
             entry.active += 1
             entry.started += 1
@@ -325,6 +333,7 @@ class BrowserPool:
             finally:
                 entry.active -= 1
                 self._active -= 1
+                self._admitted -= 1
                 self._released.set()
                 self._maybe_dispose(entry)
 
