@@ -42,6 +42,13 @@ class NavigationWatch:
         self.checked = 0
         self._denied_event = asyncio.Event()
 
+    def rearm(self, guard: NavigationGuard) -> None:
+        """Check the next page of a reused tab with ``guard``, as if newly attached."""
+        self._guard = guard
+        self.denied = None
+        self.checked = 0
+        self._denied_event = asyncio.Event()
+
     @classmethod
     async def attach(cls, context: BrowserContext, page: Page,
                      guard: NavigationGuard) -> NavigationWatch:

@@ -23,8 +23,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
+from playwright.async_api import BrowserContext, Page, Playwright, Request, async_playwright
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page, Playwright, Request, async_playwright
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from pressmark.egress import DENIAL_CODES, EgressDenied, EgressProxy, evaluate_url, parse_url
@@ -119,9 +119,11 @@ CAPTURE_JS = r"""
   const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '';
   const html = root ? doctype + root.outerHTML : '';
   const nav = performance.getEntriesByType('navigation')[0];
-  // Nothing of this page may reach the next one in a reused tab.
+  // Nothing of this page may reach the next one in a reused tab (see _lean).
   try { sessionStorage.clear(); } catch (e) {}
   try { window.name = ''; } catch (e) {}
+  const freeze = window[Symbol.for('pressmark.freeze')];
+  if (freeze && (!maxUnits || html.length <= maxUnits)) freeze();
   return {
     html: maxUnits && html.length > maxUnits ? null : html,
     units: html.length,
@@ -393,6 +395,24 @@ class PlaywrightRenderer:
             self.rendered += 1
 
     @staticmethod
+    async def _navigation_watch(
+        kept: dict[str, Any], context: BrowserContext, page: Page, options: RenderOptions
+    ) -> NavigationWatch | None:
+        """The tab's navigation check, attached once and re-armed for each page."""
+        guard = options.navigation_guard
+        watch: NavigationWatch | None = kept.get("nav")
+        if guard is None:
+            if watch is not None:
+                kept.pop("nav")
+                await watch.close()
+            return None
+        if watch is None:
+            watch = kept["nav"] = await NavigationWatch.attach(context, page, guard)
+        else:
+            watch.rearm(guard)
+        return watch
+
+    @staticmethod
     async def _reset(lease: Lease) -> None:
         """Between two pages of a reused tab: see :func:`pressmark.render._lean.reset_tab`."""
         page = kept_page(lease.kept)
@@ -467,8 +487,7 @@ class PlaywrightRenderer:
                         for k, v in sorted(cookies.items())
                     ]
                 )
-            guard = options.navigation_guard
-            nav = None if guard is None else await NavigationWatch.attach(context, page, guard)
+            nav = await self._navigation_watch(kept, context, page, options)
         except PlaywrightError as exc:
             raise fail(exc, "opening the page") from exc
         timings["setup_ms"] = round((time.monotonic() - started) * 1000, 1)
@@ -482,8 +501,6 @@ class PlaywrightRenderer:
         finally:
             if watch is not None:
                 watch.detach(page)
-            if nav is not None:  # the tab may be reused: its check ends with this page
-                await nav.close()
         # A page that merely was not ready leaves a usable tab; one whose main thread
         # stopped answering does not (the reset would wait on it).
         readiness = result.readiness
