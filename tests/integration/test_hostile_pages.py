@@ -202,3 +202,19 @@ def test_inline_parsing_is_bounded_too(hostile_site: str, tmp_path: Path) -> Non
     assert "parse-limit:attributes" in rows["attrs.html"]["warnings"]  # type: ignore[operator]
     assert "parse-limit:text" in rows["big.html"]["warnings"]  # type: ignore[operator]
     assert elapsed < 60.0
+
+
+def test_a_page_past_its_deadline_is_a_typed_error(hostile_site: str, tmp_path: Path) -> None:
+    """A deadline too short for the hostile pages: their workers are killed, the crawl goes on."""
+    out = tmp_path / "out"
+    proc = subprocess.run(_crawl_cmd(hostile_site, out, "--no-markdown", "--page-timeout",
+                                     "0.001"),
+                          capture_output=True, timeout=180, check=False)
+    assert proc.returncode in (0, 5), proc.stderr.decode()[-2000:]
+    rows = {str(r["url"]).rsplit("/", 1)[-1]: r for r in _rows(out)}
+    assert all(rows[f"p{i}.html"]["outcome"] == "ok" for i in range(50))  # parsed inline
+    for name in HOSTILE:
+        assert rows[name]["outcome"] == "error"
+        assert rows[name]["error"] == {  # type: ignore[comparison-overlap]
+            "kind": "parse-timeout", "message": "page work passed its 0.001 s deadline; "
+            "its parser process was killed"}

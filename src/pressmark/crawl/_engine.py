@@ -512,8 +512,8 @@ class Engine:
         if work is not None:
             source_ref = work.source_ref or source_ref
         warnings = list(fetched.warnings)
-        if work is not None:
-            warnings.extend(work.warnings)
+        if work is not None:  # the shell check may have named the same parse caps
+            warnings.extend(w for w in work.warnings if w not in warnings)
         if work is not None and work.error is not None:
             warnings.append(f"markdown-failed: {work.error}")
         if work is not None and not work.parsed:

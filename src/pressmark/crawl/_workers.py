@@ -35,6 +35,9 @@ PAGE_DEADLINE_S = 10.0
 """Default limit on one page's parse/extract/convert work (wall time in its worker)."""
 
 _PR_SET_PDEATHSIG = 1
+_READY = "ready"
+START_TIMEOUT_S = 120.0
+"""How long a new worker may take to import and warm up (a loaded machine is slow)."""
 
 
 class PageTimeout(Exception):  # an outcome, named for what happened
@@ -65,6 +68,10 @@ def _serve(conn: Connection, parent: int, warm: Callable[[], None] | None) -> No
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the crawl decides how to stop
     if warm is not None:
         warm()
+    try:
+        conn.send(_READY)  # start-up (imports) never counts against a page's deadline
+    except (BrokenPipeError, OSError):
+        return
     while True:
         try:
             fn, arg = conn.recv()
@@ -113,7 +120,23 @@ class ParseWorkers:
         self.killed = 0
         """Workers killed for passing a deadline (or abandoned by a cancelled page)."""
 
-    def _start(self) -> _Worker:
+    async def _start(self) -> _Worker:
+        """A new worker, once it has said it is ready."""
+        worker = self._spawn()
+        try:
+            hello = await self._receive(worker, START_TIMEOUT_S)
+        except TimeoutError:
+            self._drop(worker)
+            raise WorkerDied(f"parser process not ready in {START_TIMEOUT_S:g} s") from None
+        except BaseException:
+            self._drop(worker)
+            raise
+        if hello != _READY:
+            self._drop(worker)
+            raise WorkerDied(f"parser process started badly: {hello!r}")
+        return worker
+
+    def _spawn(self) -> _Worker:
         import multiprocessing  # noqa: PLC0415  # loaded on first use
 
         ctx = multiprocessing.get_context("spawn")
@@ -127,6 +150,7 @@ class ParseWorkers:
         return worker
 
     def _drop(self, worker: _Worker) -> None:
+        """Forget ``worker`` and kill it (it may be busy with a job nobody waits for)."""
         self._all.discard(worker)
         worker.kill()
 
@@ -137,7 +161,7 @@ class ParseWorkers:
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.size)
         async with self._slots:
-            worker = self._idle.pop() if self._idle else self._start()
+            worker = self._idle.pop() if self._idle else await self._start()
             try:
                 ok, value = await self._call(worker, fn, arg)
             except BaseException:
@@ -150,8 +174,23 @@ class ParseWorkers:
 
     async def _call(self, worker: _Worker, fn: Callable[[Any], Any], arg: Any,
                     ) -> tuple[bool, Any]:
+        try:
+            worker.conn.send((fn, arg))
+        except (BrokenPipeError, OSError) as exc:
+            raise WorkerDied(f"parser process gone: {exc}") from exc
+        try:
+            reply: tuple[bool, Any] = await self._receive(worker, self.deadline_s)
+        except TimeoutError:
+            self.killed += 1
+            raise PageTimeout(f"page work passed its {self.deadline_s:g} s deadline; "
+                              "its parser process was killed") from None
+        return reply
+
+    @staticmethod
+    async def _receive(worker: _Worker, limit_s: float) -> Any:
+        """The worker's next message, read when its pipe is readable (never blocking)."""
         loop = asyncio.get_running_loop()
-        done: asyncio.Future[tuple[bool, Any]] = loop.create_future()
+        done: asyncio.Future[Any] = loop.create_future()
         fd = worker.conn.fileno()
 
         def readable() -> None:
@@ -162,17 +201,9 @@ class ParseWorkers:
             except (EOFError, OSError) as exc:
                 done.set_exception(WorkerDied(f"parser process exited: {exc}"))
 
-        try:
-            worker.conn.send((fn, arg))
-        except (BrokenPipeError, OSError) as exc:
-            raise WorkerDied(f"parser process gone: {exc}") from exc
         loop.add_reader(fd, readable)
         try:
-            return await asyncio.wait_for(done, self.deadline_s)
-        except TimeoutError:
-            self.killed += 1
-            raise PageTimeout(f"page work passed its {self.deadline_s:g} s deadline; "
-                              "its parser process was killed") from None
+            return await asyncio.wait_for(done, limit_s)
         finally:
             loop.remove_reader(fd)
 
