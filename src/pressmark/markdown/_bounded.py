@@ -194,10 +194,14 @@ _ATTRS_BODY = rf"(?:{_ONE_ATTR}){{0,{MAX_ATTRIBUTES + 1}}}"
 _SCREEN = re.compile(
     _COMMENT
     + r"|<(script|style|textarea|title|xmp|iframe|noembed|noframes|noscript)(?=[\t\n\f\r />])"
-    + r"(" + _ATTRS_BODY + r")[^>]*>?.*?(?:</\1[\t\n\f\r />]|\Z)"
+    + r"(" + _ATTRS_BODY + r")[^>]*>?(.*?)(?:</\1[\t\n\f\r />]|\Z)"
     + r"|<(/?)([A-Za-z][^\t\n\f\r />]*)(" + _ATTRS_BODY + r")",
     re.S | re.I,
 )
+_ONE_ATTR_RE = re.compile(_ONE_ATTR)
+# Start tags that insert a marker in the list of active formatting elements: each marker
+# scope holds at most one ``<a>`` (a second one closes the first), so links do not add up.
+_MARKERS = frozenset(("td", "th", "caption", "applet", "object", "marquee", "template"))
 _FOREIGN_ROOTS = frozenset(("svg", "math"))
 _INTEGRATION_POINTS = frozenset(("foreignobject", "desc", "title", "mi", "mo", "mn", "ms",
                                  "mtext", "annotation-xml"))
@@ -212,39 +216,53 @@ def screen(text: str) -> bool:
     One regex pass (about as fast as Lexbor's own parse), so a page that passes may be
     parsed anywhere, the event loop included (see :data:`SCREEN_STARTS`). A page that
     fails gets the full scan.
-    Inside SVG or MathML a ``<style>`` or ``<title>`` is not raw text, so a raw-text
-    token that may sit in foreign content fails the screen, as does an integration
-    point (after one, a ``</svg>`` may be ignored and the foreign part never ends).
+    Inside SVG or MathML a ``<style>`` or ``<title>`` is not raw text, so such a token
+    fails the screen when its body holds a ``<`` (tags the tokenizer would see); an
+    integration point fails any later raw-text token (after one, a ``</svg>`` may be
+    ignored and the foreign part never ends).
+    Formatting elements are counted as the parser can keep them active: every ``<b>``
+    or ``<font>``, but at most one ``<a>`` per marker scope (a page's hundreds of links
+    cost nothing). A tag's attributes are counted only when its attribute text is long
+    enough to hold more than the cap (``srcset`` and inline styles are long, not many).
     """
     if len(text) > MAX_TEXT_CHARS:
         return False
-    tokens = _SCREEN.findall(text)
     starts = 0
     formatting = 0
-    longest = 0
+    anchors = 0
+    markers = 0
     foreign = 0
-    for raw, raw_attrs, slash, name, attrs in tokens:
+    for raw, raw_attrs, raw_body, slash, name, tag_attrs in _SCREEN.findall(text):
+        attrs = tag_attrs
         if raw:
-            if foreign:
+            if foreign and (foreign > 1 << 29 or "<" in raw_body):
                 return False
             starts += 1
-            longest = max(longest, len(raw_attrs))
+            attrs = raw_attrs
         elif name:
-            longest = max(longest, len(attrs))
             lower = name.lower()
             if slash:
                 if foreign and lower in _FOREIGN_ROOTS:
                     foreign -= 1
                 continue
             starts += 1
-            if lower in _FORMATTING:
+            if lower == "a":
+                anchors += 1
+            elif lower in _FORMATTING:
                 formatting += 1
+            elif lower in _MARKERS:
+                markers += 1
             elif lower in _FOREIGN_ROOTS:
                 foreign += 1
             elif foreign and lower in _INTEGRATION_POINTS:
                 foreign = 1 << 30  # foreign (or not) to the end: no more raw text allowed
-    return (starts <= SCREEN_STARTS and formatting <= MAX_FORMATTING
-            and longest <= 2 * MAX_ATTRIBUTES)
+        else:
+            continue
+        if (len(attrs) > 2 * MAX_ATTRIBUTES
+                and len(_ONE_ATTR_RE.findall(attrs)) > MAX_ATTRIBUTES):
+            return False
+    formatting += min(anchors, markers + 1)
+    return starts <= SCREEN_STARTS and formatting <= MAX_FORMATTING
 
 
 class _Memo:

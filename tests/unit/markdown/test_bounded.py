@@ -61,3 +61,16 @@ def test_markdown_reports_the_caps() -> None:
     result = to_markdown("<div>" * 20_000 + "<p>text at the bottom</p>")
     assert "parse-limit:depth" in result.warnings
     assert result.to_dict()["warnings"] == list(result.warnings)
+
+
+def test_screen_passes_real_page_shapes_and_still_sees_floods() -> None:
+    # hundreds of links, long srcset/style values and inline SVG icons are ordinary pages
+    links = "<p>" + "<a href='/x'>link</a> " * 600
+    icons = "<svg><title>icon</title><path d='M0'/></svg>" * 50
+    long_value = "<img srcset='" + "a.png 1x, " * 200 + "'>"
+    assert screen(links + icons + long_value)
+    # ... while what the parser keeps active still counts: one <a> per marker scope
+    assert not screen("<table>" + "<td><a>" * 1_000)
+    assert not screen("<b class=x>" * 200 + "<p>text")
+    assert not screen("<div " + " ".join(f"a{i}=1" for i in range(300)) + ">")
+    assert not screen("<svg><title>" + "<div>" * 3_000 + "</title></svg>")
