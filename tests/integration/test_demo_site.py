@@ -56,7 +56,8 @@ def test_robots_and_sitemaps(demo_server: DemoServer) -> None:
     _, index = _get(demo_server, "/sitemap.xml")
     children = re.findall(r"<loc>([^<]+)</loc>", index.decode())
     assert children == [f"{demo_server.url}/sitemaps/articles.xml",
-                        f"{demo_server.url}/sitemaps/more.xml.gz"]
+                        f"{demo_server.url}/sitemaps/more.xml.gz",
+                        f"{demo_server.url}/sitemaps/images.xml"]
     response, packed = _get(demo_server, "/sitemaps/more.xml.gz")
     assert response.getheader("Content-Type") == "application/gzip"
     assert response.getheader("Content-Encoding") is None
