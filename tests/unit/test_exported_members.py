@@ -49,9 +49,9 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "product_token", "resolve_render_policy",
     ),
     "pressmark.render": (
-        "ConsentPolicy", "NavigationGuard", "PageState", "PlaywrightRenderer", "PoolLimits",
-        "ReadinessReport", "ReadinessSpec", "RenderError", "RenderOptions", "RenderResult",
-        "Renderer", "find_chromium",
+        "ConsentPolicy", "LazyRenderer", "NavigationGuard", "PageState", "PlaywrightRenderer",
+        "PoolLimits", "ReadinessReport", "ReadinessSpec", "RenderError", "RenderOptions",
+        "RenderResult", "Renderer", "find_chromium",
     ),
     "pressmark.markdown": (
         "BoundedHtml", "ConversionPolicy", "EvidencePacket", "MarkdownError", "MarkdownResult",

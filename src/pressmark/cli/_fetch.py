@@ -11,7 +11,6 @@ same egress policy; ``always`` without a browser that starts is ``invalid-config
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import sys
 from pathlib import Path
@@ -32,7 +31,6 @@ from pressmark.fetch import (
     classify_shell,
     fetch_source,
 )
-from pressmark.render import RenderOptions, RenderResult
 
 EXIT_OK = 0
 EXIT_CONFIG = 2
@@ -103,45 +101,6 @@ def result_to_json(result: FetchResult) -> dict[str, Any]:
     }
 
 
-class LazyPlaywrightRenderer:
-    """Starts Chromium on the first render, so ``--render on-shell`` on a page that is
-    not a shell never launches a browser. A start failure is raised from ``render``
-    (the fetch layer keeps the plain snapshot and says why in a warning)."""
-
-    def __init__(self, policy: EgressPolicy, resolver: Resolver | None = None) -> None:
-        self._policy = policy
-        self._resolver = resolver
-        self._inner: Any = None
-        self._failed: BaseException | None = None
-        self._lock = asyncio.Lock()
-
-    async def start(self) -> None:
-        async with self._lock:
-            if self._failed is not None:
-                raise self._failed
-            if self._inner is not None:
-                return
-            try:
-                inner = render_module.PlaywrightRenderer(policy=self._policy,
-                                                         resolver=self._resolver)
-                await inner.start()
-            except Exception as exc:
-                self._failed = exc
-                raise
-            self._inner = inner
-
-    async def render(self, url: str, options: RenderOptions) -> RenderResult:
-        await self.start()
-        result: RenderResult = await self._inner.render(url, options)
-        return result
-
-    async def aclose(self) -> None:
-        inner, self._inner = self._inner, None
-        if inner is not None:
-            with contextlib.suppress(Exception):
-                await inner.close()
-
-
 def _failure_json(url: str, kind: str, message: str, code: str | None) -> dict[str, Any]:
     """The ``--json`` document for a failure found before fetch_source ran (same keys)."""
     result = FetchResult(url=url, error=FetchFailure(kind=kind,  # type: ignore[arg-type]
@@ -163,7 +122,7 @@ async def _run(url: str, *, render: str, store_dir: Path | None, origins: tuple[
                           user_agent=user_agent, respect_robots=respect_robots,
                           revalidate=store is not None and render != "always")
     resolver: Resolver | None = None   # the system resolver, for the fetch and the browser
-    renderer = None if render == "never" else LazyPlaywrightRenderer(policy, resolver)
+    renderer = None if render == "never" else render_module.LazyRenderer(policy, resolver)
     try:
         if render == "always" and renderer is not None:
             try:

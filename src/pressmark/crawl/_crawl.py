@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pressmark.crawl._canonical import canonical_parts
 from pressmark.crawl._engine import Engine, make_pool
-from pressmark.crawl._fetcher import LazyRenderer, LiveFetcher, PageFetcher, ReplayFetcher
+from pressmark.crawl._fetcher import LiveFetcher, PageFetcher, ReplayFetcher
 from pressmark.crawl._manifest import CrawlManifest, PageRecord
 from pressmark.crawl._output import OutputDir
 from pressmark.crawl._policy import CrawlError, CrawlPolicy, Seed
@@ -157,6 +157,8 @@ async def crawl(
         if renderer is None and wants_browser:
             # Browser pages at once are sized for the machine (or --render-concurrency),
             # not by the crawl's request concurrency: a rendering page mostly waits.
+            from pressmark.render import LazyRenderer  # noqa: PLC0415  # no browser import
+
             renderer = LazyRenderer(policy.egress, resolver,
                                     max_pages=policy.render_concurrency)
         # Validators come from a store the caller passed, or from the directory's own

@@ -143,6 +143,8 @@ class LiveFetcher:
         )
         self._ua: str = self.options.user_agent
         self._token = product_token(self._ua)
+        from pressmark.render import LazyRenderer  # noqa: PLC0415  # light; no browser import
+
         self._lazy = renderer if isinstance(renderer, LazyRenderer) else None
 
     def _keep_robots(self, answer: RobotsAnswer) -> None:
@@ -402,39 +404,3 @@ def _can_fetch(rules: Any, token: str, url: str) -> bool:
 def _origin(url: str) -> str:
     scheme, _, rest = url.partition("://")
     return f"{scheme}://{rest.split('/', 1)[0].split('?', 1)[0]}"
-
-
-class LazyRenderer:
-    """Starts the Playwright renderer on the first page that needs a browser, so a crawl
-    whose pages never escalate never launches one. A start failure is raised by
-    ``render`` and handled by the fetch layer (plain snapshot kept, with a warning)."""
-
-    def __init__(self, egress: Any, resolver: Resolver | None, *,
-                 max_pages: int | None = None) -> None:
-        self._egress = egress
-        self._resolver = resolver
-        from pressmark.render._options import machine_render_slots  # noqa: PLC0415  # light
-
-        # Known before the browser starts, so the crawl can size its pages in flight.
-        self.slots: int = max_pages or machine_render_slots()
-        self._inner: Any = None
-        self._lock = asyncio.Lock()
-
-    async def render(self, url: str, options: Any) -> Any:
-        async with self._lock:
-            if self._inner is None:
-                from pressmark.render import (  # noqa: PLC0415  # loaded on first use
-                    PlaywrightRenderer,
-                    PoolLimits,
-                )
-
-                inner = PlaywrightRenderer(self._egress, self._resolver,
-                                           limits=PoolLimits.for_machine(self.slots))
-                await inner.start()
-                self._inner = inner
-        return await self._inner.render(url, options)
-
-    async def aclose(self) -> None:
-        if self._inner is not None:
-            await self._inner.__aexit__(None, None, None)
-            self._inner = None

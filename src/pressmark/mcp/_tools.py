@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from pressmark.crawl import CrawlManifest, PageRecord
     from pressmark.egress import Connector, EgressPolicy, Resolver
     from pressmark.fetch import FetchOptions
-    from pressmark.mcp._renderer import SharedRenderer
+    from pressmark.render import LazyRenderer
     from pressmark.snapshot import Snapshot
     from pressmark.store import FilesystemSnapshotStore
 
@@ -80,7 +80,7 @@ class PressmarkTools:
             raise ToolFailure("invalid-config", f"--allow-loopback: {exc.message}") from exc
         self._store: FilesystemSnapshotStore | None = None
         self._fetch_options: FetchOptions | None = None
-        self._renderer: SharedRenderer | None = None
+        self._renderer: LazyRenderer | None = None
 
     # -- shared machinery, created on first use -------------------------------------------
 
@@ -92,13 +92,13 @@ class PressmarkTools:
             self._store = FilesystemSnapshotStore(self.options.store_dir)
         return self._store
 
-    def _renderer_for(self, mode: str) -> SharedRenderer | None:
+    def _renderer_for(self, mode: str) -> LazyRenderer | None:
         if mode == "never":
             return None
         if self._renderer is None:
-            from pressmark.mcp._renderer import SharedRenderer  # noqa: PLC0415  # lazy
+            from pressmark.render import LazyRenderer  # noqa: PLC0415  # lazy
 
-            self._renderer = SharedRenderer(self.egress, self.resolver)
+            self._renderer = LazyRenderer(self.egress, self.resolver)
         return self._renderer
 
     def _shared(self) -> FetchOptions:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pressmark.render._chromium import find_chromium
 from pressmark.render._errors import RenderError
+from pressmark.render._lazy import LazyRenderer
 from pressmark.render._options import ConsentPolicy, PageState, PoolLimits
 from pressmark.render._protocol import (
     NavigationGuard,
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ConsentPolicy",
+    "LazyRenderer",
     "NavigationGuard",
     "PageState",
     "PlaywrightRenderer",

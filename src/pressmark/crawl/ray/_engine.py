@@ -142,7 +142,7 @@ class _RenderActor:
     """One Chromium (through its own egress proxy), started on the first render."""
 
     def __init__(self, egress: EgressPolicy | None, resolver: Resolver | None) -> None:
-        from pressmark.crawl._fetcher import LazyRenderer  # noqa: PLC0415  # actor process
+        from pressmark.render import LazyRenderer  # noqa: PLC0415  # actor process
 
         self.renderer = LazyRenderer(egress, resolver)
 

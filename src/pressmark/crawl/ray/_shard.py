@@ -43,7 +43,6 @@ from pressmark.crawl._canonical import canonical_parts
 from pressmark.crawl._crawl import crawl_stores, worker_store_spec
 from pressmark.crawl._engine import Engine, make_pool
 from pressmark.crawl._fetcher import (
-    LazyRenderer,
     LiveFetcher,
     PageFetcher,
     ReplayFetcher,
@@ -372,6 +371,8 @@ class ShardRuntime:
         wants_browser = policy.render != "never" or any(s.render for s, _, _ in self.config.seeds)
         if wants_browser:
             renderer = self.renderer_factory() if self.renderer_factory is not None else None
+            from pressmark.render import LazyRenderer  # noqa: PLC0415  # no browser import
+
             renderer = renderer or LazyRenderer(policy.egress, self.config.resolver)
         live = LiveFetcher(policy, resolver=self.config.resolver, renderer=renderer)
         self._fetcher = await live.__aenter__()
