@@ -5,8 +5,10 @@ parses it, refused if it names an internal host or address, and connected to
 only at an address that was checked, while TLS verifies the host name. See
 ``docs/contracts.md`` (egress) for the public surface.
 
-The client and the proxy load on first use, so
-``import pressmark.egress`` stays light.
+The policy, the resolver, the client and the proxy load on first use, so
+``import pressmark.egress`` stays light: the URL parser is all that layers which
+only parse URLs (Markdown link resolution, ``pressmark md``) pay for, without
+asyncio or ssl.
 """
 
 from __future__ import annotations
@@ -24,17 +26,24 @@ from pressmark.egress._errors import (
     NetworkError,
     ResponseTooLarge,
 )
-from pressmark.egress._policy import EgressPolicy, EgressTarget, Timeout, evaluate_url
-from pressmark.egress._resolver import Resolver, StaticResolver, SystemResolver
 from pressmark.egress._url import ParsedURL, join_url, parse_url
 
 if TYPE_CHECKING:
     from pressmark.egress._client import GuardedClient
     from pressmark.egress._connector import AsyncioConnector, Connector
+    from pressmark.egress._policy import EgressPolicy, EgressTarget, Timeout, evaluate_url
     from pressmark.egress._proxy import EgressProxy, ProxyDenial
+    from pressmark.egress._resolver import Resolver, StaticResolver, SystemResolver
     from pressmark.egress._response import GuardedResponse, RedirectHop
 
 _LAZY: dict[str, str] = {
+    "EgressPolicy": "pressmark.egress._policy",
+    "EgressTarget": "pressmark.egress._policy",
+    "Timeout": "pressmark.egress._policy",
+    "evaluate_url": "pressmark.egress._policy",
+    "Resolver": "pressmark.egress._resolver",
+    "StaticResolver": "pressmark.egress._resolver",
+    "SystemResolver": "pressmark.egress._resolver",
     "GuardedClient": "pressmark.egress._client",
     "GuardedResponse": "pressmark.egress._response",
     "RedirectHop": "pressmark.egress._response",

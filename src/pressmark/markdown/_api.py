@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from typing import Any
-from urllib.parse import urljoin, urlsplit
 
+from pressmark.egress import EgressDenied, ParsedURL, join_url, parse_url
 from pressmark.markdown._blocks import (
     Block,
     Code,
@@ -34,14 +34,21 @@ from pressmark.markdown._tree import Document, Node, parse
 from pressmark.markdown._validate import SOFT_404_CHARS, Facts, not_found_tokens, validate
 
 _SCHEMES = frozenset(("http", "https", "mailto", "ftp", "tel"))
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
 _DEFAULT_POLICY = ConversionPolicy()
 
 
 class _Resolver:
-    """Resolves hrefs against ``<base>`` and the page URL; memoised per page."""
+    """Resolves hrefs against ``<base>`` and the page URL; memoised per page.
+
+    WHY the egress parser: a link in the Markdown must name the URL a browser (and
+    the crawler) would follow, so ``///host/x`` leaves the page's host and
+    ``faß.de`` is ``xn--fa-hia.de``; an http(s) reference that parser refuses is no
+    link at all.
+    """
 
     def __init__(self, base: str | None) -> None:
-        self.base = base
+        self.base = _parsed(base)
         self.memo: dict[str, str | None] = {}
 
     def __call__(self, href: str) -> str | None:
@@ -56,25 +63,43 @@ class _Resolver:
         href = "".join(href.split()) if any(c in href for c in "\t\n\r") else href.strip()
         if not href:
             return None
-        try:
-            url = urljoin(self.base, href) if self.base else href
-            scheme = urlsplit(url).scheme.lower()
-        except ValueError:
-            return None
+        scheme = _scheme(href)
         if scheme and scheme not in _SCHEMES:
             return None
-        return url
+        if scheme not in ("", "http", "https"):
+            return href  # mailto:, tel:, ftp: need no resolving
+        return _joined(self.base, href) if self.base is not None or scheme else href
+
+
+def _scheme(href: str) -> str:
+    """The reference's scheme, lower-cased, or ``""`` for a relative reference."""
+    match = _SCHEME.match(href)
+    return match.group(1).lower() if match else ""
+
+
+def _parsed(url: str | None) -> ParsedURL | None:
+    if not url:
+        return None
+    try:
+        return parse_url(url)
+    except EgressDenied:
+        return None
+
+
+def _joined(base: ParsedURL | None, href: str) -> str | None:
+    try:
+        return parse_url(href if base is None else join_url(base, href)).url
+    except EgressDenied:
+        return None
 
 
 def _base_url(node: Any, url: str | None) -> str | None:
+    """The document's base URL: an http(s) ``<base href>`` resolved against ``url``."""
     href = (node.attributes.get("href") or "").strip() if node is not None else ""
-    if href:
-        try:
-            joined = urljoin(url, href) if url else href
-            if urlsplit(joined).scheme.lower() in ("http", "https"):
-                return joined
-        except ValueError:
-            pass
+    if href and _scheme(href) in ("", "http", "https"):
+        joined = _joined(_parsed(url), href) if url or _scheme(href) else None
+        if joined is not None:
+            return joined
     return url
 
 

@@ -30,8 +30,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
+from pressmark.egress import EgressDenied, parse_url
 from pressmark.markdown._policy import ConversionPolicy
 
 _SOFT_404 = re.compile(
@@ -83,13 +83,13 @@ class Facts:
 
 
 def _norm_url(url: str) -> tuple[str, str, str]:
+    """Host (without ``www.``), path and query, as the egress parser reads them."""
     try:
-        parts = urlsplit(url.strip())
-    except ValueError:
+        parsed = parse_url(url.strip())
+    except EgressDenied:
         return ("", url, "")
-    host = (parts.hostname or "").lower().removeprefix("www.")
-    path = parts.path.rstrip("/") or "/"
-    return (host, path, parts.query)
+    path = parsed.path.rstrip("/") or "/"
+    return (parsed.host.removeprefix("www."), path, parsed.query or "")
 
 
 _LOGIN_ROUTE = re.compile(

@@ -51,7 +51,7 @@ def test_exported_names_do_not_drift() -> None:
     ])
 
 
-def test_markdown_package_imports_only_errors_from_pressmark() -> None:
+def test_markdown_package_imports_only_errors_and_the_url_parser() -> None:
     import ast
     from pathlib import Path
 
@@ -64,7 +64,25 @@ def test_markdown_package_imports_only_errors_from_pressmark() -> None:
                 seen.update(alias.name for alias in node.names)
     foreign = {m for m in seen if m.split(".")[0] == "pressmark"
                and not m.startswith("pressmark.markdown")}
-    assert foreign == {"pressmark._errors"}
+    assert foreign == {"pressmark._errors", "pressmark.egress"}
+    names = {alias.name for source in Path(pm.__file__).parent.glob("*.py")
+             for node in ast.walk(ast.parse(source.read_text(encoding="utf-8")))
+             if isinstance(node, ast.ImportFrom) and node.module == "pressmark.egress"
+             for alias in node.names}
+    assert names <= {"EgressDenied", "ParsedURL", "join_url", "parse_url"}
+
+
+def test_links_resolve_as_a_browser_resolves_them() -> None:
+    html = ("<html><body><article><h1>Links</h1><p>" + "Words of the body. " * 30 +
+            '<a href="///elsewhere.example/x">one</a> <a href="../up/a b">two</a> '
+            '<a href="http://fa\u00df.de/">three</a> <a href="mailto:a@b.example">four</a> '
+            '<a href="http://[::1/">five</a></p></article></body></html>')
+    md = pm.to_markdown(html, url="https://site.example/dir/page.html").markdown
+    assert "(https://elsewhere.example/x)" in md
+    assert "(https://site.example/up/a%20b)" in md
+    assert "(http://xn--fa-hia.de/)" in md
+    assert "(mailto:a@b.example)" in md
+    assert "five" in md and "[::1" not in md  # refused by the parser: text, no link
 
 
 def test_result_fields() -> None:
