@@ -135,10 +135,11 @@ def to_markdown(
     blocks = _tidy(converter.block(selection.root), selection, metadata.title, policy)
     markdown, placed = render(blocks)
 
-    structure, headings, hashes, plain_chars, chrome = _survey(blocks, hints)
+    structure, headings, hashes, plain_chars, chrome, prose_items = _survey(blocks, hints)
     selected_chars = selection.root.text_len or 1
     facts = Facts(
-        text_chars=plain_chars, markdown_chars=len(markdown), paragraphs=structure.paragraphs,
+        text_chars=plain_chars, markdown_chars=len(markdown),
+        paragraphs=structure.paragraphs + prose_items,
         headings=headings, chrome_chars=chrome,
         removed_ratio=min(1.0, selection.removed_chars / selected_chars),
         empty_list_items=converter.counts.empty_list_items,
@@ -290,17 +291,28 @@ def _tidy(blocks: list[Block], selection: Selection, title: str | None,
     return out
 
 
+PROSE_ITEM = 80  # chars: a list item this long and link-poor is a paragraph of prose
+
+
 def _survey(blocks: list[Block], hints: frozenset[str]) -> tuple[
-        Structure, tuple[tuple[int, str], ...], tuple[str, ...], int, int]:
+        Structure, tuple[tuple[int, str], ...], tuple[str, ...], int, int, int]:
+    """Counts for the evidence and for validation.
+
+    The last value counts prose inside lists: a post written as bullet points
+    (release notes, a weekly digest) has no top-level paragraph, yet its items are
+    sentences, and validation must not call it empty. An item with a heading of
+    its own is a teaser card (a section front's list of stories), not prose.
+    """
     counts = dict.fromkeys(("headings", "paragraphs", "lists", "list_items", "tables",
                             "code_blocks", "quotes", "images", "links"), 0)
     headings: list[tuple[int, str]] = []
     hashes: list[str] = []
     chars = 0
     chrome = 0
-    stack: list[tuple[Block, bool]] = [(b, False) for b in reversed(blocks)]
+    prose_items = 0
+    stack: list[tuple[Block, bool, bool]] = [(b, False, False) for b in reversed(blocks)]
     while stack:
-        block, nested = stack.pop()
+        block, nested, card = stack.pop()
         if isinstance(block, Heading):
             counts["headings"] += 1
             headings.append((block.level, block.plain))
@@ -308,6 +320,9 @@ def _survey(blocks: list[Block], hints: frozenset[str]) -> tuple[
             chars += len(block.plain)
         elif isinstance(block, Para):
             counts["paragraphs"] += 0 if nested else 1
+            if nested and not card and len(block.plain) >= PROSE_ITEM \
+                    and block.text.count("](") < 3:
+                prose_items += 1
             counts["images"] += block.text.count("![")
             counts["links"] += block.text.count("](") - block.text.count("![")
             hashes.append(block_hash(block.plain))
@@ -321,24 +336,25 @@ def _survey(blocks: list[Block], hints: frozenset[str]) -> tuple[
             counts["lists"] += 1
             counts["list_items"] += len(block.items)
             for item in reversed(block.items):
-                stack.extend((b, True) for b in reversed(item.blocks))
+                headed = card or any(isinstance(b, Heading) for b in item.blocks)
+                stack.extend((b, True, headed) for b in reversed(item.blocks))
         elif isinstance(block, Code):
             counts["code_blocks"] += 1
             chars += len(block.text)
         elif isinstance(block, Quote):
             counts["quotes"] += 1
-            stack.extend((b, nested) for b in reversed(block.blocks))
+            stack.extend((b, nested, card) for b in reversed(block.blocks))
         elif isinstance(block, Table):
             counts["tables"] += 1
             chars += sum(len(c) for row in block.rows for c in row)
         elif isinstance(block, DefList):
             for term, defs in reversed(block.items):
                 for definition in reversed(defs):
-                    stack.extend((b, True) for b in reversed(definition))
+                    stack.extend((b, True, card) for b in reversed(definition))
                 chars += len(term)
         elif isinstance(block, Rule):
             pass
-    return Structure(**counts), tuple(headings), tuple(hashes), chars, chrome
+    return Structure(**counts), tuple(headings), tuple(hashes), chars, chrome, prose_items
 
 
 def _preview(text: str, limit: int) -> str:

@@ -372,6 +372,7 @@ class Converter:
         ordered = node.tag == "ol"
         step = -1 if ordered and "reversed" in node.attrs else 1
         items: list[Item] = []
+        empty = 0
         raw_items = [c for c in node.children if not isinstance(c, str) and c.removed is None]
         number = _int(node.attrs.get("start")) if ordered else None
         if number is None and ordered:
@@ -394,7 +395,7 @@ class Converter:
                 # gap would not survive a round trip through a renderer. An item that
                 # selection emptied on purpose (its chrome pruned) is no anomaly.
                 if not any(n.removed is not None or n.chrome for n in child.iter()):
-                    self.counts.empty_list_items += 1
+                    empty += 1
                 continue
             items.append(Item(_clamp(number) if ordered else None, blocks))
             if number is not None:
@@ -403,6 +404,10 @@ class Converter:
             for item in items:
                 if item.number is None:
                     item.number = 1
+        if items:
+            # a list with nothing but empty items is a control (carousel dots, a star
+            # rating), not a list that lost its content
+            self.counts.empty_list_items += empty
         return [ListBlock(ordered, items, node)] if items else []
 
     def _pre(self, node: Node) -> list[Block]:

@@ -158,6 +158,29 @@ def test_validation_fails_closed_with_named_reasons(html: str, kwargs: dict[str,
     assert reason in r.validation.reasons
 
 
+def test_a_post_written_as_bullet_points_has_paragraphs() -> None:
+    items = "".join(f"<li>{PROSE} <a href='/b{i}'>Bug {i}</a></li>" for i in range(4))
+    r = to_markdown(page(f"<article><h2>Highlights</h2><ul>{items}</ul></article>"))
+    assert r.validation.passed, r.validation.reasons
+    assert r.validation.scores["paragraph_count"] == 4
+
+
+def test_a_list_of_teaser_cards_is_not_prose() -> None:
+    cards = "".join(f"<li><h2><a href='/s{i}'>Story {i}</a></h2><p>{PROSE}</p></li>"
+                    for i in range(4))
+    r = to_markdown(page(f"<main><ol>{cards}</ol></main>"))
+    assert "too-few-paragraphs" in r.validation.reasons
+
+
+def test_a_list_of_only_empty_items_is_a_control_not_an_anomaly() -> None:
+    dots = "<ol class='indicators'><li data-slide-to=0></li><li data-slide-to=1></li>" \
+           "<li data-slide-to=2></li></ol>"
+    r = to_markdown(page(f"<p>{PROSE}</p>{dots}<p>{PROSE}</p>"),
+                    policy=ConversionPolicy(select_main=False))
+    assert "empty-list-item" not in r.validation.anomalies
+    assert r.validation.passed, r.validation.reasons
+
+
 def test_readiness_failure_is_a_reason() -> None:
     @dataclass
     class NotReady:
