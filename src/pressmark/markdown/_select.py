@@ -64,6 +64,14 @@ SIBLING_MIN = 300        # chars of prose a sibling needs to join at all
 PLACE_SHARE = 0.5        # a chrome-named "place" holding this share of the prose is content
 PLACE_MIN = 1000         # ... and at least this many chars of it
 RECALL_TARGET = 0.8      # ... else widen to the first ancestor holding this share
+# Chinese and Japanese say in one character what alphabetic scripts say in several: a
+# 30-character paragraph is a full sentence. Length thresholds (SHORT_BLOCK, PROSE_BLOCK,
+# LONG_BLOCK, SIBLING_MIN, ...) are in alphabetic characters, so on a page written mostly
+# in those scripts every character counts this many times.
+DENSE_SCALE = 2.5
+DENSE_SHARE = 0.3        # share of ideographs and kana (of non-space chars) that makes it so
+DENSE_SAMPLE = 2000      # chars of body text sampled, in document order
+_DENSE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 _SENTENCE = re.compile(r"\w \w.*[.!?…][\"'”’»)]*$")
@@ -96,18 +104,35 @@ def _is_anchor(node: Node) -> bool:
     )
 
 
-def _weigh(doc: Document) -> None:
+def script_scale(doc: Document) -> float:
+    """How many alphabetic characters one character of this page's text is worth."""
+    sample: list[str] = []
+    size = 0
+    for node in doc.nodes:
+        for child in node.children:
+            if isinstance(child, str) and not child.isspace():
+                sample.append(child)
+                size += len(child)
+        if size >= DENSE_SAMPLE:
+            break
+    text = "".join("".join(sample).split())
+    if not text:
+        return 1.0
+    return DENSE_SCALE if len(_DENSE.findall(text)) >= DENSE_SHARE * len(text) else 1.0
+
+
+def _weigh(doc: Document, scale: float) -> None:
     total = doc.body.text_len or 1
     inbad: list[bool] = [False] * len(doc.nodes)
     match = _boilerplate.match
     tag_rules = _boilerplate.TAG_RULES
-    raw = _raw_prose(doc)
+    raw = _raw_prose(doc, scale)
     place_floor = PLACE_SHARE * raw[0]
     for node in doc.nodes:  # parents first
         rule = match(node) if node.attrs or node.tag in tag_rules else None
         if rule is not None and (node.text_len > WRAPPER_SHARE * total or (
                 rule in _boilerplate.PLACE_RULES and raw[node.idx] >= place_floor
-                and raw[node.idx] >= PLACE_MIN)):
+                and raw[node.idx] * scale >= PLACE_MIN)):
             rule = None  # a layout wrapper that happens to be named like chrome
         node.bad = rule
         parent = node.parent
@@ -119,17 +144,18 @@ def _weigh(doc: Document) -> None:
         own = node.own_len
         if own and (node.tag in BLOCK_TAGS):
             density = node.own_link / own
+            size = own * scale
             if node.tag in HEADINGS:
                 weight = 0.0
             elif density > LINK_HEAVY:
                 # link lists are chrome; a long paragraph dense with links is still prose
-                weight = 0.0 if own >= LONG_BLOCK else -float(own)
-            elif own < SHORT_BLOCK:
+                weight = 0.0 if size >= LONG_BLOCK else -float(own)
+            elif size < SHORT_BLOCK:
                 weight = -0.3 * own
             else:
                 weight = own * (1.0 - 1.5 * density)
                 positive = weight
-                if own >= PROSE_BLOCK and density <= PROSE_LINKS and not inbad[node.idx]:
+                if size >= PROSE_BLOCK and density <= PROSE_LINKS and not inbad[node.idx]:
                     prose = own
             if inbad[node.idx] and weight > -own:
                 weight = -float(own)
@@ -143,12 +169,13 @@ def _weigh(doc: Document) -> None:
         node.prose = prose
 
 
-def _raw_prose(doc: Document) -> list[int]:
+def _raw_prose(doc: Document, scale: float) -> list[int]:
     """Prose chars per subtree, chrome names ignored (by node index; body first)."""
     raw = [0] * len(doc.nodes)
+    floor = PROSE_BLOCK / scale
     for node in reversed(doc.nodes):
         own = node.own_len
-        value = own if (own >= PROSE_BLOCK and node.tag in BLOCK_TAGS
+        value = own if (own >= floor and node.tag in BLOCK_TAGS
                         and node.tag not in HEADINGS and node.own_link <= PROSE_LINKS * own) \
             else 0
         for child in node.elems:
@@ -158,7 +185,8 @@ def _raw_prose(doc: Document) -> list[int]:
 
 
 def select(doc: Document, *, hints: Collection[str] = ()) -> Selection:
-    _weigh(doc)
+    scale = script_scale(doc)
+    _weigh(doc, scale)
     best = doc.body
     for node in doc.nodes:
         if node.tag in _CONTAINERS and (node.score > best.score or (
@@ -182,8 +210,8 @@ def select(doc: Document, *, hints: Collection[str] = ()) -> Selection:
                 chosen is best or node.score > chosen.score
             ):
                 chosen = node
-    widened = _widen_for_recall(doc, chosen)
-    merged = _merge_siblings(chosen) if widened is chosen else chosen
+    widened = _widen_for_recall(doc, chosen, scale)
+    merged = _merge_siblings(chosen, scale) if widened is chosen else chosen
     widened = merged if widened is chosen else widened
     selection = Selection(root=widened, selectors=[widened.css_path()])
     _prune(doc, selection, hints)
@@ -197,7 +225,7 @@ def select(doc: Document, *, hints: Collection[str] = ()) -> Selection:
     return selection
 
 
-def _merge_siblings(chosen: Node) -> Node:
+def _merge_siblings(chosen: Node, scale: float) -> Node:
     """The parent, when ``chosen``'s siblings carry more of the same body.
 
     An article split into sibling sections (``<section>`` per heading, a lead block
@@ -224,7 +252,7 @@ def _merge_siblings(chosen: Node) -> Node:
     kind = kinds if base is not chosen else None
     joined: list[Node] = []
     for node in parent.elems:
-        if node is base or node.bad is not None or node.prose < SIBLING_MIN:
+        if node is base or node.bad is not None or node.prose * scale < SIBLING_MIN:
             continue  # headers, standfirsts, author boxes: short, and not the body
         if kind is not None and not (kind & _kind(node)):
             continue
@@ -245,7 +273,7 @@ def _kind(node: Node) -> set[str]:
     return {f"{node.tag}.{name}"} if name else set()
 
 
-def _widen_for_recall(doc: Document, chosen: Node) -> Node:
+def _widen_for_recall(doc: Document, chosen: Node, scale: float) -> Node:
     """The nearest ancestor holding most of the page's prose, when ``chosen`` holds little.
 
     Scoring picks the tightest high-scoring block; on pages whose body is split into
@@ -255,7 +283,8 @@ def _widen_for_recall(doc: Document, chosen: Node) -> Node:
     ``RECALL_SHARE`` of it, climb to the first ancestor that keeps ``RECALL_TARGET``.
     """
     total = doc.body.prose
-    if total < PROSE_MIN_TOTAL or chosen.prose >= RECALL_SHARE * total or _is_article(chosen):
+    if total * scale < PROSE_MIN_TOTAL or chosen.prose >= RECALL_SHARE * total \
+            or _is_article(chosen):
         return chosen
     node = chosen
     while node.parent is not None:

@@ -108,3 +108,18 @@ def test_items_emptied_by_pruning_are_not_structure_anomalies() -> None:
     result = to_markdown(page)
     assert "empty-list-item" not in result.validation.anomalies
     assert result.validation.passed, result.validation.reasons
+
+
+def test_short_chinese_paragraphs_count_as_prose() -> None:
+    # 35 ideographs are a full sentence: below the alphabetic SHORT_BLOCK, yet prose.
+    # The comment thread (most of the page's text, so its name alone does not rule it
+    # out) is short lines and names, and must not win.
+    line = "一波波接續性低溫寒流報到已將新竹尖石鄉後山一帶層層山巒披上嫣紅的彩衣"
+    post = "".join(f"<p>{line}{i}</p>" for i in range(20))
+    thread = "".join(f"<li><a href='/u{i}'>訪客{i}</a> 於 2013/12/28</li>"
+                     f"<li>謝謝分享文章，好美的營地！</li>" for i in range(60))
+    page = (f"<body><div id='main'><div class='post'>{post}</div>"
+            f"<div class='comments'><ul>{thread}</ul></div></div></body>")
+    result = to_markdown(page)
+    assert f"{line}19" in result.markdown
+    assert "好美的營地" not in result.markdown
