@@ -16,13 +16,13 @@ import contextlib
 import json
 import shutil
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import click
 
 from pressmark.cli._hints import EXIT_CODES_EPILOG, EXIT_FAILURE
 from pressmark.demo import DemoServer, DemoSite
 from pressmark.demo._site import MAX_PAGES
+from pressmark.egress import EgressDenied, parse_url
 
 # What a previous demo crawl leaves in OUT besides the store.
 _REWRITTEN = ("manifest.json", "pages.jsonl", "markdown", "evidence", ".state")
@@ -64,11 +64,10 @@ def _previous_port(out: Path) -> int | None:
     """The demo server's port in the last demo crawl into OUT, if there was one."""
     try:
         seeds = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["seeds"]
-        parsed = urlsplit(str(seeds[0]))
-        port: int | None = parsed.port
-        if parsed.hostname == "127.0.0.1" and port:
-            return port
-    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        parsed = parse_url(str(seeds[0]))
+        if parsed.host == "127.0.0.1" and parsed.explicit_port:
+            return parsed.explicit_port
+    except (OSError, ValueError, KeyError, IndexError, TypeError, EgressDenied):
         pass
     return None
 

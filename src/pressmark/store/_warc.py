@@ -36,9 +36,10 @@ from http import HTTPStatus
 from io import BytesIO
 from pathlib import Path
 from typing import IO, Any
-from urllib.parse import quote, urljoin, urlsplit
+from urllib.parse import quote
 
 from pressmark._version import __version__
+from pressmark.egress import EgressDenied, ParsedURL, join_url, parse_url
 from pressmark.snapshot import Snapshot, build_source_ref, canonical_json, snapshot_envelope
 from pressmark.store._protocol import SnapshotStore
 from pressmark.store._warc_import import (
@@ -129,24 +130,35 @@ def _hop_urls(snapshot: Snapshot) -> list[str]:
     for hop in snapshot.redirects:
         current = hop.url or current
         urls.append(current)
-        current = urljoin(current, hop.location)
+        base = _parsed(current)
+        current = current if base is None else join_url(base, hop.location)
     return urls
+
+
+def _parsed(url: str) -> ParsedURL | None:
+    """``url`` read by the one URL parser (egress), as the fetcher read it when it dialled."""
+    try:
+        return parse_url(url)
+    except EgressDenied:
+        return None
 
 
 def _request(writer: Any, snapshot: Snapshot, uri: str, when: str, *, same_origin: bool,
              role: str) -> Any:
+    """The request record of ``uri``, or ``None`` if no request line can name it."""
     from warcio.statusandheaders import StatusAndHeaders  # noqa: PLC0415
 
-    parts = urlsplit(uri)
-    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    parts = _parsed(uri)
+    if parts is None:
+        return None
     sent = [(k, _one_line(v)) for k, v in snapshot.request_headers
             if _TOKEN.fullmatch(k) and k.lower() != "host"
             and (same_origin or k.lower() not in _HOP_HEADERS_DROPPED)]
     return writer.create_warc_record(
         uri, "request",
         warc_headers_dict={"WARC-Date": when, "WARC-Record-ID": _record_id(snapshot, role)},
-        http_headers=StatusAndHeaders(f"GET {target} HTTP/1.1",
-                                      [("Host", parts.netloc), *sent], is_http_request=True))
+        http_headers=StatusAndHeaders(f"GET {parts.target} HTTP/1.1",
+                                      [("Host", parts.authority), *sent], is_http_request=True))
 
 
 def _write_wire(writer: Any, snapshot: Snapshot) -> None:
@@ -169,7 +181,7 @@ def _write_wire(writer: Any, snapshot: Snapshot) -> None:
                                              warc_headers_dict=headers, http_headers=http)
         request = _request(writer, snapshot, uri, when, role=f"hop{index}-request",
                            same_origin=_origin(url) == first_origin)
-        writer.write_request_response_pair(request, response)
+        _write_pair(writer, request, response)
     uri = ascii_uri(snapshot.url)
     headers = _final_headers(snapshot)
     if snapshot.peer_ip:
@@ -184,7 +196,7 @@ def _write_wire(writer: Any, snapshot: Snapshot) -> None:
         warc_headers_dict=headers, http_headers=http)
     request = _request(writer, snapshot, uri, snapshot.fetched_at, role="request",
                        same_origin=_origin(snapshot.url) == first_origin)
-    writer.write_request_response_pair(request, response)
+    _write_pair(writer, request, response)
 
 
 def _write_rendered(writer: Any, snapshot: Snapshot, refers: Snapshot | None) -> None:
@@ -212,9 +224,16 @@ def _write_rendered(writer: Any, snapshot: Snapshot, refers: Snapshot | None) ->
     writer.write_record(metadata)
 
 
-def _origin(url: str) -> tuple[str, str]:
-    parts = urlsplit(url)
-    return parts.scheme.lower(), parts.netloc.lower()
+def _origin(url: str) -> str:
+    parts = _parsed(url)
+    return url if parts is None else parts.origin
+
+
+def _write_pair(writer: Any, request: Any, response: Any) -> None:
+    if request is None:
+        writer.write_record(response)
+    else:
+        writer.write_request_response_pair(request, response)
 
 
 def ascii_uri(url: str) -> str:
