@@ -3,6 +3,7 @@ conditional requests, and a 304 keeps the earlier snapshot, Markdown and evidenc
 
 from __future__ import annotations
 
+import shutil
 import time
 from pathlib import Path
 
@@ -90,6 +91,26 @@ async def test_recrawl_is_not_modified_for_every_unchanged_page(
             assert page.source_ref == kept[page.url].source_ref
             assert page.title == kept[page.url].title
     assert again_s * 3 <= first_s, (first_s, again_s)
+
+
+async def test_links_memo_or_a_parse_give_the_same_recrawl(demo_origin: str,
+                                                           tmp_path: Path) -> None:
+    """A 304's links come from the links the first crawl found in the same snapshot
+    (``.cache/links.jsonl``); without that file the page is parsed again, same result."""
+    memo, parsed = tmp_path / "memo", tmp_path / "parsed"
+    await crawl(demo_origin + "/", policy(demo_origin, markdown=False), out_dir=memo)
+    assert (memo / ".cache" / "links.jsonl").stat().st_size > 0
+    shutil.copytree(memo, parsed, symlinks=True)
+    (parsed / ".cache" / "links.jsonl").unlink()
+    runs = [await crawl(demo_origin + "/", policy(demo_origin, markdown=False), out_dir=out)
+            for out in (memo, parsed)]
+
+    def view(m: CrawlManifest) -> dict[str, tuple[object, ...]]:
+        return {p.url: (p.depth, p.outcome if p.url.removeprefix(demo_origin) not in CHANGING
+                        else "changing", p.title, p.warnings) for p in m.pages}
+
+    assert view(runs[0]) == view(runs[1])
+    assert runs[0].summary["by_outcome"]["not-modified"] >= 200
 
 
 async def test_no_revalidate_fetches_everything(demo_server: DemoServer, demo_origin: str,

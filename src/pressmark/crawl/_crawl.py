@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pressmark.crawl._canonical import canonical_parts
 from pressmark.crawl._engine import Engine, make_pool
 from pressmark.crawl._fetcher import LiveFetcher, PageFetcher, ReplayFetcher
+from pressmark.crawl._linkmemo import LinkMemo
 from pressmark.crawl._manifest import CrawlManifest, PageRecord
 from pressmark.crawl._output import OutputDir
 from pressmark.crawl._policy import CrawlError, CrawlPolicy, Seed
@@ -173,10 +174,15 @@ async def crawl(
               if target is not None else None)
     if pool is None:
         pool = make_pool(policy)
+    links = None
+    if out is not None and policy.mode == "live":
+        links = LinkMemo(out.links_path)
+        if previous or resume:
+            links.load()
     runner = Engine(policy=policy, seeds=seed_list, fetcher=fetcher, out=out, journal=journal,
                     progress=progress, pool=pool, stop=stop, writer=writer,
                     previous=previous if policy.mode == "live" else (), started=called_at,
-                    render_slots=_render_slots(policy, renderer))
+                    render_slots=_render_slots(policy, renderer), links=links)
     if restored is not None:
         runner.restore(*restored)
     t0 = time.monotonic()
@@ -207,6 +213,8 @@ async def crawl(
                 journal.close()
             if out is not None:
                 out.close()
+            if links is not None:
+                links.close()
             if pool is not None:
                 pool.shutdown(wait=True, cancel_futures=True)
             await fetcher.aclose()

@@ -28,11 +28,12 @@ from pressmark.crawl._canonical import canonical_or_refusal, canonical_parts
 from pressmark.crawl._fetcher import PageFetcher
 from pressmark.crawl._frontier import Frontier, FrontierItem, Via
 from pressmark.crawl._levels import Candidates, Cut, Gate, Key, LocalGate, order_key
+from pressmark.crawl._linkmemo import KnownLinks, LinkMemo, memo_key
 from pressmark.crawl._manifest import CrawlSummary, PageError, PageRecord
 from pressmark.crawl._output import OutputDir, page_name
 from pressmark.crawl._policy import CrawlPolicy, FollowCandidate, Scope, Seed
 from pressmark.crawl._process import PageJob, PageWork, StoreSpec, process_page, warm_up
-from pressmark.crawl._records import kept_record, page_record, store_failed
+from pressmark.crawl._records import PresentFiles, kept_record, page_record, store_failed
 from pressmark.crawl._resume import ResumeJournal
 from pressmark.crawl._sitemaps import SitemapReport, discover_sitemap_urls
 from pressmark.crawl._workers import (
@@ -96,7 +97,7 @@ class Engine:
         store_spec: StoreSpec | None = None, mirror_store: SnapshotStore | None = None,
         previous: Sequence[PageRecord] = (),
         started: float | None = None,
-        render_slots: int = 0, gate: Gate | None = None,
+        render_slots: int = 0, gate: Gate | None = None, links: LinkMemo | None = None,
     ) -> None:
         # ``render_slots`` more pages may be in flight (in all and per host) than the
         # request limits allow: a rendering page holds a request slot (in the fetch
@@ -115,6 +116,8 @@ class Engine:
         else:
             self._own_writer = False
         self.writer = writer
+        self.links = links
+        """Links found in earlier snapshots (a 304's page is not parsed again for them)."""
         self.store_spec = store_spec if pool is not None else None
         # Pages whose pre-scan passes are parsed inline; the rest go to the workers.
         self.inline_first = pool is not None and not policy.markdown and policy.workers is None
@@ -159,6 +162,7 @@ class Engine:
         # A recrawl's earlier pages whose Markdown a 304 lets this crawl keep.
         self._previous = {page.url: page for page in previous
                           if page.markdown_path is not None and page.snapshot_sha256}
+        self._present = None if out is None else PresentFiles(out.root)
         # ``started``: when the caller began (monotonic), so set-up counts against the budget.
         self._deadline = ((started if started is not None else time.monotonic())
                           + policy.time_budget_s if policy.time_budget_s is not None else None)
@@ -214,6 +218,8 @@ class Engine:
         if self.journal is not None:
             self.journal.flush()
         self.out.flush_pages()
+        if self.links is not None:
+            self.links.flush()
 
     def _record_robots_denied(self, url: str, depth: int) -> None:
         """A URL robots.txt (already cached) disallows: recorded at once, never requested."""
@@ -488,8 +494,9 @@ class Engine:
         self.frontier.release(item.host)
         self._wake.set()
         try:
+            kept = self._kept(item, fetched)
             try:
-                work = await self._work(item, fetched, put_in_worker)
+                work = await self._work(item, fetched, put_in_worker, kept)
             except (PageTimeout, WorkerDied) as exc:
                 if put is not None:
                     put.cancel()
@@ -519,43 +526,70 @@ class Engine:
         if work is not None and not work.parsed:
             work = None
         record = page_record(item, fetched, work, source_ref, warnings)
-        kept = self._kept(item, fetched)
         if kept is None:
             return record
         return dataclasses.replace(record, title=kept.title, markdown_path=kept.markdown_path,
                                    evidence_path=kept.evidence_path, validation=kept.validation)
 
     def _kept(self, item: FrontierItem, fetched: Fetched) -> PageRecord | None:
-        return kept_record(self._previous.get(item.url), fetched,
-                           None if self.out is None else self.out.root)
+        if self._present is None:
+            return None
+        return kept_record(self._previous.get(item.url), fetched, self._present)
 
     async def _work(self, item: FrontierItem, fetched: Fetched, put_in_worker: bool,
-                    ) -> PageWork | None:
-        """Parse, extract and convert the page (inline or in a worker); admit its links."""
+                    kept: PageRecord | None) -> PageWork | None:
+        """Parse, extract and convert the page (inline or in a worker); admit its links.
+
+        A page that needs no Markdown (a 304 keeping its earlier files, or a crawl without
+        Markdown) needs only its title and links: those an earlier crawl found in the same
+        snapshot, when the crawl directory remembers them, without parsing it again."""
         snap = fetched.snapshot
         assert snap is not None
-        work: PageWork | None = None
         want_links = self.policy.discovery in ("links", "both") and (
             self.policy.max_depth is None or item.depth < self.policy.max_depth)
         parse = snap.content_type == "html" and snap.status < 400
-        if parse or put_in_worker:
-            job = PageJob(
-                snapshot=snap, parse=parse, want_links=want_links,
-                want_markdown=self.policy.markdown and self._kept(item, fetched) is None,
-                out_root=None if self.out is None else str(self.out.root),
-                name=page_name(snap.source_id, item.url),
-                respect_nofollow=self.policy.respect_nofollow,
-                strip_tracking=self.policy.strip_tracking_params, readiness=fetched.readiness,
-                store=self.store_spec if put_in_worker else None,
-                expect=self._expectations(item),
-            )
-            if self.pool is None:  # workers=0: inline, bounded by the pre-scan's caps
-                work = process_page(job)
+        if not (parse or put_in_worker):
+            return None
+        want_markdown = self.policy.markdown and kept is None
+        key = None
+        if parse and self.links is not None:
+            key = memo_key(snap.snapshot_sha256, respect_nofollow=self.policy.respect_nofollow,
+                           strip_tracking=self.policy.strip_tracking_params)
+            known = None if want_markdown or put_in_worker else self.links.get(key)
+            if known is not None:
+                work = PageWork(title=known.title, links=known.links if want_links else (),
+                                refused=known.refused if want_links else (),
+                                warnings=known.warnings, parsed=True)
+                self._admit_links(item, work)
+                self.links.add(key, known)
+                return work
+        job = PageJob(
+            snapshot=snap, parse=parse, want_links=want_links, want_markdown=want_markdown,
+            out_root=None if self.out is None else str(self.out.root),
+            name=page_name(snap.source_id, item.url),
+            respect_nofollow=self.policy.respect_nofollow,
+            strip_tracking=self.policy.strip_tracking_params, readiness=fetched.readiness,
+            store=self.store_spec if put_in_worker else None,
+            expect=self._expectations(item),
+        )
+        if self.pool is None:  # workers=0: inline, bounded by the pre-scan's caps
+            work = process_page(job)
+        else:
+            # Links alone cost less inline than a worker's round trip (or its start-up)
+            # when the pre-scan proves the parse cheap.
+            inline = self.inline_first or (not want_markdown and job.store is None)
+            first = process_page(job, inline=True) if inline else None
+            if first is None or first.needs_worker:
+                work = await self.pool.run(process_page, job)
             else:
-                work = process_page(job, inline=True) if self.inline_first else None
-                if work is None or work.needs_worker:
-                    work = await self.pool.run(process_page, job)
-            for index, (url, host) in enumerate(work.links):
-                self.admit(url, host, item.depth + 1, item.url, "link", path=(*item.path, index))
-            self.summary.refuse(work.refused)
+                work = first
+        self._admit_links(item, work)
+        if key is not None and want_links and work.parsed and self.links is not None:
+            self.links.add(key, KnownLinks(title=work.html_title, links=work.links,
+                                           refused=work.refused, warnings=work.warnings))
         return work
+
+    def _admit_links(self, item: FrontierItem, work: PageWork) -> None:
+        for index, (url, host) in enumerate(work.links):
+            self.admit(url, host, item.depth + 1, item.url, "link", path=(*item.path, index))
+        self.summary.refuse(work.refused)

@@ -61,6 +61,8 @@ class OutputDir:
         self.state_dir = root / ".state"
         self.pages_path = root / "pages.jsonl"
         self.manifest_path = root / "manifest.json"
+        self.links_path = root / ".cache" / "links.jsonl"
+        """The links found in each snapshot (see :mod:`pressmark.crawl._linkmemo`)."""
         self._pages: IO[str] | None = None
         self._buffer: list[str] = []
 

@@ -67,6 +67,8 @@ class PageWork:
     store_error: str | None = None
     parsed: bool = False
     warnings: tuple[str, ...] = ()
+    html_title: str | None = None
+    """The page's ``<title>`` as link extraction read it (``title`` may be the converter's)."""
     needs_worker: bool = False
     """Inline only: the pre-scan did not prove this page cheap; run it in a worker."""
 
@@ -158,13 +160,13 @@ def process_page(job: PageJob, *, inline: bool = False) -> PageWork:
             links = _unseen(job.dedupe, links)
     if not job.want_markdown:
         return PageWork(title=title, links=links, refused=refused, source_ref=source_ref,
-                        parsed=True, warnings=limits)
+                        parsed=True, warnings=limits, html_title=title)
     try:
         result = _convert(text, url, job)
     except Exception as exc:  # a converter bug is this page's failure, not the crawl's
         return PageWork(title=title, links=links, refused=refused,
                         error=f"{type(exc).__name__}: {exc}",
-                        source_ref=source_ref, parsed=True, warnings=limits)
+                        source_ref=source_ref, parsed=True, warnings=limits, html_title=title)
     validation = getattr(result, "validation", None)
     valid = None
     if validation is not None:
@@ -180,7 +182,7 @@ def process_page(job: PageJob, *, inline: bool = False) -> PageWork:
             write_atomic(root / ev_path, _evidence_bytes(evidence))
     return PageWork(title=getattr(result, "title", None) or title, links=links, refused=refused,
                     markdown_path=md_path, evidence_path=ev_path, validation=valid,
-                    source_ref=source_ref, parsed=True, warnings=limits)
+                    source_ref=source_ref, parsed=True, warnings=limits, html_title=title)
 
 
 def _convert(text: str, url: str, job: PageJob) -> Any:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -49,16 +52,35 @@ def page_record(item: FrontierItem, fetched: Fetched, work: PageWork | None,
     )
 
 
-def kept_record(page: PageRecord | None, fetched: Fetched, root: Path | None,
+def kept_record(page: PageRecord | None, fetched: Fetched, present: Callable[[str], bool],
                 ) -> PageRecord | None:
     """The earlier crawl's record of this URL whose Markdown and evidence a 304 lets the
-    page keep (same snapshot, files still in the directory), or ``None`` to convert the
-    page again."""
-    if page is None or root is None or not fetched.not_modified or fetched.snapshot is None:
+    page keep (same snapshot, files still in the directory: ``present(relative_path)``),
+    or ``None`` to convert the page again."""
+    if page is None or not fetched.not_modified or fetched.snapshot is None:
         return None
     if page.snapshot_sha256 != fetched.snapshot.snapshot_sha256:
         return None
     paths = [page.markdown_path, page.evidence_path]
-    if not all((root / path).is_file() for path in paths if path is not None):
+    if not all(present(path) for path in paths if path is not None):
         return None
     return page
+
+
+class PresentFiles:
+    """Which Markdown and evidence files a crawl directory holds, listed once (two
+    directory reads instead of two ``stat`` calls per kept page)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._names: set[str] | None = None
+
+    def __call__(self, path: str) -> bool:
+        if self._names is None:
+            self._names = set()
+            for folder in ("markdown", "evidence"):
+                with contextlib.suppress(OSError):
+                    self._names.update(f"{folder}/{entry.name}"
+                                       for entry in os.scandir(self.root / folder)
+                                       if entry.is_file())
+        return path in self._names

@@ -1,0 +1,110 @@
+"""The links each snapshot yielded, kept in the crawl directory for recrawls.
+
+WHY: a 304 keeps the earlier snapshot, and the links of a snapshot depend only on its
+bytes, its URL and the link options; so the links the earlier crawl found in it are the
+ones a parse would find again. A recrawl admits them in the same order without decoding,
+screening and parsing the page (most of an unchanged recrawl's CPU otherwise).
+
+``DIR/.cache/links.jsonl`` holds one line per (snapshot, link options, pressmark version):
+``<key>\\t<json>\\n``, appended in batches beside the page records. It is derived data,
+not part of the public format: a missing file, a torn or foreign line, or a key from
+another version only means the page is parsed again. Lines are only ever appended; a
+key already in the file is not written twice.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from pressmark._version import __version__
+
+Link = tuple[str, str]
+
+
+def memo_key(snapshot_sha256: str, *, respect_nofollow: bool, strip_tracking: bool) -> str:
+    """What the links of a snapshot depend on besides its bytes and URL (both in the
+    snapshot's digest): the link options, and the extractor's version."""
+    return f"{snapshot_sha256}:{int(respect_nofollow)}{int(strip_tracking)}:{__version__}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class KnownLinks:
+    """What a parse of the snapshot returned: its ``<title>``, links in page order,
+    refusals, parse caps."""
+
+    title: str | None
+    links: tuple[Link, ...]
+    refused: tuple[tuple[str, int], ...]
+    warnings: tuple[str, ...]
+
+
+class LinkMemo:
+    """Reads the earlier crawls' lines once (kept as text until asked for), appends new ones."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lines: dict[str, str] = {}
+        self._known: set[str] = set()
+        self._buffer: list[str] = []
+        self._fh: IO[str] | None = None
+        self._torn = False
+
+    def load(self) -> None:
+        """Index the file's complete lines by key (a torn last line is ignored)."""
+        try:
+            raw = self.path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return
+        lines = raw.split("\n")
+        self._torn = lines.pop() != ""  # the text after the last newline: a torn line
+        for line in lines:
+            key, tab, rest = line.partition("\t")
+            if tab:
+                self._lines[key] = rest
+        self._known.update(self._lines)
+
+    def get(self, key: str) -> KnownLinks | None:
+        """The links recorded for ``key`` (each is handed out once), or ``None``."""
+        text = self._lines.pop(key, None)
+        if text is None:
+            return None
+        try:
+            data = json.loads(text)
+            title = data["title"]
+            return KnownLinks(
+                title=None if title is None else str(title),
+                links=tuple((str(u), str(h)) for u, h in data["links"]),
+                refused=tuple((str(c), int(n)) for c, n in data["refused"]),
+                warnings=tuple(str(w) for w in data["warnings"]))
+        except (ValueError, KeyError, TypeError):
+            return None  # a damaged line: the page is parsed again
+
+    def add(self, key: str, found: KnownLinks) -> None:
+        if key in self._known:
+            return
+        self._known.add(key)
+        body = json.dumps({"title": found.title, "links": found.links, "refused": found.refused,
+                           "warnings": found.warnings},
+                          ensure_ascii=False, separators=(",", ":"))
+        self._buffer.append(f"{key}\t{body}\n")
+
+    def flush(self) -> None:
+        if not self._buffer:
+            return
+        if self._fh is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh = self.path.open("a", encoding="utf-8")  # closed in close()
+            if self._torn:  # end the torn line, so the new lines stay whole
+                self._buffer.insert(0, "\n")
+        self._fh.write("".join(self._buffer))
+        self._fh.flush()
+        self._buffer.clear()
+
+    def close(self) -> None:
+        self.flush()
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
