@@ -202,6 +202,10 @@ _LABELS = _phrases(
     "pubblicità|lees meer|lees ook|lees verder|advertentie|leia mais|leia também|ler mais",
     "publicidade|läs mer|läs också|les mer|les også|læs mere|læs også|czytaj więcej",
     "czytaj też|czytaj także|reklam|reklame|reklama|annonse",
+    # Russian, Czech, Turkish, Chinese, Japanese, Korean
+    "читать далее|читать полностью|подробнее|реклама|поделиться|číst dále|číst více",
+    "sdílet|devamını oku|devamı|paylaş|reklam|阅读全文|閱讀全文|查看更多|广告|廣告|分享",
+    "続きを読む|もっと見る|広告|シェア|シェアする|더보기|광고|공유하기",
     # share / follow buttons
     "teilen|artikel teilen|partager|compartir|condividi|delen|partilhar|dela|del|udostępnij",
     "folgen sie uns|suivez-nous|síguenos|seguici|volg ons|siga-nos|följ oss|følg oss",
@@ -243,15 +247,32 @@ _CHROME_HEADINGS = _phrases(
     "iscriviti alla newsletter",
     "schrijf je in voor de nieuwsbrief|assine nossa newsletter|folgen sie uns|suivez-nous",
     "síguenos|seguici|volg ons|siga-nos|följ oss|følg oss",
+    # Russian, Polish, Czech, Turkish
+    "похожие статьи|похожие материалы|читайте также|смотрите также|самые популярные",
+    "популярное|популярные статьи|рекомендуем|другие статьи|новости по теме|по теме",
+    "najczęściej czytane|podobne artykuły|polecane|zobacz też|zobacz także",
+    "související články|nejčtenější|mohlo by vás zajímat|ilgili haberler|benzer haberler",
+    "en çok okunanlar|ilginizi çekebilir",
+    # Chinese (simplified, traditional), Japanese, Korean
+    "相关文章|相关阅读|相关新闻|热门文章|推荐阅读|猜你喜欢|最新文章|相關文章|相關閱讀",
+    "熱門文章|推薦閱讀|延伸閱讀|最新文章|関連記事|人気記事|おすすめ記事|あわせて読みたい",
+    "最新記事|관련 기사|관련기사|많이 본 뉴스|인기 기사|추천 기사",
 )
 _COMMENT_HEADINGS = _phrases(
     "leave a reply|leave a comment|join the conversation|join the discussion|kommentare",
     "commentaires|comentarios|commenti|reacties|comentários|kommentarer",
+    "комментарии|отзывы|оставить комментарий|добавить комментарий|добавить отзыв",
+    "komentarze|komentáře|yorumlar|yorum yap|评论|網友評論|网友评论|留言|留言列表|發表留言",
+    "コメント|コメントを書く|댓글",
 )
 # the parametric ones: "12 comments", "more from Politics", "follow us on Instagram"
-_COUNTED_COMMENTS = re.compile(r"\d+ ?comments?")
+_COUNTED_COMMENTS = re.compile(
+    r"\d+ ?comments?|(?:comments?|kommentare|commentaires|comentarios|commenti|reacties"
+    r"|комментарии|отзывы|komentarze|komentáře|yorumlar|评论|評論|留言|留言列表|コメント|댓글)"
+    r" ?[(\[]?\d+")
 _CHROME_HEADING_FORMS = re.compile(
     r"(?:more|latest) from [\w ]{1,30}|follow us on [\w ]{1,20}"
+    r"|(?:most popular|самые популярные|najpopularniejsze|nejoblíbenější) [\w ]{1,30}"
     r"|(?:sign up for|subscribe to|get) (?:our|the) [\w ]{0,30}newsletters?")
 
 

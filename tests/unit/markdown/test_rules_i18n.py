@@ -77,6 +77,8 @@ def test_dateline_near_misses(line: str) -> None:
     "Das könnte Sie auch interessieren", "Lire aussi", "Te puede interesar", "Leggi anche",
     "Lees ook", "Leia também", "Läs också", "Sign up for our newsletter",
     "Newsletter abonnieren", "Suivez-nous", "Iscriviti alla newsletter",
+    "Читайте также", "Самые популярные диеты", "Najczęściej czytane", "Související články",
+    "Benzer haberler", "相关文章", "延伸閱讀", "関連記事", "관련 기사", "Most popular videos",
 ])
 def test_chrome_headings(heading: str) -> None:
     assert chrome_heading(heading)
@@ -84,13 +86,15 @@ def test_chrome_headings(heading: str) -> None:
 
 
 @pytest.mark.parametrize("heading", ["3 Comments", "Leave a Reply", "Kommentare",
-                                     "Commentaires", "Comentarios"])
+                                     "Commentaires", "Comentarios", "Comments (12)",
+                                     "Отзывы", "Komentarze", "Yorumlar", "留言列表 (42)",
+                                     "コメント", "댓글 3"])
 def test_comment_headings(heading: str) -> None:
     assert chrome_heading(heading) and comments_heading(heading)
 
 
 @pytest.mark.parametrize("heading", ["Comments", "Related work", "Reading the results",
-                                     "The most read book of the year"])
+                                     "The most read book of the year", "Комментарии к коду"])
 def test_headings_that_stay(heading: str) -> None:
     # a tutorial may have a "Comments" section about code comments
     assert not comments_heading(heading)
@@ -115,7 +119,8 @@ def test_text_rules(line: str, rule: str | None) -> None:
 @pytest.mark.parametrize(("label", "expected"), [
     ("Weiterlesen", True), ("Lire la suite", True), ("Leer más", True), ("Anzeige", True),
     ("Publicidad", True), ("Czytaj więcej", True), ("Teilen", True), ("Síguenos", True),
-    ("Read the report", False),
+    ("Читать далее", True), ("阅读全文", True), ("続きを読む", True), ("더보기", True),
+    ("Read the report", False), ("Читать книги", False),
 ])
 def test_ui_labels(label: str, expected: bool) -> None:
     assert is_placeholder(label) is expected
