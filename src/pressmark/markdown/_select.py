@@ -42,7 +42,7 @@ REPEAT_MIN = 3           # identical short blocks seen this often on a page are 
 _TEXT_RULE_TAGS = _REPEATABLE - {"blockquote"}  # blocks a credit or paywall line may fill
 CARD_MAX = 300           # chars: a teaser card (headline link, a line of text) is short
 CARD_MIN_RUN = 3         # sibling cards of one kind that make a teaser row
-CARD_LINK_SHARE = 0.2    # a card's link text is at least this share of its text
+CARD_LINK_SHARE = 0.1    # a card's link text (its headline) is at least this share of its text
 CARD_TAGS = frozenset(("div", "article", "li", "section"))
 # a chrome section goes only if the region keeps this much (a region that is itself a
 # "Related" box, picked on a page with almost no prose, is left alone)

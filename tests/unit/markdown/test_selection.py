@@ -123,3 +123,18 @@ def test_short_chinese_paragraphs_count_as_prose() -> None:
     result = to_markdown(page)
     assert f"{line}19" in result.markdown
     assert "好美的營地" not in result.markdown
+
+
+def test_cards_with_a_short_headline_and_a_longer_blurb_are_a_teaser_row() -> None:
+    # "<img link> <title link> blurb": the headline is a seventh of the card's text
+    cards = "".join(
+        f"<div class='tile'><a href='/d{i}'><img src='/d{i}.jpg' alt=''></a>"
+        f"<div class='t'><a href='/d{i}'>The cabbage diet {i}</a></div>"
+        f"<div class='b'>A popular plan for busy weeks that promises results within a "
+        f"fortnight, with a menu for every day.</div></div>"
+        for i in range(6))
+    page = f"<body><div class='page'>{_p('Body', 6)}{cards}</div></body>"
+    result = to_markdown(page)
+    assert "Body 5." in result.markdown
+    assert "busy weeks" not in result.markdown
+    assert "teaser_cards" in result.evidence.boilerplate_rules_used
