@@ -212,17 +212,18 @@ async def test_killing_a_shard_mid_crawl_loses_nothing(
 
 
 async def test_max_pages_gives_the_in_process_page_set_statuses_and_markdown(
-    ray_cluster: Any, servers: list[DemoServer], tmp_path: Path,
+    ray_cluster: Any, make_demo_server: Callable[..., DemoServer], tmp_path: Path,
 ) -> None:
-    """Breadth-first by depth, then discovery order, on both executors: with a budget well
-    below the site, Ray (2 shards) fetches exactly the in-process crawl's pages."""
-    seeds = [s.url for s in servers]
-    policy = _policy(servers, max_pages=150, markdown=True)
-    everything = await crawl(seeds, _policy(servers), out_dir=tmp_path / "all")
+    """Breadth-first by depth, then discovery order, on both executors: on the demo site
+    (430 pages) with ``max_pages`` 150, Ray (2 shards) fetches exactly the in-process
+    crawl's pages, with the same statuses and Markdown bytes."""
+    server = make_demo_server(host="127.0.0.2", seed=7, pages=388)
+    assert len(server.site.pages) == 430
+    seeds = [server.url + "/"]
+    policy = _policy([server], max_pages=150, markdown=True)
     expected = await crawl(seeds, policy, out_dir=tmp_path / "local")
     got = await _engine().run(seeds, policy, out_dir=tmp_path / "ray")
     want, have = _pages(expected), _pages(got)
-    assert len(everything.pages) > 250
     assert set(have) == set(want)
     assert got.stop_reason == expected.stop_reason == "max-pages"
     charged = [p for p in have.values() if p.error is None or p.error.kind != "robots-denied"]

@@ -19,6 +19,7 @@ from pressmark.crawl import (
     CrawlManifest,
     CrawlPolicy,
     Politeness,
+    Seed,
     crawl_sync,
     render_summary_table,
 )
@@ -99,6 +100,12 @@ def _exit_code(manifest: CrawlManifest) -> int:
               help="With --engine ray: host-partitioned shard actors.")
 @click.option("--render-workers", type=click.IntRange(0, 256), default=1, show_default=True,
               help="With --engine ray: render actors (one Chromium each).")
+@click.option("--expect-heading", metavar="REGEX", default=None,
+              help="Each seed page must have a heading matching REGEX, or its validation "
+                   "fails with required-heading-missing (a wrong route that answered 200).")
+@click.option("--expect-language", metavar="LANG", default=None,
+              help="Each seed page must declare this language (en, de-AT), or its "
+                   "validation fails with language-mismatch.")
 @click.option("--replay", is_flag=True,
               help="Re-run from the store (--store, or OUT/store: then OUT is re-derived in "
                    "place) with no network at all.")
@@ -111,7 +118,8 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
           store_path: Path | None, workers: int | None, page_timeout: float,
           time_budget: float | None,
           user_agent: str | None, quiet: bool, resume: bool, no_revalidate: bool, engine: str,
-          ray_address: str | None, shards: int, render_workers: int, replay: bool) -> None:
+          ray_address: str | None, shards: int, render_workers: int,
+          expect_heading: str | None, expect_language: str | None, replay: bool) -> None:
     """Crawl from URL... into OUT: snapshots, Markdown, evidence and a manifest."""
     from pressmark.egress import EgressPolicy  # noqa: PLC0415  # keeps `pressmark --help` fast
 
@@ -153,7 +161,9 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
             from pressmark.crawl.ray import RayEngine  # noqa: PLC0415  # Ray only when asked
 
             runner = RayEngine(address=ray_address, shards=shards, render_workers=render_workers)
-        manifest = crawl_sync(list(urls), policy, handle_sigint=True, out_dir=out_dir,
+        seeds = [Seed(url, expected_heading=expect_heading, expected_language=expect_language)
+                 for url in urls]
+        manifest = crawl_sync(seeds, policy, handle_sigint=True, out_dir=out_dir,
                               resume=resume, progress=default_progress(quiet=quiet),
                               engine=runner)
     except CrawlError as exc:
