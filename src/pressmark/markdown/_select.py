@@ -34,6 +34,8 @@ SHORT_BLOCK = 60         # chars: shorter text blocks look like labels, not pros
 LONG_BLOCK = 300        # chars: a block this long is prose even when dense with links
 LINK_HEAVY = 0.5         # own link density above which a block counts as navigation
 _CONTAINERS = BLOCK_TAGS - {"p", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "dt", "hr"}
+_CELLS = frozenset(("td", "th", "tr"))
+_TABLE_PARTS = frozenset(("tbody", "thead", "tfoot"))
 INLINE_LINKS = 3         # links in one inline element that make it a widget
 # blocks that may be dropped for repeating: table cells and list items repeat legitimately
 _REPEATABLE = frozenset(("p", "div", "section", "header", "footer", "aside", "figcaption",
@@ -210,6 +212,8 @@ def select(doc: Document, *, hints: Collection[str] = ()) -> Selection:
                 chosen is best or node.score > chosen.score
             ):
                 chosen = node
+    if chosen.tag in _TABLE_PARTS and chosen.parent is not None and chosen.parent.tag == "table":
+        chosen = chosen.parent  # a table's body is not a block of its own: the table is
     widened = _widen_for_recall(doc, chosen, scale)
     merged = _merge_siblings(chosen, scale) if widened is chosen else chosen
     widened = merged if widened is chosen else widened
@@ -336,7 +340,7 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
             # the only text beside an image: "<div><img><span>Photo: ...</span></div>"
             return _boilerplate.text_rule(node.text())
         return None
-    if (node.tag in BLOCK_TAGS and node.score <= 0 and text_len >= 20
+    if (node.tag in BLOCK_TAGS and node.tag not in _CELLS and node.score <= 0 and text_len >= 20
             and node.link_len > 0.6 * text_len and node.tag not in HEADINGS
             and not (node.own_len >= LONG_BLOCK and node.own_len >= 0.9 * text_len)):
         return "link_density"

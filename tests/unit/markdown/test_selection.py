@@ -138,3 +138,21 @@ def test_cards_with_a_short_headline_and_a_longer_blurb_are_a_teaser_row() -> No
     assert "Body 5." in result.markdown
     assert "busy weeks" not in result.markdown
     assert "teaser_cards" in result.evidence.boilerplate_rules_used
+
+
+def test_a_list_article_keeps_its_intro_and_every_row_of_its_table() -> None:
+    # rows whose title cell is a link are data, not navigation; and the table's
+    # <tbody>, however well it scores, is no region of its own without the intro
+    intro = ("This list of films featuring time loops names films in which characters live "
+             "the same period of time again and again, until a condition is met and the loop "
+             "starts over; the list is sorted by year. " * 2)
+    rows = "".join(
+        f"<tr><td>{i}</td><td><a href='/wiki/Film_{i}'>The Film Number {i} of the Loop</a>"
+        f"</td><td>{1960 + i}</td><td>{PARA if i % 3 else 'Remake.'}</td></tr>"
+        for i in range(12))
+    page = (f"<body><nav>{_links(20)}</nav><div class='content'><p>{intro}</p>"
+            f"<table class='wikitable'><tbody>{rows}</tbody></table></div></body>")
+    result = to_markdown(page)
+    assert "This list of films" in result.markdown
+    for i in range(12):
+        assert f"The Film Number {i} of the Loop" in result.markdown
