@@ -342,7 +342,8 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
         return None
     if (node.tag in BLOCK_TAGS and node.tag not in _CELLS and node.score <= 0 and text_len >= 20
             and node.link_len > 0.6 * text_len and node.tag not in HEADINGS
-            and not (node.own_len >= LONG_BLOCK and node.own_len >= 0.9 * text_len)):
+            and not (node.own_len >= LONG_BLOCK and node.own_len >= 0.9 * text_len)
+            and not _item_of_prose_list(node)):
         return "link_density"
     if node.tag in _REPEATABLE and text_len <= 100 and (repeated or hints):
         text = node.text()
@@ -361,6 +362,17 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
     if hints and node.own_len and node.tag in BLOCK_TAGS and block_hash(node.text()) in hints:
         return "cross_page_repetition"
     return None
+
+
+def _item_of_prose_list(node: Node) -> bool:
+    """A linked item in a list whose items are mostly prose ("- [Bug 123](...) fixed").
+
+    A navigation list is links through and through; one linked line among sentences
+    (release notes, a reading list with comments) is an entry like the others.
+    """
+    parent = node.parent
+    return node.tag == "li" and parent is not None and parent.text_len > 0 \
+        and parent.link_len < 0.5 * parent.text_len
 
 
 def _link_cluster(node: Node) -> bool:

@@ -156,3 +156,13 @@ def test_a_list_article_keeps_its_intro_and_every_row_of_its_table() -> None:
     assert "This list of films" in result.markdown
     for i in range(12):
         assert f"The Film Number {i} of the Loop" in result.markdown
+
+
+def test_a_linked_entry_in_a_list_of_sentences_stays() -> None:
+    notes = "".join(f"<li>{PARA}</li>" for i in range(4))
+    page = (f"<body><nav>{_links(20)}</nav><article>{_p('Intro', 2)}<ul>{notes}"
+            "<li><a href='/review'>Here is our performance year in review</a>!</li>"
+            "</ul></article></body>")
+    result = to_markdown(page)
+    assert "performance year in review" in result.markdown
+    assert "Section number 3" not in result.markdown
