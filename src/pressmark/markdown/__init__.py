@@ -17,7 +17,7 @@ Usable on its own: it imports nothing from pressmark but ``pressmark._errors``.
 """
 
 from pressmark.markdown._api import to_markdown
-from pressmark.markdown._bounded import BoundedHtml, bound_html, parse_html, screen
+from pressmark.markdown._bounded import BoundedHtml, bound_html, parse_html
 from pressmark.markdown._metadata import PageMetadata
 from pressmark.markdown._policy import POLICY_VERSION, ConversionPolicy, MarkdownError
 from pressmark.markdown._result import (
@@ -27,6 +27,7 @@ from pressmark.markdown._result import (
     ReadinessFacts,
     Structure,
 )
+from pressmark.markdown._screen import screen
 from pressmark.markdown._select import block_hash
 from pressmark.markdown._stability import StabilityReport, stability
 from pressmark.markdown._validate import ValidationReport

@@ -34,17 +34,16 @@ from dataclasses import dataclass
 
 from selectolax.lexbor import LexborHTMLParser
 
-MAX_DEPTH = 512
-"""Open elements on the stack. Real pages stay under ~60; Lexbor's cost is ~d^2."""
-MAX_ATTRIBUTES = 256
-"""Attributes on one element (Lexbor's duplicate check is ~a^2)."""
-MAX_ELEMENTS = 100_000
-"""Start tags per page; a long real article has ~30k. Bounds tree memory."""
-MAX_FORMATTING = 100
-"""Unclosed formatting elements (``<b>``, ``<font>`` ...): the parser re-opens them all
-after every block, so without a cap a page could multiply its own tree."""
-MAX_TEXT_CHARS = 2_000_000
-"""Characters of HTML per page (about 2 MB); conversion memory and time grow with it."""
+from pressmark.markdown._screen import (
+    MAX_ATTRIBUTES,
+    MAX_DEPTH,
+    MAX_ELEMENTS,
+    MAX_FORMATTING,
+    MAX_TEXT_CHARS,
+    RAW_TEXT,
+    screen,
+    script_end,
+)
 
 PARSE_LIMIT = "parse-limit"
 """The warning family (and error ``kind``) of everything this module caps."""
@@ -53,7 +52,7 @@ _WS = "\t\n\f\r "
 _COMMENT = r"<!--(?:-?>|.*?(?:--!?>|\Z))"   # ends where the tokenizer ends it
 _TOKEN = re.compile(
     _COMMENT +
-    r"|<[!?][^>]*>?"                           # doctype, bogus comment
+    r"|<[!?][^>]*>?|</(?![A-Za-z])[^>]*>?"     # doctype, bogus comments
     r"|<(/?)([A-Za-z][^\t\n\f\r />]*)",        # a tag's name; attributes read separately
     re.S,
 )
@@ -64,8 +63,9 @@ _ONE_ATTR = (r"[\t\n\f\r /]*[^\t\n\f\r />][^\t\n\f\r /=>]*"
 _ATTRS_HEAD = re.compile(rf"(?:{_ONE_ATTR}){{0,{MAX_ATTRIBUTES}}}")
 _ATTRS_MORE = re.compile(rf"(?:{_ONE_ATTR}){{1,1024}}")
 _TAG_CLOSE = re.compile(r"[\t\n\f\r ]*(/?)[\t\n\f\r /]*>?")
-_RAW_END = {name: re.compile(rf"</{name}[\t\n\f\r />]", re.I) for name in (
-    "script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes", "noscript")}
+_RAW_END = {name: re.compile(rf"</{name}[\t\n\f\r />]", re.I | re.A) for name in RAW_TEXT}
+# the tokenizer lowercases ASCII letters only ("\u212a".lower() is "k")
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 _VOID = frozenset((
     "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
@@ -186,85 +186,6 @@ class _Stack:
             self.close_any(siblings, floor)
 
 
-# one more than the cap: a tag that long fails the screen whatever follows it
-_ATTRS_BODY = rf"(?:{_ONE_ATTR}){{0,{MAX_ATTRIBUTES + 1}}}"
-# The screen's tokens, all in one C-level pass: a comment; a raw-text element with its
-# whole body; any other tag with its attributes. It may see more tags than the tokenizer
-# does (tags in a <plaintext>, a script's double-escaped part), never fewer.
-_SCREEN = re.compile(
-    _COMMENT
-    + r"|<(script|style|textarea|title|xmp|iframe|noembed|noframes|noscript)(?=[\t\n\f\r />])"
-    + r"(" + _ATTRS_BODY + r")[^>]*>?(.*?)(?:</\1[\t\n\f\r />]|\Z)"
-    + r"|<(/?)([A-Za-z][^\t\n\f\r />]*)(" + _ATTRS_BODY + r")",
-    re.S | re.I,
-)
-_ONE_ATTR_RE = re.compile(_ONE_ATTR)
-# Start tags that insert a marker in the list of active formatting elements: each marker
-# scope holds at most one ``<a>`` (a second one closes the first), so links do not add up.
-_MARKERS = frozenset(("td", "th", "caption", "applet", "object", "marquee", "template"))
-_FOREIGN_ROOTS = frozenset(("svg", "math"))
-_INTEGRATION_POINTS = frozenset(("foreignobject", "desc", "title", "mi", "mo", "mn", "ms",
-                                 "mtext", "annotation-xml"))
-SCREEN_STARTS = 2048
-"""A page with at most this many start tags (and no long tag) is parsed as it is: however
-deep it nests, Lexbor's quadratic paths cost it ~1.4 ns x 2048^2, about 6 ms."""
-
-
-def screen(text: str) -> bool:
-    """True when ``text`` provably needs no cap: few enough tags and no long tag.
-
-    One regex pass (about as fast as Lexbor's own parse), so a page that passes may be
-    parsed anywhere, the event loop included (see :data:`SCREEN_STARTS`). A page that
-    fails gets the full scan.
-    Inside SVG or MathML a ``<style>`` or ``<title>`` is not raw text, so such a token
-    fails the screen when its body holds a ``<`` (tags the tokenizer would see); an
-    integration point fails any later raw-text token (after one, a ``</svg>`` may be
-    ignored and the foreign part never ends).
-    Formatting elements are counted as the parser can keep them active: every ``<b>``
-    or ``<font>``, but at most one ``<a>`` per marker scope (a page's hundreds of links
-    cost nothing). A tag's attributes are counted only when its attribute text is long
-    enough to hold more than the cap (``srcset`` and inline styles are long, not many).
-    """
-    if len(text) > MAX_TEXT_CHARS:
-        return False
-    starts = 0
-    formatting = 0
-    anchors = 0
-    markers = 0
-    foreign = 0
-    for raw, raw_attrs, raw_body, slash, name, tag_attrs in _SCREEN.findall(text):
-        attrs = tag_attrs
-        if raw:
-            if foreign and (foreign > 1 << 29 or "<" in raw_body):
-                return False
-            starts += 1
-            attrs = raw_attrs
-        elif name:
-            lower = name.lower()
-            if slash:
-                if foreign and lower in _FOREIGN_ROOTS:
-                    foreign -= 1
-                continue
-            starts += 1
-            if lower == "a":
-                anchors += 1
-            elif lower in _FORMATTING:
-                formatting += 1
-            elif lower in _MARKERS:
-                markers += 1
-            elif lower in _FOREIGN_ROOTS:
-                foreign += 1
-            elif foreign and lower in _INTEGRATION_POINTS:
-                foreign = 1 << 30  # foreign (or not) to the end: no more raw text allowed
-        else:
-            continue
-        if (len(attrs) > 2 * MAX_ATTRIBUTES
-                and len(_ONE_ATTR_RE.findall(attrs)) > MAX_ATTRIBUTES):
-            return False
-    formatting += min(anchors, markers + 1)
-    return starts <= SCREEN_STARTS and formatting <= MAX_FORMATTING
-
-
 class _Memo:
     """The last page this process bounded: the converter re-enters :func:`bound_html` with
     the very text the crawl's page work just bounded, and need not scan it twice."""
@@ -311,7 +232,7 @@ def _bound(text: str) -> BoundedHtml:
         if raw_name is None:  # comment, doctype, processing instruction
             pos = m.end()
             continue
-        name = raw_name.lower()
+        name = raw_name.lower() if raw_name.isascii() else raw_name.translate(_ASCII_LOWER)
         closing = bool(m.group(1))
         head = attrs_head(text, m.end())
         assert head is not None  # every part of the pattern is optional
@@ -365,7 +286,9 @@ def _bound(text: str) -> BoundedHtml:
         if name == "plaintext" and stack.foreign == 0:
             break  # the rest of the page is text
         raw_end = _RAW_END.get(name) if stack.foreign == 0 else None
-        if raw_end is not None:
+        if name == "script" and raw_end is not None:
+            pos = script_end(text, pos)
+        elif raw_end is not None:
             found = raw_end.search(text, pos)
             pos = length if found is None else found.start()
     if not hit:

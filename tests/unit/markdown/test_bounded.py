@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from pressmark.markdown import bound_html, parse_html, screen, to_markdown
 from pressmark.markdown._bounded import MAX_ATTRIBUTES, MAX_DEPTH
+from pressmark.markdown._screen import script_end
 
 
 def _timed(html: str) -> tuple[float, tuple[str, ...], str]:
@@ -74,3 +77,52 @@ def test_screen_passes_real_page_shapes_and_still_sees_floods() -> None:
     assert not screen("<b class=x>" * 200 + "<p>text")
     assert not screen("<div " + " ".join(f"a{i}=1" for i in range(300)) + ">")
     assert not screen("<svg><title>" + "<div>" * 3_000 + "</title></svg>")
+
+
+_MANY_ATTRS = " ".join(f"a{i}=1" for i in range(300))
+
+
+@pytest.mark.parametrize(("html", "cap"), [
+    # a bogus comment ends at its first ">": the quote inside it opens no value
+    (f'<!x <b a="> <div {_MANY_ATTRS}>text</div>"', "attributes"),
+    (f'</ <b a="> <div {_MANY_ATTRS}>text</div>"', "attributes"),
+    # Lexbor parses with scripting off: a <noscript> holds markup, not text
+    ("<noscript>" + "<div>" * 3_000 + "</noscript>", "depth"),
+    # a double-escaped script part: its first </script> does not end it
+    ('<script><!--<script></script><b a="</script>' + "<div>" * 3_000 + '">', "depth"),
+    # names are lowercased in ASCII only: "lin\u212a" is no <link>, "\u017fcript" no <script>
+    ("<lin\u212a>" * 3_000, "depth"),
+    ("<\u017fcript>" + "<div>" * 3_000 + "</script>", "depth"),
+])
+def test_tokenizer_states_that_used_to_hide_tags(html: str, cap: str) -> None:
+    assert not screen(html)
+    assert f"parse-limit:{cap}" in bound_html(html).warnings
+
+
+def test_script_end_follows_the_escape_states() -> None:
+    page = "<script><!--<script></script>still script</script><p>"
+    assert page[script_end(page, len("<script>")):].startswith("</script><p>")
+    plain = "<script>if (a <!--b) {}</script>"
+    assert script_end(plain, len("<script>")) == plain.index("</script>")
+    closed = "<script><!--><script></script>x"
+    assert script_end(closed, len("<script>")) == closed.index("</script>")
+
+
+def test_screen_is_linear_on_long_pages() -> None:
+    for page in ("</b>" * 450_000, '<div a="' + "x" * 1_900_000 + '">', "<!--" + "-x" * 900_000,
+                 "<p class=a>x</p>" * 60_000):
+        started = time.monotonic()
+        screen(page)
+        assert time.monotonic() - started < 2.0
+
+
+def test_screen_passes_only_what_the_full_scan_leaves_alone() -> None:
+    pages = [
+        "<svg><title>icon</title><path d='M0'/></svg><p>" + "<a href='/x'>link</a> " * 600,
+        "<script>if (a < b) document.write('<div title=\"');</script><p>text</p>",
+        "<svg><desc>d</desc></svg><style>p > a { color: red }</style>",
+        "<div data-x='<b>'>" + "<b>x</b>" * 90 + "</div>",
+    ]
+    for page in pages:
+        assert screen(page)
+        assert bound_html(page).warnings == ()

@@ -1,0 +1,198 @@
+"""The parse screen: proves, in a few C-level passes, that a page needs none of the caps.
+
+WHY a separate, cheaper proof: the full scan in ``_bounded`` walks every tag in Python
+(about 9 ms on a long page) to keep an estimate of the stack of open elements. Most
+pages are far from every cap, and that is visible without walking them:
+
+- start tags: every start tag opens with a ``<`` that no ``/`` follows, so
+  ``count("<") - count("</")`` bounds them (text, scripts and comments only add to it);
+- formatting elements: a case-insensitive count of ``<b``, ``<font`` ... anywhere in the
+  page bounds the ones the parser can keep active (at most one ``<a>`` per marker scope);
+- attributes: one regex pass tokenizes the page as the HTML tokenizer does (comments,
+  bogus comments, raw-text bodies, attribute values with their quotes) and stops at the
+  first tag with more than :data:`MAX_ATTRIBUTES` attributes. Tokens that change how the
+  rest is tokenized in ways a regex cannot follow are reported to a short Python loop:
+  SVG and MathML (where ``<style>`` and ``<title>`` are not raw text), a raw-text body
+  holding a ``<``, a script whose ``<!--`` may hide its end tag (double escaping), CDATA.
+
+Every count errs upwards, so a page that passes is within the caps; a page that fails
+gets the full scan, which decides exactly.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_DEPTH = 512
+"""Open elements on the stack. Real pages stay under ~60; Lexbor's cost is ~d^2."""
+MAX_ATTRIBUTES = 256
+"""Attributes on one element (Lexbor's duplicate check is ~a^2)."""
+MAX_ELEMENTS = 100_000
+"""Start tags per page; a long real article has ~30k. Bounds tree memory."""
+MAX_FORMATTING = 100
+"""Unclosed formatting elements (``<b>``, ``<font>`` ...): the parser re-opens them all
+after every block, so without a cap a page could multiply its own tree."""
+MAX_TEXT_CHARS = 2_000_000
+"""Characters of HTML per page (about 2 MB); conversion memory and time grow with it."""
+SCREEN_STARTS = 2048
+"""A page with at most this many start tags (and no long tag) is parsed as it is: however
+deep it nests, Lexbor's quadratic paths cost it ~1.4 ns x 2048^2, about 6 ms."""
+
+RAW_TEXT = ("script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes")
+"""Elements whose body the tokenizer reads as text up to their end tag. Not ``noscript``:
+Lexbor parses with scripting off, so a ``<noscript>`` holds markup."""
+_FOREIGN = ("svg", "math", "foreignobject", "desc", "mi", "mo", "mn", "ms", "mtext",
+            "annotation-xml")
+
+_NAME_END = r"(?![^\t\n\f\r />])"  # a tag name ends at a separator, ``>`` or the end
+_ATTR = (r"[\t\n\f\r /]*+[^\t\n\f\r />][^\t\n\f\r /=>]*+"
+         r"(?:[\t\n\f\r ]*+=[\t\n\f\r ]*+(?:\"[^\"]*+\"?+|'[^']*+'?+|[^\t\n\f\r >]*+))?+")
+# a tag's attributes and end, when it holds at most the cap of them (else no match)
+_ATTRS_END = rf"(?:{_ATTR}){{0,{MAX_ATTRIBUTES}}}+[\t\n\f\r /]*+(?:>|\Z)"
+_TAG_REST = rf"[^\t\n\f\r />]*+{_ATTRS_END}"
+_LOWER_NAME = r"[a-z][^\t\n\f\r />A-Z]*+(?![A-Z])"  # no ASCII capital: compare as is
+_RAW = "|".join(RAW_TEXT)
+# start tags the loop must see; spelled out by first letter, the commonest check per tag
+_SPECIAL = (r"(?:s(?:cript|tyle|vg)|t(?:extarea|itle)|xmp|iframe|no(?:embed|frames)"
+            r"|m(?:ath|[ions]|text)|foreignobject|desc|annotation-xml)")
+
+# What the tokenizer reads without changing state in a way that matters here: text, a
+# tag within the attribute cap, a raw-text element whose body holds no ``<``, comments,
+# bogus comments and doctypes, a lone ``<`` (the commonest first). Names compare
+# ASCII-case-insensitively, as the tokenizer lowercases them (``(?i)`` alone would also
+# fold "ſ" to "s").
+_QUIET = (
+    r"[^<]++"
+    rf"|<(?!{_SPECIAL}{_NAME_END}){_LOWER_NAME}{_ATTRS_END}"
+    rf"|</(?!(?:svg|math){_NAME_END}){_LOWER_NAME}{_ATTRS_END}"
+    rf"|<(?!(?i:{_SPECIAL}){_NAME_END})[A-Za-z]{_TAG_REST}"
+    rf"|</(?!(?i:svg|math){_NAME_END})[A-Za-z]{_TAG_REST}"
+    + "".join(rf"|<(?i:{name}){_NAME_END}{_TAG_REST}[^<]*+(?=(?i:</{name})[\t\n\f\r />]|\Z)"
+              for name in RAW_TEXT)
+    + r"|<!--(?>-?>|(?:[^-]++|-(?!-!?>))*+(?:--!?>)?+)"
+    r"|<!(?!--|\[CDATA\[)[^>]*+>?"
+    r"|<\?[^>]*+>?"
+    r"|</(?![A-Za-z])[^>]*+>?"
+    r"|<(?![A-Za-z!?/])"
+)
+# The tokens the loop in :func:`_tokens_pass` looks at, a group each: a foreign-content
+# tag; a raw-text element (name, body) whose body holds a ``<``; CDATA; anything else
+# that opens with ``<`` here is a tag past the attribute cap.
+_TOKENS = re.compile(
+    rf"(?:{_QUIET})*+(?:"
+    rf"(<(?i:{'|'.join(_FOREIGN)})|</(?i:svg|math)){_NAME_END}{_TAG_REST}"
+    rf"|<((?i:{_RAW})){_NAME_END}{_TAG_REST}((?:[^<]++|<(?!/(?i:\2)[\t\n\f\r />]))*+)"
+    r"|(<!\[CDATA\[)[^>]*+>?"
+    r"|(<)"
+    r"|\Z)",
+    re.S | re.A,
+)
+_FORMATTING_STARTS = re.compile(
+    r"<(a|b|big|code|em|font|i|nobr|s|small|strike|strong|tt|u"  # formatting elements
+    r"|td|th|caption|applet|object|marquee|template)"            # markers
+    r"(?=[\t\n\f\r />])",
+    re.I | re.A,
+)
+_MARKERS = frozenset(("td", "th", "caption", "applet", "object", "marquee", "template"))
+_SCRIPT_START = re.compile(r"<script[\t\n\f\r />]", re.I | re.A)
+
+
+def screen(text: str) -> bool:
+    """True when ``text`` provably needs no cap: few enough tags and no long tag.
+
+    About a third of Lexbor's own parse time, so a page that passes may be parsed
+    anywhere, the event loop included (see :data:`SCREEN_STARTS`). A page that fails
+    gets the full scan.
+    """
+    if len(text) > MAX_TEXT_CHARS:
+        return False
+    starts = text.count("<") - text.count("</")  # an upper bound (module doc)
+    if starts > 4 * SCREEN_STARTS:
+        return False  # scripts hold some of those ``<``, never this many
+    formatting = anchors = markers = 0
+    for name in _FORMATTING_STARTS.findall(text):
+        lower = name.lower()
+        if lower == "a":
+            anchors += 1
+        elif lower in _MARKERS:
+            markers += 1
+        else:
+            formatting += 1
+    if formatting + min(anchors, markers + 1) > MAX_FORMATTING:
+        return False
+    in_raw_text = _tokens_pass(text)
+    return in_raw_text >= 0 and starts - in_raw_text <= SCREEN_STARTS
+
+
+def _tokens_pass(text: str) -> int:
+    """The attribute cap and the tokenizer states a regex cannot follow (module doc).
+
+    Returns how many ``<`` without a ``/`` after them sit in raw-text bodies (they open
+    no tag), or -1 when the page may need a cap.
+    Inside SVG or MathML a raw-text name is an ordinary element, so its body's ``<`` are
+    tags: such a token fails. After an integration point (``<foreignObject>`` ...) a
+    ``</svg>`` may be ignored and the foreign part never end: any later one fails too.
+    """
+    svg = math = 0
+    integration = False
+    in_raw_text = 0
+    for m in _TOKENS.finditer(text):
+        foreign, raw, body, cdata, other = m.groups()
+        if foreign:
+            name = foreign.lower()
+            if name == "<svg":
+                svg += 1
+            elif name == "<math":
+                math += 1
+            elif name == "</svg":
+                svg -= 1 if svg else 0
+            elif name == "</math":
+                math -= 1 if math else 0
+            elif svg or math:
+                integration = True
+        elif raw:
+            if svg or math or integration:
+                return -1
+            if "<!--" in body and raw.lower() == "script" \
+                    and script_end(text, m.start(3)) != m.end():
+                return -1  # a double-escaped part: the script ends further on
+            in_raw_text += body.count("<") - body.count("</")
+        elif cdata:
+            if svg or math or integration:
+                return -1
+        elif other:
+            return -1
+    return in_raw_text
+
+
+_SCRIPT_EVENTS = re.compile(r"<!--|-->|<(/?)script[\t\n\f\r />]", re.I | re.A)
+
+
+def script_end(text: str, pos: int) -> int:
+    """Where the end tag that closes a script body starting at ``pos`` starts.
+
+    The tokenizer's script states: ``<!--`` escapes, a ``<script`` inside the escaped
+    part double-escapes, and there a ``</script>`` only returns to escaped; ``-->``
+    ends either. So ``<script><!--<script></script>...</script>`` ends at the second.
+    """
+    state = 0  # 0 data, 1 escaped, 2 double escaped
+    search = _SCRIPT_EVENTS.search
+    while True:
+        m = search(text, pos)
+        if m is None:
+            return len(text)
+        token = m.group()
+        if token == "<!--":
+            state = state or 1
+            pos = m.end() - 2  # "<!-->" is closed by its own dashes
+        elif token == "-->":
+            state = 0
+            pos = m.end()
+        elif m.group(1):  # </script
+            if state != 2:
+                return m.start()
+            state = 1
+            pos = m.end() - 1
+        else:  # <script
+            state = 2 if state == 1 else state
+            pos = m.end() - 1
