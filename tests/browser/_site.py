@@ -252,8 +252,8 @@ class PageServer:
                     status, ctype, body = 200, "application/json", json.dumps(
                         {"heading": f"Section {k}", "text": f"Lazy section {k}. " + LONG}
                     )
-                elif bare == "/api/slow.json":
-                    time.sleep(0.4)
+                elif bare in ("/api/slow.json", "/api/late.json"):
+                    time.sleep(0.4 if bare == "/api/slow.json" else 1.6)
                     status, ctype, body = 200, "application/json", json.dumps({"text": "late text"})
                 elif bare in server.extra:
                     status, ctype, body = 200, "text/html", server.extra[bare]

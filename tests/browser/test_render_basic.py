@@ -67,14 +67,51 @@ async def test_not_ready_returns_dom_with_warning_within_timeout(
     import time
 
     started = time.monotonic()
-    result = await renderer.render(pages.origin + "/short", RenderOptions(timeout_ms=2000))
+    waits = ReadinessSpec(settled_after_ms=None)  # no early end: the deadline decides
+    result = await renderer.render(
+        pages.origin + "/short", RenderOptions(timeout_ms=2000, readiness=waits))
     elapsed = time.monotonic() - started
+    assert result.readiness.elapsed_ms >= 1500
     assert result.timings["total_ms"] <= 2000 + 50  # the renderer keeps its own deadline
     assert elapsed < 3.5  # plus opening and closing the context
     assert not result.readiness.passed
     assert result.readiness.reason == "main-selector-failed: main text 22 < 200 chars"
     assert "Too little text." in result.html
     assert any(w.startswith("readiness not reached") for w in result.warnings)
+
+
+async def test_settled_page_that_is_not_ready_ends_early(renderer: Any, pages: PageServer) -> None:
+    result = await renderer.render(pages.origin + "/short", RenderOptions(timeout_ms=8000))
+    assert not result.readiness.passed
+    assert result.readiness.reason == (
+        "main-selector-failed: main text 22 < 200 chars"
+        " (the page settled: nothing left to run for 1000 ms)")
+    assert 1000 <= result.readiness.elapsed_ms < 3000  # not the 8 s deadline
+    assert "Too little text." in result.html
+
+
+# Content that comes after more than the settle time of DOM quiet, held up by something
+# still pending: a timer, a fetch or an XHR waiting on a server (late.json takes 1.6 s).
+LATE = {
+    "timer": "setTimeout(add, 1600);",
+    "fetch": "fetch('/api/late.json').then((r) => r.json()).then(add);",
+    "xhr": "const x = new XMLHttpRequest(); x.onloadend = add; x.open('GET', '/api/late.json');"
+           " x.send();",
+}
+
+
+@pytest.mark.parametrize("how", sorted(LATE))
+async def test_pending_work_is_waited_for_not_settled(
+    renderer: Any, pages: PageServer, how: str
+) -> None:
+    pages.extra[f"/late-{how}"] = (
+        "<!doctype html><main><h1>Late</h1></main><script>"
+        "function add() { document.querySelector('main').insertAdjacentHTML('beforeend',"
+        f" '<p>{'Arrived late, after a long quiet. ' * 10}</p>'); }}{LATE[how]}</script>"
+    )
+    result = await renderer.render(pages.origin + f"/late-{how}", RenderOptions(timeout_ms=8000))
+    assert result.readiness.passed, result.readiness.reason
+    assert "Arrived late" in result.html
 
 
 async def test_server_that_never_answers_is_a_timeout_error(
@@ -228,7 +265,7 @@ async def test_page_without_main_falls_back_to_body(renderer: Any, pages: PageSe
     result = await renderer.render(pages.origin + "/chrome-only", RenderOptions(timeout_ms=1500))
     assert not result.readiness.passed
     assert result.readiness.reason.startswith("fallback-body-failed: none of main, article")
-    assert result.readiness.reason.endswith("body text 11 < 200 chars")  # "Stub Short."
+    assert "body text 11 < 200 chars" in result.readiness.reason  # "Stub Short."
 
     # Turned off, a page without main waits for one until the deadline, as before.
     spec = ReadinessSpec(fallback_after_ms=None, stability_window_ms=0)

@@ -10,6 +10,11 @@ before they are sent. Unload-time
 handlers (``unload``, ``pagehide``, ``beforeunload``) are not registered: they run
 only after the capture, and they are how a page would write state for the next one.
 
+The same init script counts what could still change a page's DOM (timers not yet
+run, fetch and XHR in flight, sockets, workers and channels ever opened) for the
+readiness engine, which ends a page early once nothing is left
+(:mod:`pressmark.render._readiness`).
+
 A tab is reused for the next page only after its state is gone. The capture itself
 clears the top frame's ``sessionStorage`` and ``window.name`` and freezes the document
 (its timers are cancelled and no new ones start, loading and navigation stop, storage,
@@ -55,26 +60,89 @@ LEAN_SCRIPT = r"""
       });
     } catch (e) {}
   }
-  // After the capture the document is frozen: its timers end, it loads and navigates no
-  // more, and it can write no state the next page in this tab could read.
+  // What could still change the DOM without a user: timers not yet run, requests in
+  // flight (fetch and its body, XHR), and sockets, workers or channels ever opened. The
+  // readiness engine asks busy() to end early a page that can no longer become ready;
+  // it uses the original timers (timers below), so its own waits do not count.
+  const timers = { setTimeout: window.setTimeout, clearTimeout: window.clearTimeout };
   const pending = new Map();
-  const track = (name, cancel, once) => {
-    const original = window[name];
-    if (typeof original !== 'function') return;
+  const idle = new Set();
+  let inflight = 0, opened = 0, overflow = false;
+  const quiet = () => { for (const notify of Array.from(idle)) { try { notify(); } catch (e) {} } };
+  const track = (name, cancelName, once, siblings) => {
+    const original = window[name], cancel = window[cancelName];
+    if (typeof original !== 'function' || typeof cancel !== 'function') return;
     window[name] = function (callback, ...rest) {
       let id = 0;
       const run = once && typeof callback === 'function'
-        ? function (...a) { pending.delete(name + id); return callback.apply(this, a); }
+        ? function (...a) {
+          try { return callback.apply(this, a); } finally { pending.delete(name + id); quiet(); }
+        }
         : callback;
       id = original.call(this, run, ...rest);
-      if (pending.size < 100000) pending.set(name + id, () => cancel(id));
+      if (pending.size < 100000) pending.set(name + id, () => cancel(id)); else overflow = true;
       return id;
     };
+    window[cancelName] = function (id) {
+      for (const sibling of siblings) pending.delete(sibling + id);
+      const out = cancel.call(this, id);
+      quiet();
+      return out;
+    };
   };
-  track('setTimeout', clearTimeout, true);
-  track('setInterval', clearInterval, false);
-  track('requestAnimationFrame', cancelAnimationFrame, true);
-  if (window.requestIdleCallback) track('requestIdleCallback', cancelIdleCallback, true);
+  // setTimeout and setInterval share their ids: either clear function clears both.
+  track('setTimeout', 'clearTimeout', true, ['setTimeout', 'setInterval']);
+  track('setInterval', 'clearInterval', false, ['setTimeout', 'setInterval']);
+  track('requestAnimationFrame', 'cancelAnimationFrame', true, ['requestAnimationFrame']);
+  if (window.requestIdleCallback) {
+    track('requestIdleCallback', 'cancelIdleCallback', true, ['requestIdleCallback']);
+  }
+  const settles = (promise) => {
+    inflight++;
+    const done = () => { inflight--; quiet(); };
+    promise.then(done, done);
+    return promise;
+  };
+  const nativeFetch = window.fetch;
+  if (typeof nativeFetch === 'function') {
+    window.fetch = function fetch(...a) { return settles(nativeFetch.apply(this, a)); };
+  }
+  if (window.Response) {
+    for (const name of ['json', 'text', 'arrayBuffer', 'blob', 'formData']) {
+      const read = Response.prototype[name];
+      if (typeof read === 'function') {
+        Response.prototype[name] = function (...a) { return settles(read.apply(this, a)); };
+      }
+    }
+  }
+  if (window.XMLHttpRequest) {
+    const send = XMLHttpRequest.prototype.send;
+    XMLHttpRequest.prototype.send = function (...a) {
+      inflight++;
+      add.call(this, 'loadend', () => { inflight--; quiet(); }, { once: true });
+      try { return send.apply(this, a); } catch (e) { inflight--; throw e; }
+    };
+  }
+  for (const name of ['WebSocket', 'EventSource', 'Worker', 'SharedWorker',
+                      'BroadcastChannel', 'MessageChannel']) {
+    const Native = window[name];
+    if (typeof Native !== 'function') continue;
+    try {
+      window[name] = new Proxy(Native, {
+        construct(target, args, newTarget) {
+          opened++;
+          return Reflect.construct(target, args, newTarget);
+        },
+      });
+    } catch (e) {}
+  }
+  Object.defineProperty(window, Symbol.for('pressmark.timers'), { value: timers });
+  Object.defineProperty(window, Symbol.for('pressmark.idle'), { value: idle });
+  Object.defineProperty(window, Symbol.for('pressmark.busy'), {
+    value: () => (overflow || opened ? 1 : 0) + pending.size + inflight,
+  });
+  // After the capture the document is frozen: its timers end, it loads and navigates no
+  // more, and it can write no state the next page in this tab could read.
   const noop = () => 0;
   Object.defineProperty(window, Symbol.for('pressmark.freeze'), { value: () => {
     for (const cancel of pending.values()) { try { cancel(); } catch (e) {} }

@@ -34,6 +34,10 @@ class ReadinessSpec:
     ``fallback_after_ms`` have passed since navigation and the document has loaded (or
     at the last sample), so a shell that builds its ``<main>`` late still gets it.
     ``None`` turns the fallback off. The report then says ``fallback-body+...``.
+    A page that fails (A) and has *settled* (loaded; no timer, request, frame, socket
+    or worker left that could change it; no DOM change for ``settled_after_ms``) can no
+    longer become ready, so it ends then, not at the deadline: a short static page in
+    a ``render="always"`` crawl costs a second, not the whole timeout. ``None`` waits.
     """
 
     main_selectors: tuple[str, ...] = ("main", "article", "[role=main]")
@@ -47,6 +51,7 @@ class ReadinessSpec:
     max_scrolls: int = 40
     ignore_selectors: tuple[str, ...] = ()
     fallback_after_ms: int | None = 1_000
+    settled_after_ms: int | None = 1_000
     boilerplate_selectors: tuple[str, ...] = (
         "nav", "header", "footer", "aside", "[role=navigation]", "[role=banner]",
         "[role=contentinfo]", "[role=complementary]", "[role=dialog]", "[role=alertdialog]",

@@ -11,6 +11,10 @@ change, so a page that settled early passes early and a page that keeps changing
 is re-checked only when its timer is due. A change that leaves the root's text as
 it was (a node replaced by an identical one) does not restart the window.
 
+A page that cannot pass and has settled (nothing left to run that could change
+it, counted by the tab's init script, and no DOM change for ``settled_after_ms``)
+ends then, as not ready, instead of at the deadline.
+
 The budget comes from the render's deadline, so the renderer keeps ``timeout_ms``
 even when a pattern cannot pass. A page that navigates mid-pattern (a client
 redirect) is probed again in its new document. A page whose main thread never
@@ -31,6 +35,10 @@ from pressmark.render._protocol import ReadinessReport, ReadinessSpec
 # One function for every in-page pattern: arg = [phase, settings, budget_ms].
 PROBE_JS = r"""
 async ([phase, a, budget]) => {
+  // The page's own timers, untracked (see _lean): the probe's waits are not the page's.
+  const T = window[Symbol.for('pressmark.timers')];
+  const setTimeout = T ? T.setTimeout : window.setTimeout;
+  const clearTimeout = T ? T.clearTimeout : window.clearTimeout;
   const end = performance.now() + budget;
   const left = () => end - performance.now();
   const ignore = a.ignore.join(',');
@@ -85,7 +93,23 @@ async ([phase, a, budget]) => {
   const KEY = Symbol.for('pressmark.readiness');
   let w = window[KEY];
   if (!w) {
-    w = { root: undefined, lastChange: performance.now(), listeners: new Set() };
+    w = { root: undefined, lastChange: performance.now(), lastAny: performance.now(),
+          loading: 0, listeners: new Set() };
+    // A script, style sheet or frame added to the page is loading until it fires
+    // load or error: the page is not settled meanwhile.
+    const loads = (node) => {
+      if (node.nodeType !== 1) return;
+      const tag = node.tagName;
+      if (!((tag === 'SCRIPT' && node.src) || (tag === 'LINK' && node.href)
+            || tag === 'IFRAME')) return;
+      w.loading++;
+      const done = () => {
+        node.removeEventListener('load', done); node.removeEventListener('error', done);
+        w.loading--;
+        for (const notify of Array.from(w.listeners)) notify();
+      };
+      node.addEventListener('load', done); node.addEventListener('error', done);
+    };
     const touchesRoot = (records) => {
       const [root, ign] = rootOf();
       if (root !== w.root) { w.root = root; return true; }
@@ -100,6 +124,8 @@ async ([phase, a, budget]) => {
     };
     w.root = rootOf()[0];
     new MutationObserver((records) => {
+      w.lastAny = performance.now();
+      for (const r of records) r.addedNodes.forEach(loads);
       if (touchesRoot(records)) w.lastChange = performance.now();
       for (const notify of Array.from(w.listeners)) notify();
     }).observe(document, { subtree: true, childList: true, characterData: true });
@@ -138,17 +164,37 @@ async ([phase, a, budget]) => {
       return ok;
     };
     if (check(false)) return { ok: true, samples, ...last };
+    // Settled: loaded, nothing that could still change the DOM (see _lean's busy()), no
+    // frame, and no DOM change for a.settle ms. Such a page can no longer become ready.
+    const busy = window[Symbol.for('pressmark.busy')];
+    const idle = window[Symbol.for('pressmark.idle')];
+    const canSettle = a.settle !== null && typeof busy === 'function';
     return await new Promise((resolve) => {
       const timers = [];
-      let pending = null, checked = performance.now();
-      const finish = (ok) => {
-        timers.forEach(clearTimeout); clearTimeout(pending);
+      let pending = null, checked = performance.now(), settleTimer = null;
+      const finish = (ok, gaveUp) => {
+        timers.forEach(clearTimeout); clearTimeout(pending); clearTimeout(settleTimer);
         w.listeners.delete(soon); document.removeEventListener('readystatechange', soon);
-        resolve({ ok, samples, ...last });
+        if (idle) idle.delete(nudge);
+        resolve({ ok, samples, settled: !!gaveUp, ...last });
+      };
+      const trySettle = () => {
+        settleTimer = null;
+        if (busy() !== 0 || w.loading !== 0 || document.readyState !== 'complete'
+            || document.querySelector('iframe,frame,object,embed')) return;  // next nudge
+        const wait = w.lastAny + a.settle - performance.now();
+        if (wait > 0) { settleTimer = setTimeout(trySettle, wait); return; }
+        const ok = check(true);
+        finish(ok, !ok);
+      };
+      // Something ended (a timer, a request, a load) or changed: look again, once.
+      const nudge = () => {
+        if (canSettle && settleTimer === null) settleTimer = setTimeout(trySettle, 0);
       };
       const run = () => {
         pending = null; checked = performance.now();
-        if (check(false)) finish(true);
+        if (check(false)) return finish(true);
+        nudge();
       };
       // Bursts of DOM changes are coalesced: one check per a.poll ms at most.
       const soon = () => {
@@ -156,6 +202,8 @@ async ([phase, a, budget]) => {
         pending = setTimeout(run, Math.max(0, checked + a.poll - performance.now()));
       };
       w.listeners.add(soon);
+      if (idle && canSettle) idle.add(nudge);
+      nudge();
       document.addEventListener('readystatechange', soon);
       if (a.fallbackAfter !== null) {
         for (const at of [a.fallbackAfter, 2 * a.fallbackAfter]) {
@@ -257,6 +305,7 @@ def _settings(spec: ReadinessSpec) -> dict[str, Any]:
         "maxScrolls": spec.max_scrolls,
         "ignore": list(spec.ignore_selectors),
         "fallbackAfter": spec.fallback_after_ms,
+        "settle": spec.settled_after_ms,
         "boilerplate": list(spec.boilerplate_selectors),
     }
 
@@ -292,6 +341,13 @@ async def _run_phase(
 
 
 def _fail_reason(step: str, result: dict[str, Any], spec: ReadinessSpec) -> str:
+    reason = _failed(step, result, spec)
+    if result.get("settled"):
+        reason += f" (the page settled: nothing left to run for {spec.settled_after_ms} ms)"
+    return reason
+
+
+def _failed(step: str, result: dict[str, Any], spec: ReadinessSpec) -> str:
     if step == "main-selector":
         if result.get("fallback"):
             return (
