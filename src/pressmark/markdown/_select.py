@@ -6,12 +6,10 @@ length; link-heavy text, short labels and text inside chrome (see
 subtree, and the main region is the element with the highest score (ties go to
 the deeper element, the tighter fit). A semantic anchor (``article``, ``main``,
 ``[role=main]``, ``[itemprop=articleBody]``) inside that element wins when it
-keeps nearly all of the score. Inside the region, chrome is then pruned and
-every pruning rule that fired is recorded by name: per element (boilerplate
-signals, link density, repeated or placeholder text, credit and paywall lines)
-and per run of siblings (``teaser_cards``: a row of link-led cards pointing at
-other pages; ``chrome_section``: what follows a "Related" / "Most read" /
-comments heading, in the major European languages).
+keeps nearly all of the score. Sibling blocks of the same body then join the
+pick, and a pick that holds little of the page's prose is widened (both steps
+are named in the evidence). Inside the region, chrome is pruned by ``_prune``,
+which names every rule that fired.
 
 Nothing here depends on dict or set iteration order of unordered data, on
 hashing or on time: the same tree always yields the same region.
@@ -19,40 +17,22 @@ hashing or on time: the same tree always yields the same region.
 
 from __future__ import annotations
 
-import hashlib
 import re
-from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from pressmark.markdown import _boilerplate
+from pressmark.markdown._prune import LONG_BLOCK, block_hash, prune
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Document, Node
+
+__all__ = ["LONG_BLOCK", "Selection", "block_hash", "script_scale", "select"]
 
 ANCHOR_KEEP = 0.9        # an anchor inside the best region must keep this share of its score
 WRAPPER_SHARE = 0.6      # a chrome-looking element holding this share of all text is a wrapper
 SHORT_BLOCK = 60         # chars: shorter text blocks look like labels, not prose
-LONG_BLOCK = 300        # chars: a block this long is prose even when dense with links
 LINK_HEAVY = 0.5         # own link density above which a block counts as navigation
 _CONTAINERS = BLOCK_TAGS - {"p", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "dt", "hr"}
-_CELLS = frozenset(("td", "th", "tr"))
 _TABLE_PARTS = frozenset(("tbody", "thead", "tfoot"))
-INLINE_LINKS = 3         # links in one inline element that make it a widget
-# blocks that may be dropped for repeating: table cells and list items repeat legitimately
-_REPEATABLE = frozenset(("p", "div", "section", "header", "footer", "aside", "figcaption",
-                         "center", "span", "form", "nav", "figure", "blockquote"))
-REPEAT_MIN = 3           # identical short blocks seen this often on a page are chrome
-_TEXT_RULE_TAGS = _REPEATABLE - {"blockquote"}  # blocks a credit or paywall line may fill
-CARD_MAX = 300           # chars: a teaser card (headline link, a line of text) is short
-CARD_MIN_RUN = 3         # sibling cards of one kind that make a teaser row
-CARD_LINK_SHARE = 0.1    # a card's link text (its headline) is at least this share of its text
-CARD_TAGS = frozenset(("div", "article", "li", "section"))
-# a chrome section goes only if the region keeps this much (a region that is itself a
-# "Related" box, picked on a page with almost no prose, is left alone)
-SECTION_KEEP_CHARS = 200
-SECTION_KEEP = 0.2
-STREAM_LINK_SHARE = 0.1  # a feed after a "Recommended" heading: links are its headlines
-STREAM_CARD = 600        # chars per linked headline at most, in such a feed
-HEADING_BOX = 60         # chars: a wrapper this small around one heading stands for it
 PROSE_BLOCK = 80         # chars: a block this long, and link-poor, is prose (recall measure)
 PROSE_LINKS = 0.35       # own link density up to which a block counts as prose
 PROSE_MIN_TOTAL = 400    # chars of prose on the page below which recall is not judged
@@ -76,17 +56,6 @@ DENSE_SAMPLE = 2000      # chars of body text sampled, in document order
 _DENSE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
-_SENTENCE = re.compile(r"\w \w.*[.!?…][\"'”’»)]*$")
-
-
-def block_hash(text: str) -> str:
-    """Stable signature of a block's text (whitespace-collapsed, case-folded).
-
-    The crawler counts these across a host's pages and passes the repeated ones
-    back as ``boilerplate_hints``.
-    """
-    norm = " ".join(text.split()).casefold()
-    return hashlib.sha256(norm.encode("utf-8")).hexdigest()[:16]
 
 
 @dataclass(slots=True, kw_only=True)
@@ -218,7 +187,7 @@ def select(doc: Document, *, hints: Collection[str] = ()) -> Selection:
     merged = _merge_siblings(chosen, scale) if widened is chosen else chosen
     widened = merged if widened is chosen else widened
     selection = Selection(root=widened, selectors=[widened.css_path()])
-    _prune(doc, selection, hints)
+    selection.rules, selection.removed_chars = prune(widened, hints)
     if merged is not chosen:
         selection.rules.append("merged_siblings")
     if widened is not merged:
@@ -301,200 +270,3 @@ def _widen_for_recall(doc: Document, chosen: Node, scale: float) -> Node:
 def _is_article(node: Node) -> bool:
     return node.tag == "article" or (
         bool(node.attrs) and node.attr("itemprop").strip() == "articleBody")
-
-
-def _prune(doc: Document, sel: Selection, hints: Collection[str]) -> None:
-    root = sel.root
-    keep_share = 0.5 * root.pos
-    fired: set[str] = set()
-    repeated = _repeated_texts(root)
-    marks = _section_marks(root)
-    stack: list[Node] = list(reversed(root.elems))
-    while stack:
-        node = stack.pop()
-        rule = marks.get(node.idx) or _prune_rule(node, keep_share, repeated, hints)
-        if rule is not None:
-            node.removed = rule
-            fired.add(rule)
-            sel.removed_chars += node.text_len
-            continue
-        stack.extend(reversed(node.elems))
-    sel.rules = sorted(fired)
-
-
-def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
-                hints: Collection[str]) -> str | None:
-    if node.bad is not None and node.pos <= keep_share:
-        return node.bad
-    text_len = node.text_len
-    if text_len == 0:
-        return None
-    if node.tag not in BLOCK_TAGS:
-        # an inline cluster of links inside prose (hover cards, "Tags: a, b, c" runs); the
-        # innermost such element goes, so a link wrapped around the card survives
-        if _link_cluster(node) and not any(_link_cluster(c) for c in node.elems):
-            return "inline_link_cluster"
-        parent = node.parent
-        if node.tag in ("span", "small") and parent is not None and text_len < \
-                _boilerplate.CREDIT_MAX and text_len >= 0.9 * parent.text_len:
-            # the only text beside an image: "<div><img><span>Photo: ...</span></div>"
-            return _boilerplate.text_rule(node.text())
-        return None
-    if (node.tag in BLOCK_TAGS and node.tag not in _CELLS and node.score <= 0 and text_len >= 20
-            and node.link_len > 0.6 * text_len and node.tag not in HEADINGS
-            and not (node.own_len >= LONG_BLOCK and node.own_len >= 0.9 * text_len)
-            and not _item_of_prose_list(node)):
-        return "link_density"
-    if node.tag in _REPEATABLE and text_len <= 100 and (repeated or hints):
-        text = node.text()
-        if _boilerplate.is_placeholder(text):
-            return "ui_label"
-        if text in repeated:
-            return "repeated_block"
-        if hints and block_hash(text) in hints:
-            return "cross_page_repetition"
-    elif node.tag in BLOCK_TAGS and text_len < 40 and _boilerplate.is_placeholder(node.text()):
-        return "ui_label"
-    if node.tag in _TEXT_RULE_TAGS and text_len < _boilerplate.PAYWALL_MAX:
-        rule = _boilerplate.text_rule(node.text())
-        if rule is not None and not any(n.tag == "img" for n in node.iter()):
-            return rule  # (with an image inside, the credit's own element goes instead)
-    if hints and node.own_len and node.tag in BLOCK_TAGS and block_hash(node.text()) in hints:
-        return "cross_page_repetition"
-    return None
-
-
-def _item_of_prose_list(node: Node) -> bool:
-    """A linked item in a list whose items are mostly prose ("- [Bug 123](...) fixed").
-
-    A navigation list is links through and through; one linked line among sentences
-    (release notes, a reading list with comments) is an entry like the others.
-    """
-    parent = node.parent
-    return node.tag == "li" and parent is not None and parent.text_len > 0 \
-        and parent.link_len < 0.5 * parent.text_len
-
-
-def _link_cluster(node: Node) -> bool:
-    return (node.tag != "a" and node.tag not in BLOCK_TAGS and node.text_len >= 40
-            and node.link_len >= 0.8 * node.text_len
-            and sum(1 for n in node.iter() if n.tag == "a") >= INLINE_LINKS)
-
-
-def _repeated_texts(root: Node) -> set[str]:
-    """Short texts that repeat inside the selected region ("Advertisement" x 3)."""
-    counts: Counter[str] = Counter()
-    for node in root.iter():
-        if node.own_len and node.tag in _REPEATABLE and node.text_len <= 100:
-            counts[node.text()] += 1
-    # a sentence said three times ("I prefer not.") is dialogue, not a UI label
-    return {text for text, n in counts.items()
-            if n >= REPEAT_MIN and text and not _SENTENCE.search(text)}
-
-
-def _section_marks(root: Node) -> dict[int, str]:
-    """Sibling-level chrome inside the region, by node index: teaser rows, chrome sections.
-
-    A teaser row is three or more sibling containers of one kind (tag and class), each
-    short, opening with a link (usually a linked headline) and carrying a heading or an
-    image: cards pointing at other pages. A chrome section is what follows a heading
-    such as "Related articles", "Most read" or "Kommentare" (``_boilerplate``): the
-    heading, and after it the link lists and short blocks up to the next prose or an
-    equal heading; after a comments heading, everything up to the next equal heading.
-    """
-    marks: dict[int, str] = {}
-    budget = 0.5 * root.text_len
-    for parent in root.iter():
-        elems = parent.elems
-        if len(elems) >= CARD_MIN_RUN:
-            _teaser_row(elems, marks, budget)
-        for index, node in enumerate(elems):
-            if node.idx not in marks and _heading_of(node) is not None:
-                section = _chrome_section(elems, index)
-                left = root.text_len - sum(n.text_len for n in section)
-                if section and left >= max(SECTION_KEEP_CHARS, SECTION_KEEP * root.text_len):
-                    marks.update((n.idx, "chrome_section") for n in section)
-    return marks
-
-
-def _teaser_row(elems: list[Node], marks: dict[int, str], budget: float) -> None:
-    groups: dict[tuple[str, str], list[Node]] = {}
-    for node in elems:
-        if node.tag in CARD_TAGS:
-            groups.setdefault((node.tag, node.attr("class")), []).append(node)
-    for group in groups.values():  # insertion order: deterministic
-        if len(group) < CARD_MIN_RUN:
-            continue
-        cards = [n for n in group if _is_card(n)]
-        if len(cards) >= CARD_MIN_RUN and 4 * len(cards) >= 3 * len(group) \
-                and sum(n.text_len for n in cards) <= budget:
-            for node in cards:
-                marks[node.idx] = "teaser_cards"
-
-
-def _is_card(node: Node) -> bool:
-    if not 0 < node.text_len <= CARD_MAX or node.link_len < CARD_LINK_SHARE * node.text_len:
-        return False
-    visual = False
-    first_linked: bool | None = None
-    stack: list[tuple[Node | str, bool, bool]] = [(node, False, False)]
-    while stack:
-        item, linked, headed = stack.pop()
-        if isinstance(item, str):
-            if first_linked is None and item.strip():
-                first_linked = linked
-                if not linked:
-                    return False
-            continue
-        tag = item.tag
-        if tag in ("img", "picture", "figure") or (tag in HEADINGS and (linked or item.link_len)):
-            visual = True
-        linked = linked or tag == "a"
-        headed = headed or tag in HEADINGS
-        stack.extend((c, linked, headed) for c in reversed(item.children))
-    return bool(first_linked) and visual
-
-
-def _teaser_stream(node: Node) -> bool:
-    """A block of linked headlines, each with a line of summary (a feed of other pages)."""
-    linked = sum(1 for n in node.iter()
-                 if n.tag in HEADINGS and n.text_len and n.link_len >= 0.5 * n.text_len)
-    return linked >= CARD_MIN_RUN and node.link_len >= STREAM_LINK_SHARE * node.text_len \
-        and linked * STREAM_CARD >= node.text_len
-
-
-def _heading_of(node: Node) -> Node | None:
-    """The heading a block stands for: itself, or the one heading a small wrapper holds.
-
-    Widgets put their title in a header box beside the body box
-    (``<div class=hd><h2>Recommended</h2></div><div class=bd>...``).
-    """
-    if node.tag in HEADINGS:
-        return node
-    if node.tag not in BLOCK_TAGS or not 0 < node.text_len < HEADING_BOX:
-        return None
-    found = [n for n in node.iter() if n.tag in HEADINGS]
-    if len(found) == 1 and found[0].text_len == node.text_len:
-        return found[0]
-    return None
-
-
-def _chrome_section(elems: list[Node], index: int) -> list[Node]:
-    heading = _heading_of(elems[index])
-    if heading is None:
-        return []
-    text = heading.text()
-    if not _boilerplate.chrome_heading(text):
-        return []
-    comments = _boilerplate.comments_heading(text)
-    level = int(heading.tag[1])
-    section = [elems[index]]
-    for node in elems[index + 1:]:
-        inner = _heading_of(node)
-        if inner is not None and int(inner.tag[1]) <= level:
-            break
-        if not comments and node.text_len >= 100 and node.link_len < 0.4 * node.text_len \
-                and not _teaser_stream(node):
-            break  # prose again: the section was only a heading and its links
-        section.append(node)
-    return section
