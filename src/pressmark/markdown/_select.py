@@ -105,6 +105,8 @@ def _weigh(doc: Document, scale: float) -> None:
                 rule in _boilerplate.PLACE_RULES and raw[node.idx] >= place_floor
                 and raw[node.idx] * scale >= PLACE_MIN)):
             rule = None  # a layout wrapper that happens to be named like chrome
+        elif rule is not None and node.tag not in BLOCK_TAGS and _in_running_text(node, rule):
+            rule = None
         node.bad = rule
         parent = node.parent
         inbad[node.idx] = rule is not None or (parent is not None and inbad[parent.idx])
@@ -138,6 +140,25 @@ def _weigh(doc: Document, scale: float) -> None:
         node.score = score
         node.pos = positive
         node.prose = prose
+
+
+_NAMED_HIDDEN = frozenset(("exclude_hidden", "exclude_screen_reader_text"))
+
+
+def _in_running_text(node: Node, rule: str) -> bool:
+    """An inline element that is a few words of a sentence around it.
+
+    Its class names how it looks or behaves (``<a class=popup>`` opening a note,
+    ``<span class=tooltip>``), not a page component: dropping it would cut words
+    out of the sentence. Hidden and screen-reader text still goes.
+    """
+    if rule in _NAMED_HIDDEN:
+        return False
+    block = node.parent
+    while block is not None and block.tag not in BLOCK_TAGS:
+        block = block.parent
+    return block is not None and block.own_len >= PROSE_BLOCK \
+        and 2 * node.text_len <= block.own_len
 
 
 def _raw_prose(doc: Document, scale: float) -> list[int]:

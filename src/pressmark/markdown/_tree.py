@@ -191,6 +191,8 @@ def _chrome(lex: Any, tag: str, attrs: dict[str, str | None], parent_tag: str,
         if role:
             rule = _CHROME_ROLES.get(role.strip().lower())
         if rule is None:
+            if tag not in BLOCK_TAGS:
+                return None  # inline: its class may only style a few words of a sentence
             value = attrs.get("id")
             if not (value and (rule := id_rule(value)) in _STRONG_WORD_RULES):
                 value = attrs.get("class")

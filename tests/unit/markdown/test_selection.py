@@ -166,3 +166,15 @@ def test_a_linked_entry_in_a_list_of_sentences_stays() -> None:
     result = to_markdown(page)
     assert "performance year in review" in result.markdown
     assert "Section number 3" not in result.markdown
+
+
+def test_a_chrome_named_link_inside_a_sentence_keeps_its_words() -> None:
+    # a note link styled "popup", a "tooltip" span: their class is how they look
+    para = ("<p><a class='popup' href='#n1'>I</a> am a <a class='popup' href='#n2'>rather "
+            "elderly</a> man. The nature of my <span class='tooltip'>avocations</span> for the "
+            "last thirty years has brought me into more than ordinary contact with what "
+            "would seem an interesting and somewhat singular set of men.</p>")
+    page = f"<body><article>{para * 3}{_p('More', 2)}</article></body>"
+    result = to_markdown(page)
+    assert "I](#n1) am a [rather elderly](#n2) man" in result.markdown
+    assert "my avocations for" in result.markdown
