@@ -139,3 +139,12 @@ def _strip_tracking(query: str) -> str:
             continue
         kept.append(pair)
     return "&".join(kept)
+
+
+def hostname_of(url: str) -> str:
+    """The fetch layer's pacing key of a URL: the host egress dials, without the port
+    (``""`` for a URL egress refuses, which is never requested)."""
+    try:
+        return parse_url(url).host
+    except EgressDenied:
+        return ""

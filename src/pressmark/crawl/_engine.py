@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from pressmark.crawl._canonical import canonical_or_refusal, canonical_parts
+from pressmark.crawl._canonical import canonical_or_refusal
 from pressmark.crawl._fetcher import PageFetcher
 from pressmark.crawl._frontier import Frontier, FrontierItem, Via
 from pressmark.crawl._levels import Candidates, Cut, Gate, Key, LocalGate, order_key
@@ -124,10 +124,13 @@ class Engine:
         pol = policy.politeness
         self.max_pages = policy.effective_max_pages()
         self.render_slots = max(0, render_slots)
+        # With a delay, one request at a time per host; when each may start is the fetch
+        # layer's pacing (the crawl's one per-host clock), which the frontier consults.
         self.frontier = Frontier(
-            per_host_concurrency=pol.per_host_concurrency + self.render_slots,
-            delay_s=pol.delay_ms / 1000.0,
+            per_host_concurrency=(
+                1 if pol.delay_ms > 0 else pol.per_host_concurrency + self.render_slots),
             max_admitted=max(self.max_pages * 4, self.max_pages + 10_000),
+            pacing=getattr(fetcher, "pacing", None),
         )
         self.gate: Gate = gate or LocalGate(self.max_pages)
         self.candidates = Candidates(cap=self.frontier.max_admitted)
@@ -388,12 +391,10 @@ class Engine:
 
     async def pace(self, url: str) -> None:
         """Wait for a start on ``url``'s host in the fetch layer's pacing (no less than its
-        Crawl-delay apart from the other requests to it)."""
+        delay or Crawl-delay apart from the other requests to it)."""
         pace = getattr(self.fetcher, "pace", None)
-        if pace is None:  # replay, or a fetcher without pacing
-            return
-        parts = canonical_parts(url)
-        await pace(url, 0.0 if parts is None else self.frontier.partition(parts.host).delay_s)
+        if pace is not None:  # none: replay, or a fetcher without pacing
+            await pace(url)
 
     async def flush_outbox(self) -> None:
         """Hand links found here to the engines that own them (none: this one owns all)."""
@@ -467,8 +468,8 @@ class Engine:
             return
         self._delay_known.add(host)
         delay = await self.fetcher.crawl_delay(_origin(url))
-        if delay:
-            self.frontier.partition(host).set_delay(delay)
+        if delay:  # the fetch layer spaces the requests; one at a time here
+            self.frontier.partition(host).one_at_a_time()
 
     async def _fetch_and_process(self, item: FrontierItem) -> PageRecord:
         seed = self._seed_by_url.get(item.url) if item.via == "seed" else None

@@ -13,15 +13,16 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pressmark.crawl._canonical import hostname_of
 from pressmark.crawl._manifest import PageError
 from pressmark.crawl._writer import StoreWriter
-from pressmark.egress import EgressDenied, GuardedClient, parse_url
+from pressmark.egress import GuardedClient
 
 if TYPE_CHECKING:
     from pressmark.crawl._frontier import FrontierItem
     from pressmark.crawl._policy import CrawlPolicy, Seed
     from pressmark.egress import Resolver
-    from pressmark.fetch import RobotsAnswer, ShellCheck
+    from pressmark.fetch import Politeness, RobotsAnswer, ShellCheck
     from pressmark.render import Renderer
     from pressmark.snapshot import Snapshot
     from pressmark.store import SnapshotStore
@@ -80,14 +81,6 @@ class HopPacedClient(GuardedClient):
                 await self.on_hop(hop)
 
         return super().stream(url, **{**options, "hop_check": check})
-
-
-def hostname_of(url: str) -> str:
-    """The fetch layer's politeness key of a URL: the host egress dials, without the port."""
-    try:
-        return parse_url(url).host
-    except EgressDenied:
-        return ""
 
 
 class LiveFetcher:
@@ -174,22 +167,24 @@ class LiveFetcher:
         (the engine paces it like any request to that host)."""
         self._client.on_hop = on_hop
 
-    async def pace(self, url: str, min_gap_s: float = 0.0) -> None:
-        """Reserve the next start on ``url``'s host in the fetch layer's ``Politeness``
-        (every request to a host goes through it) and sleep until it: the start comes no
-        sooner than the host's delay (``delay_ms``, or ``min_gap_s`` when larger, e.g. its
-        Crawl-delay) after the previous request to the host started, and the next request
-        waits as long after this one. The start is reserved synchronously, as
-        ``Politeness`` does, so concurrent callers queue fairly."""
+    @property
+    def pacing(self) -> Politeness | None:
+        """The crawl's one per-host pacing clock (the frontier asks it who may start)."""
+        return self.options.politeness
+
+    async def pace(self, url: str) -> None:
+        """Wait for a start on ``url``'s host in the fetch layer's ``Politeness`` (every
+        request to a host goes through it), holding no slot: no sooner than the host's
+        delay (``delay_ms``, or its cached Crawl-delay when larger) after the previous
+        request to it, and the next request waits as long after this one. For a redirect
+        hop to another host than its page's."""
         politeness = self.options.politeness
         if politeness is None:
             return
-        host = hostname_of(url)
-        gap = max(float(politeness.min_delay_s), min_gap_s)
-        wait = float(politeness.next_start_in(host))
-        politeness.defer(host, wait + gap)
-        if wait > 0:
-            await asyncio.sleep(wait)
+        delay = None
+        if self.policy.robots:
+            delay = self._robots.cached_crawl_delay(_origin(url), self._token)
+        await politeness.wait_turn(hostname_of(url), delay_s=delay)
 
     async def __aenter__(self) -> LiveFetcher:
         await self._client.__aenter__()

@@ -1,9 +1,14 @@
 """The host-partitioned frontier: what to fetch next, and when.
 
-All per-host state (queue, in-flight count, next allowed start time, crawl
-delay) lives in one :class:`HostPartition`. The :class:`Frontier` only routes
-URLs to partitions and picks among ready ones, so a distributed mode can shard
-partitions by host across workers without splitting any host's state.
+All per-host queue state (queue, in-flight count and limit) lives in one
+:class:`HostPartition`. The :class:`Frontier` only routes URLs to partitions and picks
+among ready ones, so a distributed mode can shard partitions by host across workers
+without splitting any host's state.
+
+When a host may start its next request is not kept here: the fetch layer's
+``Politeness`` owns that clock (delay, ``Crawl-delay``, ``Retry-After``; every request
+and redirect hop goes through it), and the frontier asks it through the :class:`Pacing`
+seam, so a host that must wait is not picked and the dispatcher sleeps until it may start.
 
 Priority inside a host, and across hosts: lower depth first, then higher
 ``should_follow`` score, then discovery order (FIFO). Dedupe keys are 64-bit
@@ -15,11 +20,12 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from hashlib import blake2b
-from typing import Literal
+from typing import Literal, Protocol
+
+from pressmark.crawl._canonical import hostname_of
 
 Via = Literal["seed", "link", "sitemap"]
 
@@ -42,18 +48,26 @@ def url_key(url: str) -> int:
     return int.from_bytes(blake2b(url.encode("utf-8", "surrogatepass"), digest_size=8).digest())
 
 
+class Pacing(Protocol):
+    """When a host may be contacted again (``pressmark.fetch.Politeness`` is one)."""
+
+    def next_start_in(self, host: str) -> float:
+        """Seconds until ``host`` (the host egress dials, no port) may start a request."""
+        ...
+
+
 class HostPartition:
-    """One host's queue and politeness slot. Times are ``time.monotonic()`` seconds."""
+    """One host's queue and its in-flight count and limit."""
 
-    __slots__ = ("delay_s", "host", "in_flight", "max_in_flight", "next_start", "queue")
+    __slots__ = ("host", "in_flight", "max_in_flight", "pace_key", "queue")
 
-    def __init__(self, host: str, *, max_in_flight: int, delay_s: float) -> None:
+    def __init__(self, host: str, *, max_in_flight: int) -> None:
         self.host = host
         self.queue: list[tuple[int, float, int, FrontierItem]] = []
         self.in_flight = 0
         self.max_in_flight = max_in_flight
-        self.delay_s = delay_s
-        self.next_start = 0.0
+        self.pace_key: str | None = None
+        """The fetch layer's pacing key (the host without the port), from the first URL."""
 
     def push(self, item: FrontierItem, seq: int) -> None:
         heapq.heappush(self.queue, (item.depth, -item.score, seq, item))
@@ -62,44 +76,34 @@ class HostPartition:
         depth, neg_score, seq, _ = self.queue[0]
         return depth, neg_score, seq
 
-    def ready_at(self) -> float | None:
-        """When this partition can start its next request, or ``None`` if it cannot now."""
-        if not self.queue or self.in_flight >= self.max_in_flight:
-            return None
-        return self.next_start
+    def has_room(self) -> bool:
+        """Something is queued and the host is below its in-flight limit."""
+        return bool(self.queue) and self.in_flight < self.max_in_flight
 
-    def take(self, now: float) -> FrontierItem:
+    def take(self) -> FrontierItem:
         item = heapq.heappop(self.queue)[3]
         self.in_flight += 1
-        # With a delay, requests to one host start at least delay_s apart.
-        self.next_start = now + self.delay_s
         return item
 
-    def release(self, now: float | None = None) -> None:
+    def release(self) -> None:
         self.in_flight -= 1
-        if self.delay_s > 0:
-            # Spacing counts from the end of the previous request too, so the server sees
-            # at least delay_s between requests even when a response was slow.
-            at = time.monotonic() if now is None else now
-            self.next_start = max(self.next_start, at + self.delay_s)
 
-    def set_delay(self, delay_s: float) -> None:
-        self.delay_s = max(self.delay_s, delay_s)
-        if self.delay_s > 0:
-            self.max_in_flight = 1
+    def one_at_a_time(self) -> None:
+        """The host has a ``Crawl-delay``: one request in flight, each waiting its turn."""
+        self.max_in_flight = 1
 
 
 class Frontier:
     """Dedupe, admission cap and ready-partition selection."""
 
     def __init__(
-        self, *, per_host_concurrency: int, delay_s: float, max_admitted: int
+        self, *, per_host_concurrency: int, max_admitted: int, pacing: Pacing | None = None,
     ) -> None:
         self._partitions: dict[str, HostPartition] = {}
         self._seen: set[int] = set()
         self._seq = itertools.count()
-        self._per_host = per_host_concurrency if delay_s <= 0 else 1
-        self._delay_s = delay_s
+        self._per_host = per_host_concurrency
+        self._pacing = pacing
         self.max_admitted = max_admitted
         self.admitted = 0
         self.dropped_full = 0
@@ -126,19 +130,24 @@ class Frontier:
             return False
         self._seen.add(key)
         self.admitted += 1
-        self.partition(item.host).push(item, next(self._seq))
-        self.queued += 1
+        self._push(item)
         return True
 
     def requeue(self, item: FrontierItem) -> None:
         """Put back an item that was taken but not started (resume, shutdown)."""
-        self.partition(item.host).push(item, next(self._seq))
+        self._push(item)
+
+    def _push(self, item: FrontierItem) -> None:
+        part = self.partition(item.host)
+        if part.pace_key is None:
+            part.pace_key = hostname_of(item.url)
+        part.push(item, next(self._seq))
         self.queued += 1
 
     def partition(self, host: str) -> HostPartition:
         part = self._partitions.get(host)
         if part is None:
-            part = HostPartition(host, max_in_flight=self._per_host, delay_s=self._delay_s)
+            part = HostPartition(host, max_in_flight=self._per_host)
             self._partitions[host] = part
         return part
 
@@ -147,27 +156,31 @@ class Frontier:
 
     def pop_ready(self, now: float) -> tuple[FrontierItem | None, float | None]:
         """The best ready item, or ``(None, wake_at)`` with the earliest time one may be ready
-        (``None`` when nothing is queued or every queued host is at its concurrency limit)."""
+        (``None`` when nothing is queued or every queued host is at its concurrency limit).
+        ``now`` is ``time.monotonic()``, the pacing's clock."""
         best: HostPartition | None = None
         best_prio: tuple[int, float, int] | None = None
         wake: float | None = None
+        pacing = self._pacing
         for part in self._partitions.values():
-            at = part.ready_at()
-            if at is None:
+            if not part.has_room():
                 continue
-            if at > now:
-                wake = at if wake is None or at < wake else wake
-                continue
+            if pacing is not None:
+                wait = pacing.next_start_in(part.pace_key or part.host)
+                if wait > 0:
+                    at = now + wait
+                    wake = at if wake is None or at < wake else wake
+                    continue
             prio = part.head_priority()
             if best_prio is None or prio < best_prio:
                 best, best_prio = part, prio
         if best is None:
             return None, wake
         self.queued -= 1
-        return best.take(now), None
+        return best.take(), None
 
-    def release(self, host: str, now: float | None = None) -> None:
-        self._partitions[host].release(now)
+    def release(self, host: str) -> None:
+        self._partitions[host].release()
 
     def pending(self) -> list[FrontierItem]:
         """Every queued item (for persisting state), in no particular order."""

@@ -194,11 +194,10 @@ class CallState:
 
     async def crawl_delay_s(self) -> float | None:
         delay = (self.source.min_delay_ms or 0) / 1000.0
-        if self.source.respect_robots and self.robots is not None:
-            entry = None if self.origin is None else self.robots.cached(self.origin)
-            site = None if entry is None else entry.crawl_delay(self.token)
+        if self.source.respect_robots and self.robots is not None and self.origin is not None:
+            site = self.robots.cached_crawl_delay(self.origin, self.token)
             if site is not None:
-                delay = max(delay, min(site, self.robots.crawl_delay_cap_s))
+                delay = max(delay, site)
         return delay if delay > 0 or self.source.min_delay_ms is not None else None
 
     # -- plain ----------------------------------------------------------------------------

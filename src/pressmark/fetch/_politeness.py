@@ -1,11 +1,16 @@
 """Crawl-wide pacing: per-host spacing, per-host and global concurrency, back-off.
 
-One :class:`Politeness` is shared by every fetch of a crawl. A request to a host
-starts no sooner than ``delay`` after the previous request to that host started
-(the larger of the caller's minimum delay and the site's capped ``Crawl-delay``);
-``Retry-After`` pushes the host's next start further out for everyone. Start
-times are reserved synchronously, so concurrent callers queue fairly without a
-lock, and a zero delay costs no sleep at all.
+One :class:`Politeness` is shared by every fetch of a crawl, and it is the one clock of
+per-host pacing: the crawler's frontier asks it when a host may start next
+(:meth:`Politeness.next_start_in`) instead of keeping a second one. A request to a host
+starts no sooner than ``delay`` after the previous request to that host started, and no
+sooner than ``delay`` after it ended (the larger of the caller's minimum delay and the
+site's capped ``Crawl-delay``), so a slow response does not bring the next request
+closer; ``Retry-After`` pushes the host's next start further out for everyone. Start
+times are reserved synchronously, so concurrent callers queue fairly without a lock, and
+a zero delay costs no sleep at all. :meth:`Politeness.wait_turn` reserves a start without
+holding a slot (a redirect hop to another host, which must not wait for a slot while its
+page holds one on the first host).
 """
 
 from __future__ import annotations
@@ -64,12 +69,28 @@ class Politeness:
             return 0.0
         return max(0.0, state.next_start - self.clock.now())
 
+    def _gap(self, delay_s: float | None) -> float:
+        return self.min_delay_s if delay_s is None else max(delay_s, self.min_delay_s)
+
     def slot(self, host: str, *, delay_s: float | None = None) -> _Slot:
         """Hold a request slot for ``host``: ``async with p.slot(host) as waited_s``."""
         if self._global is None:
             self._global = asyncio.Semaphore(self.max_concurrency)
-        gap = self.min_delay_s if delay_s is None else max(delay_s, self.min_delay_s)
-        return _Slot(self, self._host(host), self._global, gap)
+        return _Slot(self, self._host(host), self._global, self._gap(delay_s))
+
+    async def wait_turn(self, host: str, *, delay_s: float | None = None) -> float:
+        """Reserve the next start on ``host`` and sleep until it, holding no slot: the
+        request that follows is spaced from the others' starts like a slotted one (its end
+        is not seen here). Returns the seconds waited."""
+        state = self._host(host)
+        now = self.clock.now()
+        start_at = max(now, state.next_start)
+        state.next_start = start_at + self._gap(delay_s)
+        waited = start_at - now
+        if waited > 0:
+            await self.clock.sleep(waited)
+        self.stats.waited_s += waited
+        return waited
 
 
 class _Slot:
@@ -110,5 +131,8 @@ class _Slot:
         return waited
 
     async def __aexit__(self, *exc_info: object) -> None:
+        if self._gap > 0:  # spaced from this request's end too
+            state = self._state
+            state.next_start = max(state.next_start, self._owner.clock.now() + self._gap)
         self._global.release()
         self._state.semaphore.release()

@@ -327,6 +327,13 @@ class RobotsCache:
             return None
         return max(0.0, min(delay, self.crawl_delay_cap_s))
 
+    def cached_crawl_delay(self, origin: str, token: str) -> float | None:
+        """The Crawl-delay (capped, seconds) for product ``token`` from the cached robots.txt
+        of ``origin``, or ``None`` (none given, or robots.txt not loaded yet)."""
+        entry = self.cached(origin)
+        delay = None if entry is None else entry.crawl_delay(token)
+        return None if delay is None else max(0.0, min(delay, self.crawl_delay_cap_s))
+
     async def sitemaps(self, origin: str, *, client: GuardedClient | None = None) -> list[str]:
         entry = await self.entry(origin_of(origin), client=client)
         return entry.sitemaps()

@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from pressmark.crawl import Frontier, FrontierItem
+from pressmark.fetch import Politeness
 
 
 def item(url: str, depth: int = 1, score: float = 0.0, host: str | None = None) -> FrontierItem:
@@ -10,7 +11,7 @@ def item(url: str, depth: int = 1, score: float = 0.0, host: str | None = None) 
 
 
 def test_dedupe_and_priority() -> None:
-    f = Frontier(per_host_concurrency=10, delay_s=0.0, max_admitted=100)
+    f = Frontier(per_host_concurrency=10, max_admitted=100)
     assert f.add(item("http://a/2", depth=2))
     assert f.add(item("http://a/1low", depth=1, score=0.1))
     assert f.add(item("http://a/1high", depth=1, score=5.0))
@@ -23,7 +24,7 @@ def test_dedupe_and_priority() -> None:
 
 
 def test_per_host_concurrency_and_many_hosts() -> None:
-    f = Frontier(per_host_concurrency=2, delay_s=0.0, max_admitted=100)
+    f = Frontier(per_host_concurrency=2, max_admitted=100)
     for host in ("a", "b"):
         for n in range(3):
             f.add(item(f"http://{host}/{n}"))
@@ -39,23 +40,41 @@ def test_per_host_concurrency_and_many_hosts() -> None:
     assert got is not None and got.host == "a"
 
 
-def test_delay_spaces_starts_and_reports_wake_time() -> None:
-    f = Frontier(per_host_concurrency=4, delay_s=0.5, max_admitted=100)
-    f.add(item("http://a/1"))
-    f.add(item("http://a/2"))
-    first, _ = f.pop_ready(10.0)
+class FakeClock:
+    def __init__(self) -> None:
+        self.t = 10.0
+
+    def now(self) -> float:
+        return self.t
+
+    async def sleep(self, seconds: float) -> None:
+        self.t += seconds
+
+
+async def test_the_fetch_layers_pacing_says_when_a_host_may_start() -> None:
+    """One clock: the frontier does not pick a host its ``Politeness`` holds back, and
+    reports when it may start (the delay counts from the request's end too)."""
+    clock = FakeClock()
+    pacing = Politeness(min_delay_ms=500, clock=clock)
+    f = Frontier(per_host_concurrency=1, max_admitted=100, pacing=pacing)
+    f.add(item("http://a:8080/1"))
+    f.add(item("http://a:8080/2"))
+    first, _ = f.pop_ready(clock.now())
     assert first is not None
-    none, wake = f.pop_ready(10.1)
-    assert none is None and wake is None  # one in flight at a time when there is a delay
-    f.release("a", 10.2)
-    none, wake = f.pop_ready(10.3)
-    assert none is None and wake == pytest.approx(10.7)  # delay counts from the release too
-    second, _ = f.pop_ready(10.7)
+    assert f.pop_ready(clock.now()) == (None, None)  # one in flight at a time
+    async with pacing.slot("a"):  # the page's request, paced by the fetch layer
+        clock.t = 10.2  # a slow response
+    f.release("a:8080")
+    clock.t = 10.3
+    none, wake = f.pop_ready(clock.now())
+    assert none is None and wake == pytest.approx(10.7)
+    clock.t = 10.7
+    second, _ = f.pop_ready(clock.now())
     assert second is not None
 
 
 def test_admission_cap_is_bounded_memory() -> None:
-    f = Frontier(per_host_concurrency=1, delay_s=0.0, max_admitted=3)
+    f = Frontier(per_host_concurrency=1, max_admitted=3)
     results = [f.add(item(f"http://a/{n}")) for n in range(10)]
     assert results == [True] * 3 + [False] * 7
     assert f.dropped_full == 7
@@ -63,8 +82,7 @@ def test_admission_cap_is_bounded_memory() -> None:
 
 
 def test_crawl_delay_forces_single_connection() -> None:
-    f = Frontier(per_host_concurrency=4, delay_s=0.0, max_admitted=10)
+    f = Frontier(per_host_concurrency=4, max_admitted=10)
     f.add(item("http://a/1"))
-    f.partition("a").set_delay(1.0)
+    f.partition("a").one_at_a_time()
     assert f.partition("a").max_in_flight == 1
-    assert f.partition("a").delay_s == 1.0

@@ -33,6 +33,27 @@ async def test_min_delay_spaces_requests_to_one_host() -> None:
     assert starts == [1000.0, 1000.5, 1001.0]
 
 
+async def test_the_delay_counts_from_a_slow_requests_end_too() -> None:
+    clock = FakeClock()
+    polite = Politeness(min_delay_ms=500, clock=clock)
+    async with polite.slot("a.test"):
+        clock.t += 2.0  # a slow response
+    assert polite.next_start_in("a.test") == pytest.approx(0.5)
+    async with polite.slot("a.test") as waited:
+        assert waited == pytest.approx(0.5)
+
+
+async def test_wait_turn_reserves_a_start_without_a_slot() -> None:
+    """A redirect hop's turn: spaced from the others' starts, no slot held (so a page
+    holding a slot on another host cannot deadlock with one holding this host's)."""
+    clock = FakeClock()
+    polite = Politeness(min_delay_ms=0, max_per_host=1, clock=clock)
+    async with polite.slot("a.test", delay_s=1.0):
+        assert await polite.wait_turn("a.test", delay_s=1.0) == pytest.approx(1.0)
+    assert polite.next_start_in("a.test") == pytest.approx(1.0)
+    assert await polite.wait_turn("b.test") == 0.0
+
+
 async def test_hosts_are_independent_and_zero_delay_never_sleeps() -> None:
     clock = FakeClock()
     polite = Politeness(min_delay_ms=0, clock=clock)

@@ -39,15 +39,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pressmark.crawl._canonical import canonical_parts
+from pressmark.crawl._canonical import canonical_parts, hostname_of
 from pressmark.crawl._crawl import crawl_stores, worker_store_spec
 from pressmark.crawl._engine import Engine, make_pool
-from pressmark.crawl._fetcher import (
-    LiveFetcher,
-    PageFetcher,
-    ReplayFetcher,
-    hostname_of,
-)
+from pressmark.crawl._fetcher import LiveFetcher, PageFetcher, ReplayFetcher
 from pressmark.crawl._frontier import FrontierItem, Via
 from pressmark.crawl._levels import Cut, Key, Screen
 from pressmark.crawl._manifest import PageError, PageRecord
