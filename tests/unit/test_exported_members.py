@@ -68,6 +68,13 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "crawl", "crawl_sync", "extract_links", "page_name", "parse_sitemap",
         "remove_dot_segments", "render_summary_table",
     ),
+    "pressmark.crawl.executor": (
+        "Cut", "Engine", "Gate", "Key", "LiveFetcher", "OutputDir", "ReplayFetcher",
+        "ResumeJournal", "Screen", "SeedLike", "StoreWriter", "Via", "canonical_parts",
+        "crawl_stores", "cut_keys", "dumps_line", "hostname_of", "item_line", "make_pool",
+        "normalise_seeds", "registrable_domain", "split_host_key", "worker_store_spec",
+        "write_atomic",
+    ),
     "pressmark.crawl.ray": (
         "ClusterView", "LocalEngine", "RayEngine", "RoutedLink",
         "ShardLost", "ShardStatus", "registrable_host", "shard_of",

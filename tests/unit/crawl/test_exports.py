@@ -54,3 +54,25 @@ def test_page_names_are_stable_and_safe() -> None:
     assert name.split("-", 1)[1] == "articles-n-code-title"
     assert page_name("url-abc", "http://a.test/") .endswith("-index")
     assert "/" not in page_name("url-abc", "http://a.test/../../etc/passwd")
+
+
+def test_the_ray_executor_imports_no_private_crawl_module() -> None:
+    """``pressmark.crawl.ray`` builds on ``pressmark.crawl`` and its executor surface
+    (``pressmark.crawl.executor``), never on the crawl package's ``_`` modules."""
+    import ast
+    from pathlib import Path
+
+    import pressmark.crawl.ray
+
+    offending = []
+    for path in sorted(Path(pressmark.crawl.ray.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module is not None:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            offending += [f"{path.name}: {name}" for name in names
+                          if name.startswith("pressmark.crawl._")]
+    assert not offending

@@ -18,19 +18,30 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from pressmark.crawl._crawl import SeedLike, normalise_seeds
-from pressmark.crawl._levels import Cut, Key, cut_keys
-from pressmark.crawl._manifest import CrawlManifest, CrawlSummary, PageRecord
-from pressmark.crawl._output import OutputDir
-from pressmark.crawl._policy import CrawlError, CrawlPolicy
-from pressmark.crawl._progress import NullProgress, Progress
-from pressmark.crawl._resume import ResumeJournal
+from pressmark.crawl import (
+    CrawlError,
+    CrawlManifest,
+    CrawlPolicy,
+    CrawlSummary,
+    NullProgress,
+    PageRecord,
+    Progress,
+)
+from pressmark.crawl.executor import (
+    Cut,
+    Key,
+    OutputDir,
+    ResumeJournal,
+    SeedLike,
+    cut_keys,
+    normalise_seeds,
+)
 from pressmark.crawl.ray._files import partition_state
 from pressmark.crawl.ray._shard import ShardConfig, ShardRuntime
 from pressmark.crawl.ray._sharding import DocumentResult, RoutedLink, ShardStatus, level_to_open
 
 if TYPE_CHECKING:
-    from pressmark.crawl._fetcher import PageFetcher
+    from pressmark.crawl import PageFetcher
     from pressmark.egress import Resolver
 
 

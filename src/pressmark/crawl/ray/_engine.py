@@ -27,17 +27,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pressmark.crawl._levels import Cut, Key
-from pressmark.crawl._policy import CrawlError
-from pressmark.crawl._progress import NullProgress, Progress
+from pressmark.crawl import CrawlError, NullProgress, Progress
+from pressmark.crawl.executor import Cut, Key
 from pressmark.crawl.ray._driver import ShardLost, coordinate, prepare
 from pressmark.crawl.ray._shard import ShardConfig, ShardRuntime
 from pressmark.crawl.ray._sharding import DocumentResult, RoutedLink, ShardStatus
 
 if TYPE_CHECKING:
-    from pressmark.crawl._crawl import SeedLike
-    from pressmark.crawl._manifest import CrawlManifest
-    from pressmark.crawl._policy import CrawlPolicy
+    from pressmark.crawl import CrawlManifest, CrawlPolicy
+    from pressmark.crawl.executor import SeedLike
     from pressmark.egress import EgressPolicy, Resolver
 
 NAMESPACE = "pressmark"

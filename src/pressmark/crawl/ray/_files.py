@@ -20,10 +20,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pressmark.crawl._frontier import FrontierItem
-from pressmark.crawl._manifest import PageRecord
-from pressmark.crawl._output import OutputDir, dumps_line, write_atomic
-from pressmark.crawl._resume import ResumeJournal, item_line
+from pressmark.crawl import FrontierItem, PageRecord
+from pressmark.crawl.executor import (
+    OutputDir,
+    ResumeJournal,
+    dumps_line,
+    item_line,
+    write_atomic,
+)
 from pressmark.crawl.ray._sharding import shard_of
 
 

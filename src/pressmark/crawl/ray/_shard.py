@@ -1,9 +1,9 @@
 """One shard of a distributed crawl: the in-process engine over one host partition.
 
-:class:`ShardEngine` runs the crawler's :class:`~pressmark.crawl._engine.Engine` loop
+:class:`ShardEngine` runs the crawler's :class:`~pressmark.crawl.executor.Engine` loop
 as it is, with its seams filled in for a shard: it owns only some hosts (URLs on other
 hosts are handed to their owner after the cheap depth and scope checks; the owner runs
-every other admission rule), and its :class:`~pressmark.crawl._levels.Gate` is a
+every other admission rule), and its :class:`~pressmark.crawl.executor.Gate` is a
 :class:`ShardGate`: each breadth-first level opens when every shard has finished the one
 before, with the ``max_pages`` cut taken by the driver over all shards' candidates, so a
 sharded crawl fetches exactly the page set of the in-process one. :class:`ShardRuntime`
@@ -39,17 +39,31 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pressmark.crawl._canonical import canonical_parts, hostname_of
-from pressmark.crawl._crawl import crawl_stores, worker_store_spec
-from pressmark.crawl._engine import Engine, make_pool
-from pressmark.crawl._fetcher import LiveFetcher, PageFetcher, ReplayFetcher
-from pressmark.crawl._frontier import FrontierItem, Via
-from pressmark.crawl._levels import Cut, Key, Screen
-from pressmark.crawl._manifest import PageError, PageRecord
-from pressmark.crawl._policy import CrawlPolicy, Seed
-from pressmark.crawl._progress import NullProgress
-from pressmark.crawl._resume import ResumeJournal
-from pressmark.crawl._writer import StoreWriter
+from pressmark.crawl import (
+    CrawlPolicy,
+    FrontierItem,
+    NullProgress,
+    PageError,
+    PageFetcher,
+    PageRecord,
+    Seed,
+)
+from pressmark.crawl.executor import (
+    Cut,
+    Engine,
+    Key,
+    LiveFetcher,
+    ReplayFetcher,
+    ResumeJournal,
+    Screen,
+    StoreWriter,
+    Via,
+    canonical_parts,
+    crawl_stores,
+    hostname_of,
+    make_pool,
+    worker_store_spec,
+)
 from pressmark.crawl.ray._files import (
     SharedOutputDir,
     StartedLog,
@@ -86,7 +100,7 @@ class Cluster(Protocol):
 
 
 class ShardGate:
-    """A shard's :class:`~pressmark.crawl._levels.Gate`: the shard waits at each level until
+    """A shard's :class:`~pressmark.crawl.executor.Gate`: the shard waits at each level until
     the driver has seen every shard waiting there (so no link is still on its way), gives
     the driver its candidates when asked, and opens the level with the cut the driver took
     over all shards' candidates. Cuts are kept in ``levels.jsonl``, so a restarted shard
@@ -146,7 +160,7 @@ class ShardGate:
 
 
 class ShardEngine(Engine):
-    """The crawl :class:`~pressmark.crawl._engine.Engine` over the hosts one shard owns:
+    """The crawl :class:`~pressmark.crawl.executor.Engine` over the hosts one shard owns:
     links to other hosts go to their owner, sitemap documents and redirect hops on other
     hosts are fetched or paced by their owner, and levels open through :class:`ShardGate`."""
 

@@ -1,13 +1,13 @@
 """Pure pieces of the distributed crawl: who owns a host, how the crawl-wide concurrency
 is split, and what shards send each other. No Ray here, so all of it is unit-tested
 in-process. (The global ``max_pages`` is the per-level cut of
-:mod:`pressmark.crawl._levels`, taken by the driver over every shard's candidates.)
+:func:`pressmark.crawl.executor.cut_keys`, taken by the driver over every shard's candidates.)
 
 Ownership rule (documented, stable across runs and machines): the shard of a URL is
 ``int(sha256(registrable_host).hexdigest(), 16) % shards``, where the registrable host is
 the host without its port, lower-cased; for an IP literal it is the address itself, for a
 name it is its registrable domain from the Public Suffix List, the same function the
-``same-site`` scope uses (:func:`pressmark.crawl._site.registrable_domain`), so a site never
+``same-site`` scope uses (:func:`pressmark.crawl.executor.registrable_domain`), so a site never
 spans two shards and every host has exactly one owner.
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from pressmark.crawl._site import registrable_domain, split_host_key
+from pressmark.crawl.executor import registrable_domain, split_host_key
 
 
 def strip_port(host: str) -> str:

@@ -1,0 +1,61 @@
+"""What another executor of the crawl engine builds on (``pressmark.crawl.ray`` does).
+
+A distributed crawl runs the in-process :class:`Engine` as it is, with its seams filled
+in differently (which hosts it owns, how a level opens, where links and hop pacing go);
+it must not copy the run loop, nor reach into this package's ``_`` modules. This module
+is that surface, and the only one: everything here is used by ``pressmark.crawl.ray``.
+It is package-internal API (for executors shipped with pressmark and ones written
+against the same version), not the crawl's public API (``pressmark.crawl``): names here
+may change with the engine.
+
+* The engine and its seams: :class:`Engine` (subclass it: ``owns``, ``admit``,
+  ``before_hop``, ``fetch_document``, ``flush_outbox``, ``_fetch_and_process``),
+  :func:`make_pool`; the level seam :class:`Gate` with its :class:`Cut`, :data:`Key`,
+  :data:`Screen` and :func:`cut_keys` (see :mod:`pressmark.crawl._levels` for the order).
+* Acquisition: :class:`LiveFetcher`, :class:`ReplayFetcher`, :func:`crawl_stores`,
+  :func:`worker_store_spec`, :class:`StoreWriter`.
+* The URL model: :func:`canonical_parts` (crawl key, scope), :func:`hostname_of` (the
+  fetch layer's pacing key), :func:`registrable_domain` and :func:`split_host_key` (what a
+  shard is chosen by), :data:`Via`.
+* The crawl directory: :class:`OutputDir`, :class:`ResumeJournal`, :func:`item_line`,
+  :func:`dumps_line`, :func:`write_atomic`.
+* Seeds: :data:`SeedLike`, :func:`normalise_seeds`.
+"""
+
+from pressmark.crawl._canonical import canonical_parts, hostname_of
+from pressmark.crawl._crawl import SeedLike, crawl_stores, normalise_seeds, worker_store_spec
+from pressmark.crawl._engine import Engine, make_pool
+from pressmark.crawl._fetcher import LiveFetcher, ReplayFetcher
+from pressmark.crawl._frontier import Via
+from pressmark.crawl._levels import Cut, Gate, Key, Screen, cut_keys
+from pressmark.crawl._output import OutputDir, dumps_line, write_atomic
+from pressmark.crawl._resume import ResumeJournal, item_line
+from pressmark.crawl._site import registrable_domain, split_host_key
+from pressmark.crawl._writer import StoreWriter
+
+__all__ = [
+    "Cut",
+    "Engine",
+    "Gate",
+    "Key",
+    "LiveFetcher",
+    "OutputDir",
+    "ReplayFetcher",
+    "ResumeJournal",
+    "Screen",
+    "SeedLike",
+    "StoreWriter",
+    "Via",
+    "canonical_parts",
+    "crawl_stores",
+    "cut_keys",
+    "dumps_line",
+    "hostname_of",
+    "item_line",
+    "make_pool",
+    "normalise_seeds",
+    "registrable_domain",
+    "split_host_key",
+    "worker_store_spec",
+    "write_atomic",
+]
