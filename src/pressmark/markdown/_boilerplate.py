@@ -273,6 +273,7 @@ _COUNTED_COMMENTS = re.compile(
 _CHROME_HEADING_FORMS = re.compile(
     r"(?:more|latest) from [\w ]{1,30}|follow us on [\w ]{1,20}"
     r"|(?:most popular|самые популярные|najpopularniejsze|nejoblíbenější) [\w ]{1,30}"
+    r"|(?:other|more) (?:\w+ )?(?:columns|stories|articles|news|posts|videos|galleries)"
     r"|(?:sign up for|subscribe to|get) (?:our|the) [\w ]{0,30}newsletters?")
 
 

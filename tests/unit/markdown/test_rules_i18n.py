@@ -79,6 +79,7 @@ def test_dateline_near_misses(line: str) -> None:
     "Newsletter abonnieren", "Suivez-nous", "Iscriviti alla newsletter",
     "Читайте также", "Самые популярные диеты", "Najczęściej czytane", "Související články",
     "Benzer haberler", "相关文章", "延伸閱讀", "関連記事", "관련 기사", "Most popular videos",
+    "Other Opinion Columns", "More videos",
 ])
 def test_chrome_headings(heading: str) -> None:
     assert chrome_heading(heading)
@@ -94,7 +95,8 @@ def test_comment_headings(heading: str) -> None:
 
 
 @pytest.mark.parametrize("heading", ["Comments", "Related work", "Reading the results",
-                                     "The most read book of the year", "Комментарии к коду"])
+                                     "The most read book of the year", "Комментарии к коду",
+                                     "Other approaches", "More news on the ferry"])
 def test_headings_that_stay(heading: str) -> None:
     # a tutorial may have a "Comments" section about code comments
     assert not comments_heading(heading)
