@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pressmark.crawl._canonical import canonical_parts
-from pressmark.crawl._engine import Engine, make_pool
+from pressmark.crawl._engine import Engine
 from pressmark.crawl._fetcher import LiveFetcher, PageFetcher, ReplayFetcher
 from pressmark.crawl._linkmemo import LinkMemo
 from pressmark.crawl._manifest import CrawlManifest, PageRecord
 from pressmark.crawl._output import OutputDir
+from pressmark.crawl._pagework import make_pool
 from pressmark.crawl._policy import CrawlError, CrawlPolicy, Seed
 from pressmark.crawl._process import StoreSpec
 from pressmark.crawl._progress import NullProgress, Progress

@@ -5,9 +5,10 @@ The crawl goes breadth-first, one level (depth) at a time, in the order and with
 opens each level (alone, or together with the other shards of a distributed crawl, which
 run this same engine). Within a level the dispatcher pops ready items from the
 host-partitioned frontier while fewer than ``politeness.concurrency`` pages are in
-flight; each page task fetches (through the fetch seam), hands HTML to
-:func:`process_page` (in a worker process when a pool is configured), offers the links
-it found to the next level, and records the page. Recording order per page is: frontier
+flight; each page task fetches (through the fetch seam), hands the page to its
+:class:`~pressmark.crawl._pagework.PageWorker` (links memo, inline, or a parser process),
+offers the links it found to the next level, and records the page
+(:mod:`pressmark.crawl._records`). Recording order per page is: frontier
 journal, then ``pages.jsonl`` (see :mod:`pressmark.crawl._resume`).
 """
 
@@ -15,10 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import functools
 import itertools
-import os
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -28,12 +27,17 @@ from pressmark.crawl._canonical import canonical_or_refusal
 from pressmark.crawl._fetcher import PageFetcher
 from pressmark.crawl._frontier import Frontier, FrontierItem, Via
 from pressmark.crawl._levels import Candidates, Cut, Gate, Key, LocalGate, order_key
-from pressmark.crawl._linkmemo import KnownLinks, LinkMemo, memo_key
 from pressmark.crawl._manifest import CrawlSummary, PageError, PageRecord
-from pressmark.crawl._output import OutputDir, page_name
+from pressmark.crawl._output import OutputDir
+from pressmark.crawl._pagework import PageWorker
 from pressmark.crawl._policy import CrawlPolicy, FollowCandidate, Scope, Seed
-from pressmark.crawl._process import PageJob, PageWork, StoreSpec, process_page, warm_up
-from pressmark.crawl._records import PresentFiles, kept_record, page_record, store_failed
+from pressmark.crawl._process import PageWork, StoreSpec
+from pressmark.crawl._records import (
+    finished_record,
+    store_failed,
+    timed_out_record,
+    unfetched_record,
+)
 from pressmark.crawl._resume import ResumeJournal
 from pressmark.crawl._sitemaps import SitemapReport, discover_sitemap_urls
 from pressmark.crawl._workers import (
@@ -45,7 +49,7 @@ from pressmark.crawl._workers import (
 from pressmark.crawl._writer import StoreWriter
 
 if TYPE_CHECKING:
-    from pressmark.crawl._fetcher import Fetched
+    from pressmark.crawl._linkmemo import LinkMemo
     from pressmark.crawl._progress import Progress
     from pressmark.store import SnapshotRef, SnapshotStore
 
@@ -64,29 +68,6 @@ FLUSH_EVERY_S = 0.25
 def _origin(url: str) -> str:
     scheme, _, authority = url.split("/", 3)[:3]
     return f"{scheme}//{authority}"
-
-
-def make_pool(policy: CrawlPolicy) -> ParseWorkers | None:
-    """Killable parser processes (started on first use), or ``None`` to run work inline."""
-    workers = policy.workers
-    if workers is None:
-        cpus = os.cpu_count() or 1
-        # Without Markdown a page's CPU work (one Lexbor parse, link canonicalisation) is
-        # cheaper than a round trip to a worker: it runs inline when the pre-scan proves
-        # the parse cheap (``inline_first``), and only other pages reach the one worker.
-        workers = min(cpus, 2) if policy.markdown and cpus >= 2 else 1
-    if workers <= 0:
-        return None
-    return ParseWorkers(workers, deadline_s=policy.page_deadline_s, warm=warm_up)
-
-
-def _timed_out(item: FrontierItem, fetched: Fetched, exc: PageTimeout | WorkerDied,
-               ) -> PageRecord:
-    snap = fetched.snapshot
-    return PageRecord(url=item.url, final_url=None if snap is None else snap.url or item.url,
-                      depth=item.depth, status=fetched.status, outcome="error",
-                      error=PageError(kind=exc.kind, message=str(exc)),
-                      warnings=fetched.warnings, render_reason=fetched.render_reason)
 
 
 class Engine:
@@ -118,9 +99,9 @@ class Engine:
         self.writer = writer
         self.links = links
         """Links found in earlier snapshots (a 304's page is not parsed again for them)."""
-        self.store_spec = store_spec if pool is not None else None
-        # Pages whose pre-scan passes are parsed inline; the rest go to the workers.
-        self.inline_first = pool is not None and not policy.markdown and policy.workers is None
+        self.work = PageWorker(policy=policy, out=out, pool=pool, store_spec=store_spec,
+                               links=links, previous=previous,
+                               seeds={url: seed for seed, url, _ in seeds})
         pol = policy.politeness
         self.max_pages = policy.effective_max_pages()
         self.render_slots = max(0, render_slots)
@@ -162,20 +143,9 @@ class Engine:
         self._delay_known: set[str] = set()
         self._sitemap_task: asyncio.Task[None] | None = None
         self._seed_by_url = {url: seed for seed, url, _ in seeds}
-        # A recrawl's earlier pages whose Markdown a 304 lets this crawl keep.
-        self._previous = {page.url: page for page in previous
-                          if page.markdown_path is not None and page.snapshot_sha256}
-        self._present = None if out is None else PresentFiles(out.root)
         # ``started``: when the caller began (monotonic), so set-up counts against the budget.
         self._deadline = ((started if started is not None else time.monotonic())
                           + policy.time_budget_s if policy.time_budget_s is not None else None)
-
-    def _expectations(self, item: FrontierItem) -> tuple[str | None, str | None] | None:
-        """A seed's expected heading regex and language, for its own page's validation."""
-        seed = self._seed_by_url.get(item.url) if item.via == "seed" else None
-        if seed is None or (seed.expected_heading is None and seed.expected_language is None):
-            return None
-        return seed.expected_heading, seed.expected_language
 
     # -- admission -------------------------------------------------------------------------
 
@@ -476,14 +446,11 @@ class Engine:
         fetched = await self.fetcher.fetch_page(item, seed)
         snap = fetched.snapshot
         if snap is None:
-            return PageRecord(url=item.url, final_url=None, depth=item.depth,
-                              status=fetched.status, outcome="error",
-                              error=fetched.error or PageError(kind="error", message="no snapshot"),
-                              warnings=fetched.warnings, render_reason=fetched.render_reason)
+            return unfetched_record(item, fetched)
         source_ref = fetched.source_ref
         # A 304's snapshot is the stored one: nothing to put.
         storing = self.writer is not None and not fetched.not_modified
-        put_in_worker = storing and self.store_spec is not None
+        put_in_worker = storing and self.work.store_spec is not None
         put: asyncio.Future[SnapshotRef] | None = None
         if storing and not put_in_worker:
             assert self.writer is not None
@@ -495,13 +462,15 @@ class Engine:
         self.frontier.release(item.host)
         self._wake.set()
         try:
-            kept = self._kept(item, fetched)
+            kept = self.work.kept(item, fetched)
             try:
-                work = await self._work(item, fetched, put_in_worker, kept)
+                work = await self.work.run(item, fetched, put_in_worker, kept)
+                if work is not None:
+                    self._admit_links(item, work)
             except (PageTimeout, WorkerDied) as exc:
                 if put is not None:
                     put.cancel()
-                return _timed_out(item, fetched, exc)
+                return timed_out_record(item, fetched, exc)
             except BaseException:
                 if put is not None:
                     put.cancel()  # the writer thread finishes the put; nobody waits for it
@@ -515,80 +484,7 @@ class Engine:
             self.storing -= 1
             self.frontier.partition(item.host).in_flight += 1  # released again in _page
             self._wake.set()
-        if work is not None and work.store_error is not None:
-            return store_failed(item, fetched, work.store_error)
-        if work is not None:
-            source_ref = work.source_ref or source_ref
-        warnings = list(fetched.warnings)
-        if work is not None:  # the shell check may have named the same parse caps
-            warnings.extend(w for w in work.warnings if w not in warnings)
-        if work is not None and work.error is not None:
-            warnings.append(f"markdown-failed: {work.error}")
-        if work is not None and not work.parsed:
-            work = None
-        record = page_record(item, fetched, work, source_ref, warnings)
-        if kept is None:
-            return record
-        return dataclasses.replace(record, title=kept.title, markdown_path=kept.markdown_path,
-                                   evidence_path=kept.evidence_path, validation=kept.validation)
-
-    def _kept(self, item: FrontierItem, fetched: Fetched) -> PageRecord | None:
-        if self._present is None:
-            return None
-        return kept_record(self._previous.get(item.url), fetched, self._present)
-
-    async def _work(self, item: FrontierItem, fetched: Fetched, put_in_worker: bool,
-                    kept: PageRecord | None) -> PageWork | None:
-        """Parse, extract and convert the page (inline or in a worker); admit its links.
-
-        A page that needs no Markdown (a 304 keeping its earlier files, or a crawl without
-        Markdown) needs only its title and links: those an earlier crawl found in the same
-        snapshot, when the crawl directory remembers them, without parsing it again."""
-        snap = fetched.snapshot
-        assert snap is not None
-        want_links = self.policy.discovery in ("links", "both") and (
-            self.policy.max_depth is None or item.depth < self.policy.max_depth)
-        parse = snap.content_type == "html" and snap.status < 400
-        if not (parse or put_in_worker):
-            return None
-        want_markdown = self.policy.markdown and kept is None
-        key = None
-        if parse and self.links is not None:
-            key = memo_key(snap.snapshot_sha256, respect_nofollow=self.policy.respect_nofollow,
-                           strip_tracking=self.policy.strip_tracking_params)
-            known = None if want_markdown or put_in_worker else self.links.get(key)
-            if known is not None:
-                work = PageWork(title=known.title, links=known.links if want_links else (),
-                                refused=known.refused if want_links else (),
-                                warnings=known.warnings, parsed=True)
-                self._admit_links(item, work)
-                self.links.add(key, known)
-                return work
-        job = PageJob(
-            snapshot=snap, parse=parse, want_links=want_links, want_markdown=want_markdown,
-            out_root=None if self.out is None else str(self.out.root),
-            name=page_name(snap.source_id, item.url),
-            respect_nofollow=self.policy.respect_nofollow,
-            strip_tracking=self.policy.strip_tracking_params, readiness=fetched.readiness,
-            store=self.store_spec if put_in_worker else None,
-            expect=self._expectations(item),
-        )
-        if self.pool is None:  # workers=0: inline, bounded by the pre-scan's caps
-            work = process_page(job)
-        else:
-            # Links alone cost less inline than a worker's round trip (or its start-up)
-            # when the pre-scan proves the parse cheap.
-            inline = self.inline_first or (not want_markdown and job.store is None)
-            first = process_page(job, inline=True) if inline else None
-            if first is None or first.needs_worker:
-                work = await self.pool.run(process_page, job)
-            else:
-                work = first
-        self._admit_links(item, work)
-        if key is not None and want_links and work.parsed and self.links is not None:
-            self.links.add(key, KnownLinks(title=work.html_title, links=work.links,
-                                           refused=work.refused, warnings=work.warnings))
-        return work
+        return finished_record(item, fetched, work, source_ref, kept)
 
     def _admit_links(self, item: FrontierItem, work: PageWork) -> None:
         for index, (url, host) in enumerate(work.links):

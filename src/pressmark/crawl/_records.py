@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +15,47 @@ if TYPE_CHECKING:
     from pressmark.crawl._fetcher import Fetched
     from pressmark.crawl._frontier import FrontierItem
     from pressmark.crawl._process import PageWork
+    from pressmark.crawl._workers import PageTimeout, WorkerDied
+
+
+def unfetched_record(item: FrontierItem, fetched: Fetched) -> PageRecord:
+    """A page the fetch gave no snapshot for (its error, or a plain "no snapshot")."""
+    return PageRecord(url=item.url, final_url=None, depth=item.depth,
+                      status=fetched.status, outcome="error",
+                      error=fetched.error or PageError(kind="error", message="no snapshot"),
+                      warnings=fetched.warnings, render_reason=fetched.render_reason)
+
+
+def timed_out_record(item: FrontierItem, fetched: Fetched, exc: PageTimeout | WorkerDied,
+                     ) -> PageRecord:
+    """A page whose work passed its deadline or lost its parser process."""
+    snap = fetched.snapshot
+    return PageRecord(url=item.url, final_url=None if snap is None else snap.url or item.url,
+                      depth=item.depth, status=fetched.status, outcome="error",
+                      error=PageError(kind=exc.kind, message=str(exc)),
+                      warnings=fetched.warnings, render_reason=fetched.render_reason)
+
+
+def finished_record(item: FrontierItem, fetched: Fetched, work: PageWork | None,
+                    source_ref: str | None, kept: PageRecord | None) -> PageRecord:
+    """The record of a fetched page once its work is done: the work's store failure, or
+    the page with the work's warnings (and the kept Markdown and evidence of a 304)."""
+    if work is not None and work.store_error is not None:
+        return store_failed(item, fetched, work.store_error)
+    if work is not None:
+        source_ref = work.source_ref or source_ref
+    warnings = list(fetched.warnings)
+    if work is not None:  # the shell check may have named the same parse caps
+        warnings.extend(w for w in work.warnings if w not in warnings)
+    if work is not None and work.error is not None:
+        warnings.append(f"markdown-failed: {work.error}")
+    if work is not None and not work.parsed:
+        work = None
+    record = page_record(item, fetched, work, source_ref, warnings)
+    if kept is None:
+        return record
+    return dataclasses.replace(record, title=kept.title, markdown_path=kept.markdown_path,
+                               evidence_path=kept.evidence_path, validation=kept.validation)
 
 
 def store_failed(item: FrontierItem, fetched: Fetched, message: str) -> PageRecord:

@@ -24,11 +24,12 @@ may change with the engine.
 
 from pressmark.crawl._canonical import canonical_parts, hostname_of
 from pressmark.crawl._crawl import SeedLike, crawl_stores, normalise_seeds, worker_store_spec
-from pressmark.crawl._engine import Engine, make_pool
+from pressmark.crawl._engine import Engine
 from pressmark.crawl._fetcher import LiveFetcher, ReplayFetcher
 from pressmark.crawl._frontier import Via
 from pressmark.crawl._levels import Cut, Gate, Key, Screen, cut_keys
 from pressmark.crawl._output import OutputDir, dumps_line, write_atomic
+from pressmark.crawl._pagework import make_pool
 from pressmark.crawl._resume import ResumeJournal, item_line
 from pressmark.crawl._site import registrable_domain, split_host_key
 from pressmark.crawl._writer import StoreWriter
