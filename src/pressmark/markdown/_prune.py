@@ -20,6 +20,8 @@ from pressmark.markdown import _boilerplate
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
 
 LONG_BLOCK = 300        # chars: a block this long is prose even when dense with links
+PROSE_ITEM = 120        # chars of prose that make a link-heavy list release notes, not a menu
+_LISTS = frozenset(("ul", "ol"))
 _CELLS = frozenset(("td", "th", "tr"))
 INLINE_LINKS = 3         # links in one inline element that make it a widget
 # blocks that may be dropped for repeating: table cells and list items repeat legitimately
@@ -92,7 +94,8 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
     if (node.tag in BLOCK_TAGS and node.tag not in _CELLS and node.score <= 0 and text_len >= 20
             and node.link_len > 0.6 * text_len and node.tag not in HEADINGS
             and not (node.own_len >= LONG_BLOCK and node.own_len >= 0.9 * text_len)
-            and not _item_of_prose_list(node)):
+            and not _item_of_prose_list(node)
+            and not (node.tag in _LISTS and node.prose >= PROSE_ITEM)):
         return "link_density"
     if node.tag in _REPEATABLE and text_len <= 100 and (repeated or hints):
         text = node.text()

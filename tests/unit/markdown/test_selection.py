@@ -178,3 +178,14 @@ def test_a_chrome_named_link_inside_a_sentence_keeps_its_words() -> None:
     result = to_markdown(page)
     assert "I](#n1) am a [rather elderly](#n2) man" in result.markdown
     assert "my avocations for" in result.markdown
+
+
+def test_release_notes_with_many_bug_links_keep_their_sentences() -> None:
+    bugs = "".join(f"<li><a href='/bug/{i}'>Bug {1677080 + i} fullscreen window moves</a></li>"
+                   for i in range(14))
+    news = ("We have the green light for another round of students hacking on the feature "
+            "next semester, and two engineers will be mentoring them.")
+    notes = f"<ul><li>{news}</li><li>In progress:<ul>{bugs}</ul></li></ul>"
+    page = f"<body><article>{_p('Intro', 2)}<h4>Picture-in-Picture</h4>{notes}</article></body>"
+    result = to_markdown(page)
+    assert news in result.markdown
