@@ -206,6 +206,11 @@ _LABELS = _phrases(
     "читать далее|читать полностью|подробнее|реклама|поделиться|číst dále|číst více",
     "sdílet|devamını oku|devamı|paylaş|reklam|阅读全文|閱讀全文|查看更多|广告|廣告|分享",
     "続きを読む|もっと見る|広告|シェア|シェアする|더보기|광고|공유하기",
+    # Indonesian, Vietnamese, Arabic, Hindi, Ukrainian, Greek, Hungarian, Romanian
+    "iklan|baca juga|baca selengkapnya|bagikan|quảng cáo|xem thêm|đọc thêm|chia sẻ",
+    "إعلان|اقرأ أيضا|اقرأ أيضاً|شارك|विज्ञापन|यह भी पढ़ें|और पढ़ें|शेयर करें",
+    "читайте також|детальніше|поділитися|διαβάστε επίσης|διαφήμιση|hirdetés",
+    "publicitate|citește și|citeste si",
     # share / follow buttons
     "teilen|artikel teilen|partager|compartir|condividi|delen|partilhar|dela|del|udostępnij",
     "folgen sie uns|suivez-nous|síguenos|seguici|volg ons|siga-nos|följ oss|følg oss",
@@ -257,13 +262,19 @@ _CHROME_HEADINGS = _phrases(
     "相关文章|相关阅读|相关新闻|热门文章|推荐阅读|猜你喜欢|最新文章|相關文章|相關閱讀",
     "熱門文章|推薦閱讀|延伸閱讀|最新文章|関連記事|人気記事|おすすめ記事|あわせて読みたい",
     "最新記事|관련 기사|관련기사|많이 본 뉴스|인기 기사|추천 기사",
+    # Indonesian, Vietnamese, Arabic, Hindi, Ukrainian, Greek, Hungarian, Romanian
+    "artikel terkait|berita terkait|baca juga|terpopuler|berita lainnya|tin liên quan",
+    "bài viết liên quan|tin đọc nhiều|مقالات ذات صلة|أخبار ذات صلة|الأكثر قراءة",
+    "اقرأ أيضا|اقرأ أيضاً|संबंधित खबरें|यह भी पढ़ें|читайте також|схожі статті",
+    "σχετικά άρθρα|διαβάστε επίσης|kapcsolódó cikkek|articole similare|citește și",
 )
 _COMMENT_HEADINGS = _phrases(
     "leave a reply|leave a comment|join the conversation|join the discussion|kommentare",
     "commentaires|comentarios|commenti|reacties|comentários|kommentarer",
     "комментарии|отзывы|оставить комментарий|добавить комментарий|добавить отзыв",
     "komentarze|komentáře|yorumlar|yorum yap|评论|網友評論|网友评论|留言|留言列表|發表留言",
-    "コメント|コメントを書く|댓글",
+    "コメント|コメントを書く|댓글|komentar|bình luận|التعليقات|टिप्पणियाँ|коментарі",
+    "σχόλια|hozzászólások|comentarii",
 )
 # the parametric ones: "12 comments", "more from Politics", "follow us on Instagram"
 _COUNTED_COMMENTS = re.compile(

@@ -79,7 +79,8 @@ def test_dateline_near_misses(line: str) -> None:
     "Newsletter abonnieren", "Suivez-nous", "Iscriviti alla newsletter",
     "Читайте также", "Самые популярные диеты", "Najczęściej czytane", "Související články",
     "Benzer haberler", "相关文章", "延伸閱讀", "関連記事", "관련 기사", "Most popular videos",
-    "Other Opinion Columns", "More videos",
+    "Other Opinion Columns", "More videos", "Artikel Terkait", "Tin liên quan",
+    "مقالات ذات صلة", "संबंधित खबरें", "Схожі статті", "Σχετικά άρθρα",
 ])
 def test_chrome_headings(heading: str) -> None:
     assert chrome_heading(heading)
@@ -89,7 +90,8 @@ def test_chrome_headings(heading: str) -> None:
 @pytest.mark.parametrize("heading", ["3 Comments", "Leave a Reply", "Kommentare",
                                      "Commentaires", "Comentarios", "Comments (12)",
                                      "Отзывы", "Komentarze", "Yorumlar", "留言列表 (42)",
-                                     "コメント", "댓글 3"])
+                                     "コメント", "댓글 3", "Komentar", "Bình luận",
+                                     "التعليقات", "Hozzászólások"])
 def test_comment_headings(heading: str) -> None:
     assert chrome_heading(heading) and comments_heading(heading)
 
@@ -122,6 +124,7 @@ def test_text_rules(line: str, rule: str | None) -> None:
     ("Weiterlesen", True), ("Lire la suite", True), ("Leer más", True), ("Anzeige", True),
     ("Publicidad", True), ("Czytaj więcej", True), ("Teilen", True), ("Síguenos", True),
     ("Читать далее", True), ("阅读全文", True), ("続きを読む", True), ("더보기", True),
+    ("Iklan", True), ("Quảng cáo", True), ("إعلان", True), ("विज्ञापन", True),
     ("Read the report", False), ("Читать книги", False),
 ])
 def test_ui_labels(label: str, expected: bool) -> None:
