@@ -57,8 +57,8 @@ _SPECIAL = (r"(?:s(?:cript|tyle|vg)|t(?:extarea|itle)|xmp|iframe|no(?:embed|fram
             r"|m(?:ath|[ions]|text)|foreignobject|desc|annotation-xml)")
 
 # What the tokenizer reads without changing state in a way that matters here: text, a
-# tag within the attribute cap, a raw-text element whose body holds no ``<``, comments,
-# bogus comments and doctypes, a lone ``<`` (the commonest first). Names compare
+# tag within the attribute cap, comments, bogus comments and doctypes, a lone ``<`` (the
+# commonest first). Names compare
 # ASCII-case-insensitively, as the tokenizer lowercases them (``(?i)`` alone would also
 # fold "ſ" to "s").
 _QUIET = (
@@ -67,16 +67,14 @@ _QUIET = (
     rf"|</(?!(?:svg|math){_NAME_END}){_LOWER_NAME}{_ATTRS_END}"
     rf"|<(?!(?i:{_SPECIAL}){_NAME_END})[A-Za-z]{_TAG_REST}"
     rf"|</(?!(?i:svg|math){_NAME_END})[A-Za-z]{_TAG_REST}"
-    + "".join(rf"|<(?i:{name}){_NAME_END}{_TAG_REST}[^<]*+(?=(?i:</{name})[\t\n\f\r />]|\Z)"
-              for name in RAW_TEXT)
-    + r"|<!--(?>-?>|(?:[^-]++|-(?!-!?>))*+(?:--!?>)?+)"
+    r"|<!--(?>-?>|(?:[^-]++|-(?!-!?>))*+(?:--!?>)?+)"
     r"|<!(?!--|\[CDATA\[)[^>]*+>?"
     r"|<\?[^>]*+>?"
     r"|</(?![A-Za-z])[^>]*+>?"
     r"|<(?![A-Za-z!?/])"
 )
 # The tokens the loop in :func:`_tokens_pass` looks at, a group each: a foreign-content
-# tag; a raw-text element (name, body) whose body holds a ``<``; CDATA; anything else
+# tag; a raw-text element (name, body: a page has a few dozen); CDATA; anything else
 # that opens with ``<`` here is a tag past the attribute cap.
 _TOKENS = re.compile(
     rf"(?:{_QUIET})*+(?:"
@@ -151,6 +149,8 @@ def _tokens_pass(text: str) -> int:
             elif svg or math:
                 integration = True
         elif raw:
+            if "<" not in body:
+                continue  # it ends where a foreign element of that name would end
             if svg or math or integration:
                 return -1
             if "<!--" in body and raw.lower() == "script" \
