@@ -102,11 +102,17 @@ def screen(text: str) -> bool:
     anywhere, the event loop included (see :data:`SCREEN_STARTS`). A page that fails
     gets the full scan.
     """
+    return 0 <= screened_starts(text) <= SCREEN_STARTS
+
+
+def screened_starts(text: str) -> int:
+    """An upper bound of the page's start tags when every other cap provably holds
+    (text length, formatting elements, attributes), else -1."""
     if len(text) > MAX_TEXT_CHARS:
-        return False
+        return -1
     starts = text.count("<") - text.count("</")  # an upper bound (module doc)
     if starts > 4 * SCREEN_STARTS:
-        return False  # scripts hold some of those ``<``, never this many
+        return -1  # scripts hold some of those ``<``, never this many
     formatting = anchors = markers = 0
     for name in _FORMATTING_STARTS.findall(text):
         lower = name.lower()
@@ -117,9 +123,9 @@ def screen(text: str) -> bool:
         else:
             formatting += 1
     if formatting + min(anchors, markers + 1) > MAX_FORMATTING:
-        return False
+        return -1
     in_raw_text = _tokens_pass(text)
-    return in_raw_text >= 0 and starts - in_raw_text <= SCREEN_STARTS
+    return -1 if in_raw_text < 0 else starts - in_raw_text
 
 
 def _tokens_pass(text: str) -> int:

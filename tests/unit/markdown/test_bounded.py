@@ -126,3 +126,12 @@ def test_screen_passes_only_what_the_full_scan_leaves_alone() -> None:
     for page in pages:
         assert screen(page)
         assert bound_html(page).warnings == ()
+
+
+def test_pages_past_the_screen_count_are_parsed_first_and_checked_for_depth() -> None:
+    shallow = "<p>x</p>" * 3_000  # past SCREEN_STARTS, within PARSE_FIRST_STARTS
+    assert not screen(shallow)
+    assert parse_html(shallow)[1] == ()
+    for deep in ("<div>" * 3_000, "<span><div></span>" * 1_300,
+                 "<template>" + "<div>" * 3_000):  # template contents escape a query
+        assert "parse-limit:depth" in parse_html(deep)[1]
