@@ -6,14 +6,14 @@ pages are far from every cap, and that is visible without walking them:
 
 - start tags: every start tag opens with a ``<`` that no ``/`` follows, so
   ``count("<") - count("</")`` bounds them (text, scripts and comments only add to it);
-- formatting elements: a case-insensitive count of ``<b``, ``<font`` ... anywhere in the
-  page bounds the ones the parser can keep active (at most one ``<a>`` per marker scope);
 - attributes: one regex pass tokenizes the page as the HTML tokenizer does (comments,
   bogus comments, raw-text bodies, attribute values with their quotes) and stops at the
   first tag with more than :data:`MAX_ATTRIBUTES` attributes. Tokens that change how the
   rest is tokenized in ways a regex cannot follow are reported to a short Python loop:
   SVG and MathML (where ``<style>`` and ``<title>`` are not raw text), a raw-text body
-  holding a ``<``, a script whose ``<!--`` may hide its end tag (double escaping), CDATA.
+  holding a ``<``, a script whose ``<!--`` may hide its end tag (double escaping), CDATA;
+- formatting elements: the same pass reports their start and end tags, and the loop
+  keeps the full scan's own count of unclosed ones (an end tag closes one of its name).
 
 Every count errs upwards, so a page that passes is within the caps; a page that fails
 gets the full scan, which decides exactly.
@@ -41,6 +41,8 @@ deep it nests, Lexbor's quadratic paths cost it ~1.4 ns x 2048^2, about 6 ms."""
 RAW_TEXT = ("script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes")
 """Elements whose body the tokenizer reads as text up to their end tag. Not ``noscript``:
 Lexbor parses with scripting off, so a ``<noscript>`` holds markup."""
+FORMATTING = ("a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike",
+              "strong", "tt", "u")
 _FOREIGN = ("svg", "math", "foreignobject", "desc", "mi", "mo", "mn", "ms", "mtext",
             "annotation-xml")
 
@@ -53,8 +55,11 @@ _TAG_REST = rf"[^\t\n\f\r />]*+{_ATTRS_END}"
 _LOWER_NAME = r"[a-z][^\t\n\f\r />A-Z]*+(?![A-Z])"  # no ASCII capital: compare as is
 _RAW = "|".join(RAW_TEXT)
 # start tags the loop must see; spelled out by first letter, the commonest check per tag
-_SPECIAL = (r"(?:s(?:cript|tyle|vg)|t(?:extarea|itle)|xmp|iframe|no(?:embed|frames)"
-            r"|m(?:ath|[ions]|text)|foreignobject|desc|annotation-xml)")
+_FORMAT = r"(?:[abisu]|big|code|em|font|nobr|small|strike|strong|tt)"
+_SPECIAL = (r"(?:s(?:cript|tyle|vg|mall|trike|trong)|t(?:extarea|itle|t)|xmp|iframe"
+            r"|no(?:embed|frames|br)|m(?:ath|[ions]|text)|foreignobject|desc|annotation-xml"
+            r"|[abisu]|big|code|em|font)")
+_ENDS = rf"(?:svg|math|{_FORMAT[3:-1]})"  # end tags the loop must see
 
 # What the tokenizer reads without changing state in a way that matters here: text, a
 # tag within the attribute cap, comments, bogus comments and doctypes, a lone ``<`` (the
@@ -64,34 +69,33 @@ _SPECIAL = (r"(?:s(?:cript|tyle|vg)|t(?:extarea|itle)|xmp|iframe|no(?:embed|fram
 _QUIET = (
     r"[^<]++"
     rf"|<(?!{_SPECIAL}{_NAME_END}){_LOWER_NAME}{_ATTRS_END}"
-    rf"|</(?!(?:svg|math){_NAME_END}){_LOWER_NAME}{_ATTRS_END}"
+    rf"|</(?!{_ENDS}{_NAME_END}){_LOWER_NAME}{_ATTRS_END}"
     rf"|<(?!(?i:{_SPECIAL}){_NAME_END})[A-Za-z]{_TAG_REST}"
-    rf"|</(?!(?i:svg|math){_NAME_END})[A-Za-z]{_TAG_REST}"
+    rf"|</(?!(?i:{_ENDS}){_NAME_END})[A-Za-z]{_TAG_REST}"
     r"|<!--(?>-?>|(?:[^-]++|-(?!-!?>))*+(?:--!?>)?+)"
     r"|<!(?!--|\[CDATA\[)[^>]*+>?"
     r"|<\?[^>]*+>?"
     r"|</(?![A-Za-z])[^>]*+>?"
     r"|<(?![A-Za-z!?/])"
 )
-# The tokens the loop in :func:`_tokens_pass` looks at, a group each: a foreign-content
+# The tokens the loop in :func:`_tokens_pass` looks at, a group each: a formatting
+# element's start or end tag; a foreign-content
 # tag; a raw-text element (name, body: a page has a few dozen); CDATA; anything else
 # that opens with ``<`` here is a tag past the attribute cap.
 _TOKENS = re.compile(
     rf"(?:{_QUIET})*+(?:"
-    rf"(<(?i:{'|'.join(_FOREIGN)})|</(?i:svg|math)){_NAME_END}{_TAG_REST}"
-    rf"|<((?i:{_RAW})){_NAME_END}{_TAG_REST}((?:[^<]++|<(?!/(?i:\2)[\t\n\f\r />]))*+)"
+    rf"(</?(?i:{_FORMAT})){_NAME_END}{_TAG_REST}"
+    rf"|(<(?i:{'|'.join(_FOREIGN)})|</(?i:svg|math)){_NAME_END}{_TAG_REST}"
+    rf"|<((?i:{_RAW})){_NAME_END}{_TAG_REST}((?:[^<]++|<(?!/(?i:\3)[\t\n\f\r />]))*+)"
     r"|(<!\[CDATA\[)[^>]*+>?"
     r"|(<)"
     r"|\Z)",
     re.S | re.A,
 )
-_FORMATTING_STARTS = re.compile(
-    r"<(a|b|big|code|em|font|i|nobr|s|small|strike|strong|tt|u"  # formatting elements
-    r"|td|th|caption|applet|object|marquee|template)"            # markers
-    r"(?=[\t\n\f\r />])",
-    re.I | re.A,
-)
-_MARKERS = frozenset(("td", "th", "caption", "applet", "object", "marquee", "template"))
+# In foreign content a raw-text name's body is markup; such a body is harmless when it
+# opens nothing: no "<" that starts a tag, comment or end tag outside CDATA sections.
+_CDATA = re.compile(r"<!\[CDATA\[.*?\]\]>", re.S)
+_OPENS = re.compile(r"<[A-Za-z!/?]")
 _SCRIPT_START = re.compile(r"<script[\t\n\f\r />]", re.I | re.A)
 
 
@@ -113,17 +117,6 @@ def screened_starts(text: str) -> int:
     starts = text.count("<") - text.count("</")  # an upper bound (module doc)
     if starts > 4 * SCREEN_STARTS:
         return -1  # scripts hold some of those ``<``, never this many
-    formatting = anchors = markers = 0
-    for name in _FORMATTING_STARTS.findall(text):
-        lower = name.lower()
-        if lower == "a":
-            anchors += 1
-        elif lower in _MARKERS:
-            markers += 1
-        else:
-            formatting += 1
-    if formatting + min(anchors, markers + 1) > MAX_FORMATTING:
-        return -1
     in_raw_text = _tokens_pass(text)
     return -1 if in_raw_text < 0 else starts - in_raw_text
 
@@ -132,17 +125,34 @@ def _tokens_pass(text: str) -> int:
     """The attribute cap and the tokenizer states a regex cannot follow (module doc).
 
     Returns how many ``<`` without a ``/`` after them sit in raw-text bodies (they open
-    no tag), or -1 when the page may need a cap.
+    no tag), or -1 when the page may need a cap. Formatting elements are counted as the
+    full scan counts them: one more for a start tag, one fewer for an end tag of a name
+    still open, never :data:`MAX_FORMATTING` at once.
     Inside SVG or MathML a raw-text name is an ordinary element, so its body's ``<`` are
-    tags: such a token fails. After an integration point (``<foreignObject>`` ...) a
-    ``</svg>`` may be ignored and the foreign part never end: any later one fails too.
+    tags: such a token fails unless its body opens nothing (``//<![CDATA[`` scripts).
+    After an integration point (``<foreignObject>`` ...) a ``</svg>`` may be ignored and
+    the foreign part never end: any later one is looked at the same way.
     """
     svg = math = 0
     integration = False
     in_raw_text = 0
+    unclosed = 0
+    open_by_name: dict[str, int] = {}
     for m in _TOKENS.finditer(text):
-        foreign, raw, body, cdata, other = m.groups()
-        if foreign:
+        formatting, foreign, raw, body, cdata, other = m.groups()
+        if formatting:
+            if formatting[1] == "/":
+                name = formatting[2:].lower()
+                if open_by_name.get(name):
+                    open_by_name[name] -= 1
+                    unclosed -= 1
+            elif unclosed >= MAX_FORMATTING:
+                return -1
+            else:
+                name = formatting[1:].lower()
+                open_by_name[name] = open_by_name.get(name, 0) + 1
+                unclosed += 1
+        elif foreign:
             name = foreign.lower()
             if name == "<svg":
                 svg += 1
@@ -157,10 +167,10 @@ def _tokens_pass(text: str) -> int:
         elif raw:
             if "<" not in body:
                 continue  # it ends where a foreign element of that name would end
-            if svg or math or integration:
-                return -1
+            if (svg or math or integration) and _OPENS.search(_CDATA.sub("", body)):
+                return -1  # maybe markup here (foreign content), and it would open a tag
             if "<!--" in body and raw.lower() == "script" \
-                    and script_end(text, m.start(3)) != m.end():
+                    and script_end(text, m.start(4)) != m.end():
                 return -1  # a double-escaped part: the script ends further on
             in_raw_text += body.count("<") - body.count("</")
         elif cdata:
