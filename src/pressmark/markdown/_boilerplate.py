@@ -190,7 +190,9 @@ def _norm(text: str) -> str:
 
 
 def _phrases(*groups: str) -> frozenset[str]:
-    return frozenset(p.strip() for group in groups for p in group.split("|"))
+    # normalised like the text they are compared with: a Devanagari vowel sign at the end
+    # of a word is no word character to the regex and is trimmed from both alike
+    return frozenset(_norm(p) for group in groups for p in group.split("|"))
 
 
 # "read more", "read also", "advertisement" in German, French, Spanish, Italian, Dutch,
