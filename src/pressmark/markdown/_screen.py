@@ -54,44 +54,40 @@ _ATTRS_END = rf"(?:{_ATTR}){{0,{MAX_ATTRIBUTES}}}+[\t\n\f\r /]*+(?:>|\Z)"
 _TAG_REST = rf"[^\t\n\f\r />]*+{_ATTRS_END}"
 _LOWER_NAME = r"[a-z][^\t\n\f\r />A-Z]*+(?![A-Z])"  # no ASCII capital: compare as is
 _RAW = "|".join(RAW_TEXT)
-# start tags the loop must see; spelled out by first letter, the commonest check per tag
-_FORMAT = r"(?:[abisu]|big|code|em|font|nobr|small|strike|strong|tt)"
+# the names the loop must see, start and end tags alike (raw text, foreign content,
+# formatting), spelled out by first letter: this is the commonest check per tag
 _SPECIAL = (r"(?:s(?:cript|tyle|vg|mall|trike|trong)|t(?:extarea|itle|t)|xmp|iframe"
             r"|no(?:embed|frames|br)|m(?:ath|[ions]|text)|foreignobject|desc|annotation-xml"
             r"|[abisu]|big|code|em|font)")
-_ENDS = rf"(?:svg|math|{_FORMAT[3:-1]})"  # end tags the loop must see
 
 # What the tokenizer reads without changing state in a way that matters here: text, a
 # tag within the attribute cap, comments, bogus comments and doctypes, a lone ``<`` (the
-# commonest first). Names compare
-# ASCII-case-insensitively, as the tokenizer lowercases them (``(?i)`` alone would also
-# fold "ſ" to "s").
+# commonest first). Names compare ASCII-case-insensitively, as the tokenizer lowercases
+# them (``(?i)`` alone would also fold "ſ" to "s"); a lowercase name needs no folding.
 _QUIET = (
     r"[^<]++"
-    rf"|<(?!{_SPECIAL}{_NAME_END}){_LOWER_NAME}{_ATTRS_END}"
-    rf"|</(?!{_ENDS}{_NAME_END}){_LOWER_NAME}{_ATTRS_END}"
-    rf"|<(?!(?i:{_SPECIAL}){_NAME_END})[A-Za-z]{_TAG_REST}"
-    rf"|</(?!(?i:{_ENDS}){_NAME_END})[A-Za-z]{_TAG_REST}"
+    rf"|</?(?!{_SPECIAL}{_NAME_END}){_LOWER_NAME}{_ATTRS_END}"
+    rf"|</?(?!(?i:{_SPECIAL}){_NAME_END})[A-Za-z]{_TAG_REST}"
     r"|<!--(?>-?>|(?:[^-]++|-(?!-!?>))*+(?:--!?>)?+)"
     r"|<!(?!--|\[CDATA\[)[^>]*+>?"
     r"|<\?[^>]*+>?"
     r"|</(?![A-Za-z])[^>]*+>?"
     r"|<(?![A-Za-z!?/])"
 )
-# The tokens the loop in :func:`_tokens_pass` looks at, a group each: a formatting
-# element's start or end tag; a foreign-content
-# tag; a raw-text element (name, body: a page has a few dozen); CDATA; anything else
-# that opens with ``<`` here is a tag past the attribute cap.
+# The tokens the loop in :func:`_tokens_pass` looks at, a group each: a raw-text element
+# (name, body: a page has a few dozen); any other tag of a name the loop must see; CDATA;
+# anything else that opens with ``<`` here is a tag past the attribute cap.
 _TOKENS = re.compile(
     rf"(?:{_QUIET})*+(?:"
-    rf"(</?(?i:{_FORMAT})){_NAME_END}{_TAG_REST}"
-    rf"|(<(?i:{'|'.join(_FOREIGN)})|</(?i:svg|math)){_NAME_END}{_TAG_REST}"
-    rf"|<((?i:{_RAW})){_NAME_END}{_TAG_REST}((?:[^<]++|<(?!/(?i:\3)[\t\n\f\r />]))*+)"
+    rf"<((?i:{_RAW})){_NAME_END}{_TAG_REST}((?:[^<]++|<(?!/(?i:\1)[\t\n\f\r />]))*+)"
+    rf"|(</?(?i:{_SPECIAL})){_NAME_END}{_TAG_REST}"
     r"|(<!\[CDATA\[)[^>]*+>?"
     r"|(<)"
     r"|\Z)",
     re.S | re.A,
 )
+_FORMATTING = frozenset(FORMATTING)
+_INTEGRATION_POINTS = frozenset(_FOREIGN[2:])
 # In foreign content a raw-text name's body is markup; such a body is harmless when it
 # opens nothing: no "<" that starts a tag, comment or end tag outside CDATA sections.
 _CDATA = re.compile(r"<!\[CDATA\[.*?\]\]>", re.S)
@@ -139,30 +135,26 @@ def _tokens_pass(text: str) -> int:
     unclosed = 0
     open_by_name: dict[str, int] = {}
     for m in _TOKENS.finditer(text):
-        formatting, foreign, raw, body, cdata, other = m.groups()
-        if formatting:
-            if formatting[1] == "/":
-                name = formatting[2:].lower()
-                if open_by_name.get(name):
+        raw, body, special, cdata, other = m.groups()
+        if special:
+            closing = special[1] == "/"
+            name = special[1 + closing:].lower()
+            if name in _FORMATTING:
+                if not closing:
+                    if unclosed >= MAX_FORMATTING:
+                        return -1
+                    open_by_name[name] = open_by_name.get(name, 0) + 1
+                    unclosed += 1
+                elif open_by_name.get(name):
                     open_by_name[name] -= 1
                     unclosed -= 1
-            elif unclosed >= MAX_FORMATTING:
-                return -1
-            else:
-                name = formatting[1:].lower()
-                open_by_name[name] = open_by_name.get(name, 0) + 1
-                unclosed += 1
-        elif foreign:
-            name = foreign.lower()
-            if name == "<svg":
-                svg += 1
-            elif name == "<math":
-                math += 1
-            elif name == "</svg":
-                svg -= 1 if svg else 0
-            elif name == "</math":
-                math -= 1 if math else 0
-            elif svg or math:
+            elif name == "svg":
+                svg += -1 if closing else 1
+                svg = max(svg, 0)
+            elif name == "math":
+                math += -1 if closing else 1
+                math = max(math, 0)
+            elif (svg or math) and not closing and name in _INTEGRATION_POINTS:
                 integration = True
         elif raw:
             if "<" not in body:
@@ -170,7 +162,7 @@ def _tokens_pass(text: str) -> int:
             if (svg or math or integration) and _OPENS.search(_CDATA.sub("", body)):
                 return -1  # maybe markup here (foreign content), and it would open a tag
             if "<!--" in body and raw.lower() == "script" \
-                    and script_end(text, m.start(4)) != m.end():
+                    and script_end(text, m.start(2)) != m.end():
                 return -1  # a double-escaped part: the script ends further on
             in_raw_text += body.count("<") - body.count("</")
         elif cdata:
