@@ -1,15 +1,22 @@
-"""Top-level navigations checked before they are sent (robots.txt on every hop).
+"""Documents paused before they are sent: the egress proxy's secret, and robots.txt on every hop.
 
 Playwright's request routing sees only the first URL of a redirect chain, so the
-check runs one level lower: a CDP session on the page pauses every request for a
+check runs one level lower: the tab's CDP session pauses every request for a
 *document* (``Fetch.enable`` with ``resourceType: Document``; subresources are never
 paused, so they cost nothing) and, for the main frame, asks the
-:class:`~pressmark.render._protocol.NavigationGuard` before it continues. That covers
-the first navigation, every server redirect hop Chromium follows through the egress
-proxy, and client-side redirects (``location``, meta refresh). A refused request is
-failed with ``BlockedByClient``, so the server never sees it, and the render ends with
-``RenderError(code="robots-denied")``. Frames (documents of other frames) continue
-unasked, like subresources: browsers do not apply robots.txt to them.
+:class:`~pressmark.render._protocol.NavigationGuard` (when the render has one) before
+it continues. That covers the first navigation, every server redirect hop Chromium
+follows through the egress proxy, and client-side redirects (``location``, meta
+refresh). A refused request is failed with ``BlockedByClient``, so the server never
+sees it, and the render ends with ``RenderError(code="robots-denied")``. Frames
+(documents of other frames) continue unasked, like subresources: browsers do not
+apply robots.txt to them.
+
+The same pause answers the proxy's challenge (407) with its per-instance secret:
+the context keeps the answer and sends it with every later request, subresources
+included. Handing the secret to Playwright instead would make its driver pause
+*every* request of the page and turn the browser's HTTP cache off. Other
+challenges (a server's 401) are cancelled.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pressmark.render._errors import ROBOTS_DENIED, RenderError
 
 if TYPE_CHECKING:
-    from playwright.async_api import BrowserContext, CDPSession, Page
+    from playwright.async_api import CDPSession
 
     from pressmark.render._protocol import NavigationGuard
 
@@ -31,58 +38,76 @@ _PATTERNS = [{"urlPattern": "*", "resourceType": "Document", "requestStage": "Re
 
 
 class NavigationWatch:
-    """One page's navigation check. ``denied`` is the first refused URL, if any."""
+    """One tab's document check. ``denied`` is the first URL refused since ``rearm``."""
 
-    def __init__(self, session: CDPSession, guard: NavigationGuard, main_frame: str) -> None:
+    def __init__(self, session: CDPSession, main_frame: str, credentials: tuple[str, str]) -> None:
         self._session = session
-        self._guard = guard
+        self._guard: NavigationGuard | None = None
         self._main_frame = main_frame
+        self._credentials = credentials
         self._tasks: set[asyncio.Task[None]] = set()
         self.denied: str | None = None
         self.checked = 0
         self._denied_event = asyncio.Event()
 
-    def rearm(self, guard: NavigationGuard) -> None:
-        """Check the next page of a reused tab with ``guard``, as if newly attached."""
+    def rearm(self, guard: NavigationGuard | None) -> None:
+        """Check the next page of the tab with ``guard`` (``None``: every document goes)."""
         self._guard = guard
         self.denied = None
         self.checked = 0
         self._denied_event = asyncio.Event()
 
     @classmethod
-    async def attach(cls, context: BrowserContext, page: Page,
-                     guard: NavigationGuard) -> NavigationWatch:
-        session = await context.new_cdp_session(page)
+    async def attach(cls, session: CDPSession, credentials: tuple[str, str]) -> NavigationWatch:
+        """Pause the documents of ``session``'s page; ``credentials`` answer the proxy."""
         tree = await session.send("Page.getFrameTree")
-        watch = cls(session, guard, str(tree["frameTree"]["frame"]["id"]))
+        watch = cls(session, str(tree["frameTree"]["frame"]["id"]), credentials)
         session.on("Fetch.requestPaused", watch._on_paused)
-        await session.send("Fetch.enable", {"patterns": _PATTERNS})
+        session.on("Fetch.authRequired", watch._on_challenge)
+        await session.send("Fetch.enable", {"patterns": _PATTERNS, "handleAuthRequests": True})
         return watch
 
-    def _on_paused(self, event: dict[str, Any]) -> None:
-        task = asyncio.ensure_future(self._decide(event))
+    def _spawn(self, step: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(step)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    def _on_paused(self, event: dict[str, Any]) -> None:
+        self._spawn(self._decide(event))
+
+    def _on_challenge(self, event: dict[str, Any]) -> None:
+        if event.get("authChallenge", {}).get("source") == "Proxy":
+            username, password = self._credentials
+            answer = {"response": "ProvideCredentials", "username": username, "password": password}
+        else:
+            answer = {"response": "CancelAuth"}
+        self._spawn(self._send("Fetch.continueWithAuth", {
+            "requestId": event["requestId"], "authChallengeResponse": answer}))
+
+    async def _send(self, method: str, params: dict[str, Any]) -> None:
+        with contextlib.suppress(Exception):  # the page may be gone meanwhile
+            await self._session.send(method, params)
 
     async def _decide(self, event: dict[str, Any]) -> None:
         request_id = event["requestId"]
         url = str(event.get("request", {}).get("url", ""))
         allowed = True
-        if event.get("frameId") == self._main_frame and url.startswith(("http:", "https:")):
+        guard = self._guard
+        if guard is not None and event.get("frameId") == self._main_frame and url.startswith(
+                ("http:", "https:")):
             self.checked += 1
             try:
-                allowed = self.denied is None and await self._guard.allows(url)
+                allowed = self.denied is None and await guard.allows(url)
             except Exception:  # a guard that cannot decide refuses (robots: fail closed)
                 allowed = False
-        with contextlib.suppress(Exception):  # the page may be gone meanwhile
-            if allowed:
-                await self._session.send("Fetch.continueRequest", {"requestId": request_id})
-                return
-            if self.denied is None:
-                self.denied = url
-            self._denied_event.set()
-            await self._session.send("Fetch.failRequest",
-                                     {"requestId": request_id, "errorReason": "BlockedByClient"})
+        if allowed:
+            await self._send("Fetch.continueRequest", {"requestId": request_id})
+            return
+        if self.denied is None:
+            self.denied = url
+        self._denied_event.set()
+        await self._send("Fetch.failRequest",
+                         {"requestId": request_id, "errorReason": "BlockedByClient"})
 
     def raise_if_denied(self, url: str) -> None:
         if self.denied is not None:
@@ -113,5 +138,3 @@ class NavigationWatch:
     async def close(self) -> None:
         for task in list(self._tasks):
             task.cancel()
-        with contextlib.suppress(Exception):
-            await self._session.detach()

@@ -2,14 +2,15 @@
 
 Every request the browser makes goes through an egress proxy (ours, or one the
 caller shares): Playwright starts Chromium with ``--proxy-server`` and
-``--proxy-bypass-list=<-loopback>``, the proxy's per-instance secret is answered
-only to proxy challenges, and Chromium resolves no host name itself. Inside the
+``--proxy-bypass-list=<-loopback>``, each tab answers only proxy challenges with the
+proxy's per-instance secret (:mod:`pressmark.render._navigation`), and Chromium
+resolves no host name itself. Inside the
 page, cross-document navigations after the first (``location``, meta refresh, form
 submission) are cancelled, except one same-origin client-side redirect, which is
 followed once (through the proxy) and reported in ``final_url`` and a warning;
 pop-ups are refused and closed, service workers and downloads are off. With
 ``RenderOptions.navigation_guard``, every top-level navigation request (redirect
-hops included) is checked before it is sent (:mod:`pressmark.render._navigation`).
+hops included) is checked before it is sent.
 What the page shows is fixed by :class:`PageState`.
 """
 
@@ -23,8 +24,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
-from playwright.async_api import BrowserContext, Page, Playwright, Request, async_playwright
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page, Playwright, Request, async_playwright
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from pressmark.egress import DENIAL_CODES, EgressDenied, EgressProxy, evaluate_url, parse_url
@@ -278,12 +279,8 @@ class PlaywrightRenderer:
                 launch_kwargs={
                     "executable_path": executable,
                     "headless": True,
-                    "proxy": {
-                        "server": proxy.server,
-                        "bypass": "<-loopback>",
-                        "username": proxy.username,
-                        "password": proxy.password,
-                    },
+                    # No credentials here: each tab answers the proxy (_navigation).
+                    "proxy": {"server": proxy.server, "bypass": "<-loopback>"},
                     # Keep Chromium's own pop-up blocker on.
                     "ignore_default_args": ["--disable-popup-blocking"],
                     "handle_sigint": False,
@@ -395,24 +392,6 @@ class PlaywrightRenderer:
             self.rendered += 1
 
     @staticmethod
-    async def _navigation_watch(
-        kept: dict[str, Any], context: BrowserContext, page: Page, options: RenderOptions
-    ) -> NavigationWatch | None:
-        """The tab's navigation check, attached once and re-armed for each page."""
-        guard = options.navigation_guard
-        watch: NavigationWatch | None = kept.get("nav")
-        if guard is None:
-            if watch is not None:
-                kept.pop("nav")
-                await watch.close()
-            return None
-        if watch is None:
-            watch = kept["nav"] = await NavigationWatch.attach(context, page, guard)
-        else:
-            watch.rearm(guard)
-        return watch
-
-    @staticmethod
     async def _reset(lease: Lease) -> None:
         """Between two pages of a reused tab: see :func:`pressmark.render._lean.reset_tab`."""
         page = kept_page(lease.kept)
@@ -474,9 +453,12 @@ class PlaywrightRenderer:
                 page = await context.new_page()
                 page.on("crash", lambda _page: kept.__setitem__("crashed", True))
                 context.on("page", _close_popup)
-                kept["session"] = await prepare_tab(
+                kept["session"] = session = await prepare_tab(
                     context, page, block_media="media" in state.block
                 )
+                proxy = self.proxy
+                kept["nav"] = await NavigationWatch.attach(
+                    session, (proxy.username, proxy.password))
                 kept["page"] = page
             host = _host(url) or ""
             cookies = state.consent.cookies.get(host)
@@ -487,7 +469,9 @@ class PlaywrightRenderer:
                         for k, v in sorted(cookies.items())
                     ]
                 )
-            nav = await self._navigation_watch(kept, context, page, options)
+            documents: NavigationWatch = kept["nav"]
+            documents.rearm(options.navigation_guard)
+            nav = documents if options.navigation_guard is not None else None
         except PlaywrightError as exc:
             raise fail(exc, "opening the page") from exc
         timings["setup_ms"] = round((time.monotonic() - started) * 1000, 1)
