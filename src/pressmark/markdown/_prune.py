@@ -20,6 +20,7 @@ from pressmark.markdown import _boilerplate
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
 
 LONG_BLOCK = 300        # chars: a block this long is prose even when dense with links
+CAPTION_MAX = 80        # chars: an italic line under an image this short is its caption
 PROSE_ITEM = 120        # chars of prose that make a link-heavy list release notes, not a menu
 _LISTS = frozenset(("ul", "ol"))
 _CELLS = frozenset(("td", "th", "tr"))
@@ -113,7 +114,35 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
             return rule  # (with an image inside, the credit's own element goes instead)
     if hints and node.own_len and node.tag in BLOCK_TAGS and block_hash(node.text()) in hints:
         return "cross_page_repetition"
+    if node.tag in _TEXT_RULE_TAGS and text_len < CAPTION_MAX and _caption_line(node):
+        return "exclude_caption"
     return None
+
+
+def _caption_line(node: Node) -> bool:
+    """A short line set in italics right under an image: a caption without the markup."""
+    parent = node.parent
+    if parent is None or not _all_emphasis(node):
+        return False
+    elems = parent.elems
+    at = elems.index(node)
+    if at == 0:
+        return False
+    before = elems[at - 1]
+    return before.text_len == 0 and any(n.tag == "img" for n in before.iter())
+
+
+def _all_emphasis(node: Node) -> bool:
+    """Every character of the text sits inside an ``em`` / ``i`` element."""
+    stack: list[Node | str] = list(node.children)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if item.strip():
+                return False
+        elif item.tag not in ("em", "i"):
+            stack.extend(item.children)
+    return True
 
 
 def _item_of_prose_list(node: Node) -> bool:
@@ -136,8 +165,14 @@ def _link_cluster(node: Node) -> bool:
 def _repeated_texts(root: Node) -> set[str]:
     """Short texts that repeat inside the selected region ("Advertisement" x 3)."""
     counts: Counter[str] = Counter()
+    counted: set[int] = set()
     for node in root.iter():
         if node.own_len and node.tag in _REPEATABLE and node.text_len <= 100:
+            parent = node.parent
+            counted.add(node.idx)
+            if parent is not None and parent.idx in counted \
+                    and parent.text_len == node.text_len:
+                continue  # "<p><span><span>x</span></span></p>" says x once, not three times
             counts[node.text()] += 1
     # a sentence said three times ("I prefer not.") is dialogue, not a UI label
     return {text for text, n in counts.items()

@@ -189,3 +189,23 @@ def test_release_notes_with_many_bug_links_keep_their_sentences() -> None:
     page = f"<body><article>{_p('Intro', 2)}<h4>Picture-in-Picture</h4>{notes}</article></body>"
     result = to_markdown(page)
     assert news in result.markdown
+
+
+def test_nested_wrappers_do_not_make_a_sentence_repeat() -> None:
+    # "<p><span><span>x</span></span></p>" is one x, not three (repeated_block)
+    lines = "".join(f"<p><span><span>這是第{i}段很短的中文句子</span></span></p>"
+                    for i in range(12))
+    page = f"<body><article>{_p('Body', 3)}{lines}</article></body>"
+    result = to_markdown(page)
+    assert "這是第11段很短的中文句子" in result.markdown
+    assert "repeated_block" not in result.evidence.boilerplate_rules_used
+
+
+def test_an_italic_line_under_an_image_is_its_caption() -> None:
+    figure = ("<div><a href='/big.jpg'><img src='/a.jpg' alt=''></a></div>"
+              "<div><span><em>Kate at the premiere</em></span></div>")
+    page = f"<body><article>{_p('Body', 2)}{figure}{_p('More', 2)}</article></body>"
+    result = to_markdown(page)
+    assert "Kate at the premiere" not in result.markdown
+    assert "![](/a.jpg)" in result.markdown.replace("https://", "")
+    assert "exclude_caption" in result.evidence.boilerplate_rules_used
