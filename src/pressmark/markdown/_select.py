@@ -49,11 +49,14 @@ RECALL_TARGET = 0.8      # ... else widen to the first ancestor holding this sha
 # Chinese and Japanese say in one character what alphabetic scripts say in several: a
 # 30-character paragraph is a full sentence. Length thresholds (SHORT_BLOCK, PROSE_BLOCK,
 # LONG_BLOCK, SIBLING_MIN, ...) are in alphabetic characters, so on a page written mostly
-# in those scripts every character counts this many times.
+# in those scripts every character counts this many times. A Hangul syllable block
+# spells two or three letters, and Korean separates words: a smaller factor.
 DENSE_SCALE = 2.5
-DENSE_SHARE = 0.3        # share of ideographs and kana (of non-space chars) that makes it so
+HANGUL_SCALE = 1.8
+DENSE_SHARE = 0.3        # share of such characters (of non-space chars) that makes it so
 DENSE_SAMPLE = 2000      # chars of body text sampled, in document order
 _DENSE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
 
 
 
@@ -89,7 +92,10 @@ def script_scale(doc: Document) -> float:
     text = "".join("".join(sample).split())
     if not text:
         return 1.0
-    return DENSE_SCALE if len(_DENSE.findall(text)) >= DENSE_SHARE * len(text) else 1.0
+    floor = DENSE_SHARE * len(text)
+    if len(_DENSE.findall(text)) >= floor:
+        return DENSE_SCALE
+    return HANGUL_SCALE if len(_HANGUL.findall(text)) >= floor else 1.0
 
 
 def _weigh(doc: Document, scale: float) -> None:

@@ -209,3 +209,15 @@ def test_an_italic_line_under_an_image_is_its_caption() -> None:
     assert "Kate at the premiere" not in result.markdown
     assert "![](/a.jpg)" in result.markdown.replace("https://", "")
     assert "exclude_caption" in result.evidence.boilerplate_rules_used
+
+
+def test_short_korean_paragraphs_count_as_prose() -> None:
+    line = "위원회는 화요일에 새 도서관 건물에 대한 제안을 검토하기 위해 회의를 열었다"
+    post = "".join(f"<p>{line} {i}</p>" for i in range(20))
+    thread = "".join(f"<li><a href='/u{i}'>방문자{i}</a> 2013/12/28</li>"
+                     f"<li>좋은 글 감사합니다!</li>" for i in range(60))
+    page = (f"<body><div id='main'><div class='post'>{post}</div>"
+            f"<div class='comments'><ul>{thread}</ul></div></div></body>")
+    result = to_markdown(page)
+    assert f"{line} 19" in result.markdown
+    assert "좋은 글 감사합니다" not in result.markdown
