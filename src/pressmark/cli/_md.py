@@ -88,15 +88,11 @@ def auto_jobs(pages: int, cores: int) -> int:
 def _run_forked(work: list[tuple[str, str, bool]], jobs: int) -> list[str]:
     """Pages ``i, i + jobs, ...`` go to worker ``i``; this process is worker 0.
 
-    Plain ``fork`` after the converter is imported: a worker starts with it loaded and
+    Plain ``fork`` after the converter is imported (and frozen, see ``_run_batch``): a
+    worker starts with it loaded and
     costs little more than the fork, with no pool, queues or pickling. A worker sends
     its failure lines back through a pipe; one that dies unreported counts as failed.
     """
-    import gc  # noqa: PLC0415 - only when forking
-
-    import pressmark.markdown  # noqa: F401, PLC0415 - imported once, before the fork
-
-    gc.freeze()  # a collection in a worker would otherwise touch, and copy, every page
     children: list[tuple[int, int]] = []
     for index in range(1, jobs):
         read_end, write_end = os.pipe()
@@ -132,6 +128,13 @@ def _run_batch(in_dir: Path, out_dir: Path, jobs: int | None, with_json: bool) -
     if jobs is None:
         jobs = auto_jobs(len(work), _cores())
     jobs = min(jobs, len(work))
+    import gc  # noqa: PLC0415 - `--help` stays fast
+
+    import pressmark.markdown  # noqa: F401, PLC0415 - imported once, before any fork
+
+    # The imported modules never become garbage: frozen, the collector stops walking them
+    # after every page, and a forked worker's collections do not touch (and copy) them.
+    gc.freeze()
     if jobs > 1 and hasattr(os, "fork"):
         failed = _run_forked(work, jobs)
     elif jobs > 1:

@@ -167,6 +167,7 @@ def to_markdown(
         validation=report,
         sample_provenance=_provenance(placed, markdown, policy),
     )
+    doc.release()  # nothing below needs the tree (see Document.release)
     return MarkdownResult(
         markdown=markdown, title=metadata.title, metadata=metadata, structure=structure,
         validation=report, evidence=evidence, embedded_state=state,
