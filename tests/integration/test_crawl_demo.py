@@ -108,6 +108,9 @@ async def test_crawl_delay_is_honoured(make_demo_server: Callable[..., DemoServe
     times = [r.time for r in server.requests if r.path != "/robots.txt"]
     assert len(times) == 5
     gaps = [b - a for a, b in itertools.pairwise(times)]
+    # The fetch layer starts a request no sooner than the delay after the previous one
+    # ended, and the server records a request before it answers it: so the gaps between
+    # the server's own timestamps hold however late a loaded machine runs its thread.
     assert min(gaps) >= 0.19
 
 
@@ -126,7 +129,9 @@ async def test_politeness_per_host_with_many_hosts_in_flight(
         times = sorted(r.time for r in server.requests if r.path != "/robots.txt")
         assert len(times) >= 6
         gaps = [b - a for a, b in itertools.pairwise(times)]
-        assert min(gaps) >= 0.095  # one host never sees requests closer than delay_ms
+        # one host never sees requests closer than delay_ms (spaced from the previous
+        # request's end, which comes after the server recorded it)
+        assert min(gaps) >= 0.095
         spans.append((times[0], times[-1]))
     # ... while the hosts are crawled at the same time, not one after another
     assert max(start for start, _ in spans) < min(end for _, end in spans)
