@@ -130,8 +130,10 @@ class LiveFetcher:
             egress=egress, resolver=resolver, client=self._client,
             store=validators if self.revalidate else None, keep_snapshots=False,
             renderer=renderer, robots=self._robots, shell_check=shell_check,
+            # With a delay, one request at a time per host (sitemap documents too), each
+            # spaced from the previous one's end as well as its start.
             politeness=Politeness(min_delay_ms=pol.delay_ms, max_concurrency=pol.concurrency,
-                                  max_per_host=pol.per_host_concurrency),
+                                  max_per_host=1 if pol.delay_ms > 0 else pol.per_host_concurrency),
             **extra,
         )
         self._ua: str = self.options.user_agent

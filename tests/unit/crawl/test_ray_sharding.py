@@ -464,8 +464,16 @@ async def foreign_requests_are_paced_by_the_owner(engine: Any, tmp_path: Path) -
     reqs = [(t, path) for t, path in b_log if path != "/robots.txt"]
     assert sum(path.startswith("/t") for _, path in reqs) == n
     assert [path for _, path in reqs].count("/b.xml") == 1
-    # the allowance is for the time between a request's start in the crawler and the
-    # server's accept (one event loop for both shards, on a loaded box)
+    # The owner's own requests (pages, the sitemap it reads for shard 0) go one at a time,
+    # each no sooner than the delay after the previous one ended, which the server saw
+    # before answering: those gaps hold exactly, however loaded the machine. A hop holds
+    # no slot (docs/scaling.md): it is spaced from the reserved start, and the time from
+    # that reservation to the server's accept (a call between shards, two event loops on
+    # a loaded box) is its allowance.
+    def too_close(p: str, q: str, gap: float) -> bool:
+        hop = p.startswith("/t") or q.startswith("/t")
+        return gap < delay_ms / 1000 * (0.25 if hop else 0.99)
+
     gaps = [(p, q, t2 - t1) for (t1, p), (t2, q) in itertools.pairwise(reqs)
-            if t2 - t1 < delay_ms / 1000 * 0.6]
+            if too_close(p, q, t2 - t1)]
     assert not gaps, gaps
