@@ -515,18 +515,26 @@ class EgressProxy:
             keep = False
         if not keep:
             lines.append(b"connection: close\r\n")
-        writer.write(b"".join(lines) + b"\r\n")
+        lines.append(b"\r\n")
+        # The head goes out with the first chunk (and a short body's end with it): one
+        # send to the browser per small response, not two or three.
+        pending: list[bytes] = lines
+        relayed = 0
         body = conn.body(framing, length, timeout=READ_TIMEOUT, deadline=None, on_done=on_done)
         try:
             async for chunk in body:
-                if framing == "chunked":
-                    writer.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-                else:
-                    writer.write(chunk)
+                pending.append(b"%x\r\n%s\r\n" % (len(chunk), chunk)
+                               if framing == "chunked" else chunk)
+                relayed += len(chunk)
+                if framing == "length" and relayed >= length:
+                    continue  # the last chunk: sent below, after the body has ended
+                writer.write(b"".join(pending))
+                pending = []
                 if writer.transport.get_write_buffer_size() > 256 * 1024:
                     await writer.drain()
             if framing == "chunked":
-                writer.write(b"0\r\n\r\n")
+                pending.append(b"0\r\n\r\n")
+            writer.write(b"".join(pending))
             await writer.drain()
         except (ProtocolError, OSError, TimeoutError, asyncio.IncompleteReadError):
             await body.aclose()
