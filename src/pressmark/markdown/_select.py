@@ -156,15 +156,18 @@ def _in_running_text(node: Node, rule: str) -> bool:
 
     Its class names how it looks or behaves (``<a class=popup>`` opening a note,
     ``<span class=tooltip>``), not a page component: dropping it would cut words
-    out of the sentence. Hidden and screen-reader text still goes.
+    out of the sentence. Inside a heading it is the heading's text (``<h2><a
+    class=toc-backref>Setup</a></h2>``). Hidden and screen-reader text still goes.
     """
     if rule in _NAMED_HIDDEN:
         return False
     block = node.parent
     while block is not None and block.tag not in BLOCK_TAGS:
         block = block.parent
-    return block is not None and block.own_len >= PROSE_BLOCK \
-        and 2 * node.text_len <= block.own_len
+    if block is None:
+        return False
+    return block.tag in HEADINGS or (block.own_len >= PROSE_BLOCK
+                                     and 2 * node.text_len <= block.own_len)
 
 
 def _raw_prose(doc: Document, scale: float) -> list[int]:

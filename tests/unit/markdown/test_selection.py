@@ -221,3 +221,11 @@ def test_short_korean_paragraphs_count_as_prose() -> None:
     result = to_markdown(page)
     assert f"{line} 19" in result.markdown
     assert "좋은 글 감사합니다" not in result.markdown
+
+
+def test_a_heading_whose_text_is_a_chrome_named_link_keeps_its_text() -> None:
+    page = (f"<body><article><h2><a class='toc-backref' href='#toc'>Setting up</a></h2>"
+            f"{_p('Setup', 2)}<h2><a class='toc-backref' href='#toc'>Conclusion</a></h2>"
+            f"{_p('End', 2)}</article></body>")
+    result = to_markdown(page)
+    assert "## Setting up" in result.markdown and "## Conclusion" in result.markdown
