@@ -66,6 +66,8 @@ _SPECIAL = (r"(?:s(?:cript|tyle|vg|mall|trike|trong)|t(?:extarea|itle|t)|xmp|ifr
 # them (``(?i)`` alone would also fold "ſ" to "s"); a lowercase name needs no folding.
 _QUIET = (
     r"[^<]++"
+    # a link around plain text opens and closes one formatting element: no net change
+    rf"|<a{_NAME_END}{_ATTRS_END}[^<]*+</a{_NAME_END}{_ATTRS_END}"
     rf"|</?(?!{_SPECIAL}{_NAME_END}){_LOWER_NAME}{_ATTRS_END}"
     rf"|</?(?!(?i:{_SPECIAL}){_NAME_END})[A-Za-z]{_TAG_REST}"
     r"|<!--(?>-?>|(?:[^-]++|-(?!-!?>))*+(?:--!?>)?+)"
@@ -123,7 +125,8 @@ def _tokens_pass(text: str) -> int:
     Returns how many ``<`` without a ``/`` after them sit in raw-text bodies (they open
     no tag), or -1 when the page may need a cap. Formatting elements are counted as the
     full scan counts them: one more for a start tag, one fewer for an end tag of a name
-    still open, never :data:`MAX_FORMATTING` at once.
+    still open, never :data:`MAX_FORMATTING` at once (a link around plain text, quiet
+    here, adds one and takes it back, so the count stops one short of the cap).
     Inside SVG or MathML a raw-text name is an ordinary element, so its body's ``<`` are
     tags: such a token fails unless its body opens nothing (``//<![CDATA[`` scripts).
     After an integration point (``<foreignObject>`` ...) a ``</svg>`` may be ignored and
@@ -141,8 +144,8 @@ def _tokens_pass(text: str) -> int:
             name = special[1 + closing:].lower()
             if name in _FORMATTING:
                 if not closing:
-                    if unclosed >= MAX_FORMATTING:
-                        return -1
+                    if unclosed >= MAX_FORMATTING - 1:
+                        return -1  # one short of the cap: a quiet link pair then stays clear
                     open_by_name[name] = open_by_name.get(name, 0) + 1
                     unclosed += 1
                 elif open_by_name.get(name):

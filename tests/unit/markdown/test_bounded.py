@@ -142,6 +142,9 @@ def test_screen_counts_formatting_as_the_full_scan_does() -> None:
     assert screen("<p>" + "<b>bold</b> <i>it</i> " * 500)
     assert not screen("<p>" + "<b>bold <i>it</i> " * 101)
     assert not screen("<script>'</b>'</script>".join("<b>" for _ in range(120)))
+    # a link around plain text adds one and takes it back, even past many open ones
+    assert screen("<b>" * 99 + "<a href='/x'>link</a> " * 500)
+    assert not screen("<b>" * 100 + "<a href='/x'>link</a> " * 500)
     # after an SVG <desc>, a CDATA-wrapped script opens nothing
     icon = "<svg><desc>logo</desc></svg>"
     assert screen(icon + "<script>//<![CDATA[\nif (a<b) go();\n//]]></script><p>x")
