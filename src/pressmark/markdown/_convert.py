@@ -115,6 +115,9 @@ class _Buf:
                 or _neighbour(self.md, runs, index, -1, edge)
             after = (trail[:1] if not _blank_beyond(self.md, index, 1) else "") \
                 or _neighbour(self.md, runs, index, 1, edge)
+            following = runs.get(index + 1)
+            if not trail and following is not None and not following[2]:
+                after = "<"  # the next run touches this one, so it is written as HTML
             previous = runs.get(index - 1)
             touching = not lead and previous is not None and not previous[4]
             open_ok = before.isspace() or (_punct(before) and _word(_first(core)))
