@@ -7,6 +7,8 @@ says why a region is wider than the best-scoring block.
 
 from __future__ import annotations
 
+import pytest
+
 from pressmark.markdown import to_markdown
 
 PARA = ("This paragraph is a plain sentence of prose about the subject of the article, "
@@ -110,19 +112,25 @@ def test_items_emptied_by_pruning_are_not_structure_anomalies() -> None:
     assert result.validation.passed, result.validation.reasons
 
 
-def test_short_chinese_paragraphs_count_as_prose() -> None:
-    # 35 ideographs are a full sentence: below the alphabetic SHORT_BLOCK, yet prose.
-    # The comment thread (most of the page's text, so its name alone does not rule it
-    # out) is short lines and names, and must not win.
-    line = "一波波接續性低溫寒流報到已將新竹尖石鄉後山一帶層層山巒披上嫣紅的彩衣"
-    post = "".join(f"<p>{line}{i}</p>" for i in range(20))
-    thread = "".join(f"<li><a href='/u{i}'>訪客{i}</a> 於 2013/12/28</li>"
-                     f"<li>謝謝分享文章，好美的營地！</li>" for i in range(60))
+# 35 ideographs (or a line of Hangul syllables) are a full sentence: below the alphabetic
+# SHORT_BLOCK, yet prose. The comment thread (most of the page's text, so its name alone
+# does not rule it out) is short lines and names, and must not win.
+@pytest.mark.parametrize(("line", "gap", "byline", "thanks", "absent"), [
+    ("一波波接續性低溫寒流報到已將新竹尖石鄉後山一帶層層山巒披上嫣紅的彩衣", "",
+     "訪客{i}</a> 於 2013/12/28", "謝謝分享文章，好美的營地！", "好美的營地"),
+    ("위원회는 화요일에 새 도서관 건물에 대한 제안을 검토하기 위해 회의를 열었다", " ",
+     "방문자{i}</a> 2013/12/28", "좋은 글 감사합니다!", "좋은 글 감사합니다"),
+], ids=["chinese", "korean"])
+def test_short_dense_script_paragraphs_count_as_prose(line: str, gap: str, byline: str,
+                                                      thanks: str, absent: str) -> None:
+    post = "".join(f"<p>{line}{gap}{i}</p>" for i in range(20))
+    thread = "".join(f"<li><a href='/u{i}'>{byline.format(i=i)}</li><li>{thanks}</li>"
+                     for i in range(60))
     page = (f"<body><div id='main'><div class='post'>{post}</div>"
             f"<div class='comments'><ul>{thread}</ul></div></div></body>")
     result = to_markdown(page)
-    assert f"{line}19" in result.markdown
-    assert "好美的營地" not in result.markdown
+    assert f"{line}{gap}19" in result.markdown
+    assert absent not in result.markdown
 
 
 def test_cards_with_a_short_headline_and_a_longer_blurb_are_a_teaser_row() -> None:
@@ -209,18 +217,6 @@ def test_an_italic_line_under_an_image_is_its_caption() -> None:
     assert "Kate at the premiere" not in result.markdown
     assert "![](/a.jpg)" in result.markdown.replace("https://", "")
     assert "exclude_caption" in result.evidence.boilerplate_rules_used
-
-
-def test_short_korean_paragraphs_count_as_prose() -> None:
-    line = "위원회는 화요일에 새 도서관 건물에 대한 제안을 검토하기 위해 회의를 열었다"
-    post = "".join(f"<p>{line} {i}</p>" for i in range(20))
-    thread = "".join(f"<li><a href='/u{i}'>방문자{i}</a> 2013/12/28</li>"
-                     f"<li>좋은 글 감사합니다!</li>" for i in range(60))
-    page = (f"<body><div id='main'><div class='post'>{post}</div>"
-            f"<div class='comments'><ul>{thread}</ul></div></div></body>")
-    result = to_markdown(page)
-    assert f"{line} 19" in result.markdown
-    assert "좋은 글 감사합니다" not in result.markdown
 
 
 def test_a_heading_whose_text_is_a_chrome_named_link_keeps_its_text() -> None:
