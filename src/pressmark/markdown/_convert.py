@@ -33,7 +33,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from pressmark.markdown import _escape
 from pressmark.markdown._blocks import (
@@ -67,22 +66,28 @@ IN_HEADING = 16          # inline state bit: inside a heading (permalinks are un
 _WORDISH = re.compile(r"\w")
 
 
-@dataclass(slots=True)
 class Counts:
-    empty_list_items: int = 0
-    broken_tables: int = 0
-    layout_tables: int = 0
+    """Anomalies the converter met, for validation (plain slots: see ``_blocks``)."""
+
+    __slots__ = ("broken_tables", "empty_list_items", "layout_tables")
+
+    def __init__(self) -> None:
+        self.empty_list_items = 0
+        self.broken_tables = 0
+        self.layout_tables = 0
 
 
-@dataclass(slots=True)
 class _Buf:
-    md: list[str] = field(default_factory=list)
-    plain: list[str] = field(default_factory=list)
-    # (len(md), marker) right after a closed emphasis run with nothing after it
-    run: tuple[int, str] | None = None
-    code: tuple[int, str] | None = None    # (len(md), text) right after a code span
-    # md index -> (marker, html tag, lead, core, trail) of each emphasis run
-    runs: dict[int, tuple[str, str, str, str, str]] = field(default_factory=dict)
+    __slots__ = ("code", "md", "plain", "run", "runs")
+
+    def __init__(self) -> None:
+        self.md: list[str] = []
+        self.plain: list[str] = []
+        # (len(md), marker) right after a closed emphasis run with nothing after it
+        self.run: tuple[int, str] | None = None
+        self.code: tuple[int, str] | None = None    # (len(md), text) right after a code span
+        # md index -> (marker, html tag, lead, core, trail) of each emphasis run
+        self.runs: dict[int, tuple[str, str, str, str, str]] = {}
 
     def text(self, edge: str) -> str:
         """The finished Markdown of a block's inline content."""

@@ -10,8 +10,6 @@ would merge into one list otherwise).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pressmark.markdown import _escape
 from pressmark.markdown._blocks import (
     Block,
@@ -26,13 +24,18 @@ from pressmark.markdown._blocks import (
 )
 
 
-@dataclass(frozen=True, slots=True)
 class Placed:
-    """A top-level block and its ``[start, end)`` character span in the Markdown."""
+    """A top-level block and its ``[start, end)`` character span in the Markdown.
 
-    block: Block
-    start: int
-    end: int
+    Plain slots, not a dataclass: internal, and a dataclass costs start-up (``_blocks``).
+    """
+
+    __slots__ = ("block", "end", "start")
+
+    def __init__(self, block: Block, start: int, end: int) -> None:
+        self.block = block
+        self.start = start
+        self.end = end
 
 
 def render(blocks: list[Block]) -> tuple[str, list[Placed]]:

@@ -17,9 +17,9 @@ hashing or on time: the same tree always yields the same region.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection
-from dataclasses import dataclass, field
 
 from pressmark.markdown import _boilerplate
 from pressmark.markdown._prune import LONG_BLOCK, block_hash, prune
@@ -55,18 +55,39 @@ DENSE_SCALE = 2.5
 HANGUL_SCALE = 1.8
 DENSE_SHARE = 0.3        # share of such characters (of non-space chars) that makes it so
 DENSE_SAMPLE = 2000      # chars of body text sampled, in document order
-_DENSE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
+# Character classes as (lowest, class). Compiled on first need: a class spanning tens of
+# thousands of code points takes ~10 ms to compile, and a page whose text has no
+# character that high (most pages) never needs it.
+_DENSE = ("\u3040", "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_HANGUL = ("\u1100", "[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]")
+
+
+@functools.cache
+def _char_class(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def _count(text: str, chars: tuple[str, str], highest: str) -> int:
+    """How many characters of ``text`` (whose highest is ``highest``) fall in ``chars``."""
+    lowest, pattern = chars
+    return 0 if highest < lowest else len(_char_class(pattern).findall(text))
 
 
 
 
-@dataclass(slots=True, kw_only=True)
 class Selection:
-    root: Node
-    selectors: list[str]
-    rules: list[str] = field(default_factory=list)
-    removed_chars: int = 0
+    """The region picked, how it was found, and what pruning took out of it.
+
+    Plain slots, not a dataclass: internal, and a dataclass costs start-up (``_blocks``).
+    """
+
+    __slots__ = ("removed_chars", "root", "rules", "selectors")
+
+    def __init__(self, *, root: Node, selectors: list[str]) -> None:
+        self.root = root
+        self.selectors = selectors
+        self.rules: list[str] = []
+        self.removed_chars = 0
 
 
 def _is_anchor(node: Node) -> bool:
@@ -93,9 +114,10 @@ def script_scale(doc: Document) -> float:
     if not text:
         return 1.0
     floor = DENSE_SHARE * len(text)
-    if len(_DENSE.findall(text)) >= floor:
+    highest = max(text)
+    if _count(text, _DENSE, highest) >= floor:
         return DENSE_SCALE
-    return HANGUL_SCALE if len(_HANGUL.findall(text)) >= floor else 1.0
+    return HANGUL_SCALE if _count(text, _HANGUL, highest) >= floor else 1.0
 
 
 def _weigh(doc: Document, scale: float) -> None:
