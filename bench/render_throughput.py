@@ -222,7 +222,13 @@ class Sampler:
         except Exception:
             return "other"
         if "chrom" in name or "headless" in name:
-            return "chromium"
+            # Chromium's process types: the browser (no --type), renderers, the
+            # zygotes, the GPU and utility (network, storage) processes.
+            try:
+                kind = next((a[7:] for a in proc.cmdline() if a.startswith("--type=")), "browser")
+            except Exception:
+                kind = "browser"
+            return f"chromium.{kind}"
         if name.startswith("python") or name == "pressmark":
             return "python"
         if name == "node":
@@ -264,10 +270,23 @@ class Sampler:
         self._sample()
 
     def cpu_by_kind(self) -> dict[str, float]:
+        """CPU seconds by kind; ``chromium`` sums every Chromium process type."""
         out: dict[str, float] = {}
         for pid, (kind, value) in self.cpu.items():
-            out[kind] = out.get(kind, 0.0) + value - self._base.get(pid, 0.0)
+            used = value - self._base.get(pid, 0.0)
+            out[kind] = out.get(kind, 0.0) + used
+            if kind.startswith("chromium."):
+                out["chromium"] = out.get("chromium", 0.0) + used
         return {k: round(v, 1) for k, v in sorted(out.items())}
+
+    def processes_by_kind(self) -> dict[str, int]:
+        """How many processes of each kind were seen (a renderer that lived less than
+        one sampling period may be missed)."""
+        out: dict[str, int] = {}
+        for pid, (kind, _) in self.cpu.items():
+            if pid not in self._base:
+                out[kind] = out.get(kind, 0) + 1
+        return dict(sorted(out.items()))
 
 
 def machine_busy() -> tuple[float, float]:
@@ -470,7 +489,8 @@ async def main() -> dict[str, Any]:
                         f"round {round_no + 1} {mode:8s} {run.pages}/{len(urls)} in"
                         f" {run.seconds:6.2f} s = {run.pages / run.seconds:5.2f} pages/s,"
                         f" peak PSS {sampler.peak_mb:6.0f} MB, cpu s {sampler.cpu_by_kind()},"
-                        f" machine busy {busy:.0%} {run.extra}",
+                        f" machine busy {busy:.0%}, processes {sampler.processes_by_kind()}"
+                        f" {run.extra}",
                         flush=True,
                     )
     rate = {m: statistics.median(r.pages / r.seconds for r in runs) for m, runs in results.items()}
