@@ -211,6 +211,7 @@ class Sampler:
 
     exclude: set[int]
     peak_mb: float = 0.0
+    peak_by_kind: dict[str, float] = field(default_factory=dict)  # PSS MB at the peak
     cpu: dict[int, tuple[str, float]] = field(default_factory=dict)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
@@ -240,17 +241,22 @@ class Sampler:
 
         me = psutil.Process(os.getpid())
         total = 0
+        by_kind: dict[str, float] = {}
         for proc in [me, *me.children(recursive=True)]:
             if proc.pid in self.exclude:
                 continue
             try:
-                total += proc.memory_full_info().pss
+                pss = proc.memory_full_info().pss
                 times = proc.cpu_times()
                 kind = self.cpu[proc.pid][0] if proc.pid in self.cpu else self._kind(proc)
                 self.cpu[proc.pid] = (kind, times.user + times.system)
             except (psutil.NoSuchProcess, psutil.AccessDenied):
                 continue
-        self.peak_mb = max(self.peak_mb, total / 2**20)
+            total += pss
+            by_kind[kind] = by_kind.get(kind, 0.0) + pss / 2**20
+        if total / 2**20 > self.peak_mb:
+            self.peak_mb = total / 2**20
+            self.peak_by_kind = {k: round(v) for k, v in sorted(by_kind.items())}
 
     def _run(self) -> None:
         while not self._stop.wait(0.2):
@@ -488,7 +494,8 @@ async def main() -> dict[str, Any]:
                     print(
                         f"round {round_no + 1} {mode:8s} {run.pages}/{len(urls)} in"
                         f" {run.seconds:6.2f} s = {run.pages / run.seconds:5.2f} pages/s,"
-                        f" peak PSS {sampler.peak_mb:6.0f} MB, cpu s {sampler.cpu_by_kind()},"
+                        f" peak PSS {sampler.peak_mb:6.0f} MB {sampler.peak_by_kind},"
+                        f" cpu s {sampler.cpu_by_kind()},"
                         f" machine busy {busy:.0%}, processes {sampler.processes_by_kind()}"
                         f" {run.extra}",
                         flush=True,

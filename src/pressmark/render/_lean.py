@@ -2,11 +2,14 @@
 
 A render needs the DOM's text, nothing else, so a page loads without what cannot
 change that text: images, media and fonts (blocked inside Chromium), beacons
-(``navigator.sendBeacon`` answers ``true`` and sends nothing), well-known analytics
-and tag-manager scripts and pixels, the favicon, refused by URL inside the browser with
-``Network.setBlockedURLs`` (no round trip to Python per request). Speculative loads
-(``<link rel=prefetch>``) are not blocked yet: nothing in the page tells them apart
-before they are sent. Unload-time
+(``navigator.sendBeacon`` answers ``true`` and sends nothing; pings are refused),
+well-known analytics and tag-manager scripts and pixels, the favicon. Those are
+refused inside the browser before they
+are sent: the tab's Fetch domain pauses only requests of those types and URLs
+(:func:`blocked_patterns`) and fails them, one round trip for each refused request
+and none for the others. (``Network.setBlockedURLs`` would need the Network domain
+enabled on our session, which sends about 30 events a page through Playwright's
+driver to Python, to be ignored.) Unload-time
 handlers (``unload``, ``pagehide``, ``beforeunload``) are not registered: they run
 only after the capture, and they are how a page would write state for the next one.
 
@@ -30,6 +33,8 @@ capture, and ``history.length``, which counts the tab's blank start page.
 from __future__ import annotations
 
 import contextlib
+import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pressmark.egress import EgressDenied, parse_url
@@ -168,7 +173,7 @@ FREEZE_FRAME_JS = """() => {
   if (freeze) freeze();
 }"""
 
-# Network.setBlockedURLs wildcards: analytics, tag managers and pixels; media files.
+# URL wildcards (only "*"): analytics, tag managers and pixels; media files.
 TRACKER_URLS: tuple[str, ...] = (
     "*://*.google-analytics.com/*", "*://*.googletagmanager.com/*",
     "*://*.doubleclick.net/*", "*://*.googlesyndication.com/*", "*://*.hotjar.com/*",
@@ -185,17 +190,37 @@ MEDIA_URLS: tuple[str, ...] = (
 )  # fmt: skip
 
 
-async def prepare_tab(context: BrowserContext, page: Page, *, block_media: bool) -> CDPSession:
-    """Once per reused tab: the CDP session that resets it, with the block list set."""
-    session = await context.new_cdp_session(page)
-    # The block list applies only while the session's Network domain is enabled; its
-    # events are not listened to, and a zero buffer keeps no bodies for it.
-    await session.send(
-        "Network.enable", {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}
-    )
-    patterns = [*TRACKER_URLS, *(MEDIA_URLS if block_media else ())]
-    await session.send("Network.setBlockedURLs", {"urls": patterns})
-    return session
+# Request types that never change a DOM's text: pings and reports. (Fetch patterns
+# cannot name prefetches: Chromium reports them as "Fetch", like a page's own fetch().)
+SKIPPED_TYPES: tuple[str, ...] = ("Ping", "CSPViolationReport")
+
+
+@dataclass(frozen=True, slots=True)
+class BlockList:
+    """What a tab refuses before it is sent: Fetch-domain patterns, and the same rule as a
+    predicate for a paused request (a paused document may be one to refuse, or one to
+    check and continue)."""
+
+    patterns: tuple[dict[str, str], ...]
+    types: frozenset[str]
+    urls: re.Pattern[str]
+
+    def refuses(self, resource_type: str, url: str) -> bool:
+        return resource_type in self.types or self.urls.fullmatch(url) is not None
+
+
+def blocked_patterns(block: frozenset[str]) -> BlockList:
+    """The block list for a tab whose page state blocks ``block`` (image, media, font)."""
+    types = set(SKIPPED_TYPES) | {name.capitalize() for name in block}
+    urls = [*TRACKER_URLS, *(MEDIA_URLS if "media" in block else ())]
+    # Our URL wildcards have only '*'; Fetch patterns also read '?' and '\\'.
+    escaped = [u.replace("\\", "\\\\").replace("?", "\\?") for u in urls]
+    patterns = [{"urlPattern": "*", "resourceType": t, "requestStage": "Request"}
+                for t in sorted(types)]
+    patterns += [{"urlPattern": u, "requestStage": "Request"} for u in escaped]
+    regex = "|".join(".*".join(re.escape(part) for part in u.split("*")) for u in urls)
+    return BlockList(patterns=tuple(patterns), types=frozenset(types),
+                     urls=re.compile(regex, re.DOTALL))
 
 
 def frame_origins(page: Page) -> list[str]:

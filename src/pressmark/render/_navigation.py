@@ -12,6 +12,10 @@ sees it, and the render ends with ``RenderError(code="robots-denied")``. Frames
 (documents of other frames) continue unasked, like subresources: browsers do not
 apply robots.txt to them.
 
+The same Fetch domain refuses what a lean page load skips
+(:func:`pressmark.render._lean.blocked_patterns`): such requests are paused too, and
+failed with ``BlockedByClient`` before anything is sent.
+
 The same pause answers the proxy's challenge (407) with its per-instance secret:
 the context keeps the answer and sends it with every later request, subresources
 included. Handing the secret to Playwright instead would make its driver pause
@@ -31,6 +35,7 @@ from pressmark.render._errors import ROBOTS_DENIED, RenderError
 if TYPE_CHECKING:
     from playwright.async_api import CDPSession
 
+    from pressmark.render._lean import BlockList
     from pressmark.render._protocol import NavigationGuard
 
 _T = TypeVar("_T")
@@ -48,6 +53,8 @@ class NavigationWatch:
         self._tasks: set[asyncio.Task[None]] = set()
         self.denied: str | None = None
         self.checked = 0
+        self.refused = 0  # requests the block list refused, over the tab's life
+        self._blocked: BlockList | None = None
         self._denied_event = asyncio.Event()
 
     def rearm(self, guard: NavigationGuard | None) -> None:
@@ -58,13 +65,17 @@ class NavigationWatch:
         self._denied_event = asyncio.Event()
 
     @classmethod
-    async def attach(cls, session: CDPSession, credentials: tuple[str, str]) -> NavigationWatch:
-        """Pause the documents of ``session``'s page; ``credentials`` answer the proxy."""
+    async def attach(cls, session: CDPSession, credentials: tuple[str, str],
+                     blocked: BlockList | None = None) -> NavigationWatch:
+        """Pause the documents of ``session``'s page; ``credentials`` answer the proxy.
+        With ``blocked``, the requests it names are paused too, and refused."""
         tree = await session.send("Page.getFrameTree")
         watch = cls(session, str(tree["frameTree"]["frame"]["id"]), credentials)
+        watch._blocked = blocked
         session.on("Fetch.requestPaused", watch._on_paused)
         session.on("Fetch.authRequired", watch._on_challenge)
-        await session.send("Fetch.enable", {"patterns": _PATTERNS, "handleAuthRequests": True})
+        patterns = [*_PATTERNS, *(blocked.patterns if blocked is not None else ())]
+        await session.send("Fetch.enable", {"patterns": patterns, "handleAuthRequests": True})
         return watch
 
     def _spawn(self, step: Awaitable[None]) -> None:
@@ -73,6 +84,13 @@ class NavigationWatch:
         task.add_done_callback(self._tasks.discard)
 
     def _on_paused(self, event: dict[str, Any]) -> None:
+        blocked = self._blocked
+        if blocked is not None and blocked.refuses(
+                str(event.get("resourceType", "")), str(event.get("request", {}).get("url", ""))):
+            self.refused += 1
+            self._spawn(self._send("Fetch.failRequest", {
+                "requestId": event["requestId"], "errorReason": "BlockedByClient"}))
+            return
         self._spawn(self._decide(event))
 
     def _on_challenge(self, event: dict[str, Any]) -> None:

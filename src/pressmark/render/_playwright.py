@@ -40,7 +40,7 @@ from pressmark.render._errors import (
     RENDERER_CLOSED,
     RenderError,
 )
-from pressmark.render._lean import LEAN_SCRIPT, kept_page, prepare_tab, reset_tab
+from pressmark.render._lean import LEAN_SCRIPT, blocked_patterns, kept_page, reset_tab
 from pressmark.render._navigation import NavigationWatch
 from pressmark.render._options import PageState, PoolLimits
 from pressmark.render._pool import BrowserPool, Lease
@@ -223,6 +223,7 @@ class PlaywrightRenderer:
         self._proxy = proxy
         self._own_proxy: EgressProxy | None = None
         self._state = page_state or PageState()
+        self._blocked = blocked_patterns(frozenset(self._state.block))
         self._limits = limits or PoolLimits.for_machine()
         self._executable = executable
         self._pw: Playwright | None = None
@@ -453,12 +454,10 @@ class PlaywrightRenderer:
                 page = await context.new_page()
                 page.on("crash", lambda _page: kept.__setitem__("crashed", True))
                 context.on("page", _close_popup)
-                kept["session"] = session = await prepare_tab(
-                    context, page, block_media="media" in state.block
-                )
+                kept["session"] = session = await context.new_cdp_session(page)
                 proxy = self.proxy
                 kept["nav"] = await NavigationWatch.attach(
-                    session, (proxy.username, proxy.password))
+                    session, (proxy.username, proxy.password), self._blocked)
                 kept["page"] = page
             host = _host(url) or ""
             cookies = state.consent.cookies.get(host)
