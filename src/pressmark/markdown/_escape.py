@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-_ALWAYS = re.compile(r"([\\`*\[\]|~])")
+_ALWAYS_CHARS = "\\`*[]|~"  # the backslash first (see ``escape_text``)
 # "_", "<", "&" and "!" are syntax or not depending on their neighbours, which may sit in
 # the next text node ("a_" + "<b>b</b>"). ``escape_text`` marks them with Unicode
 # noncharacters (reserved for internal use, removed from input by ``clean``) and
@@ -35,6 +35,10 @@ _LINE_START = re.compile(
 
 def clean(text: str) -> str:
     """Drop control characters and zero-width spaces; NBSP becomes a space."""
+    if text.isprintable():
+        # every character this removes or replaces is unprintable to Python (Cc, Cf, Cn,
+        # Zs), and this C-level check is ~15x faster than the regex scan below
+        return text
     if "\xa0" in text:
         text = text.replace("\xa0", " ")
     return _CONTROL.sub("", text)
@@ -42,7 +46,12 @@ def clean(text: str) -> str:
 
 def escape_text(text: str) -> str:
     """Escape what is syntax anywhere; mark what needs ``resolve`` later."""
-    text = _ALWAYS.sub(r"\\\1", text)
+    # str.replace per character (backslash first, so no escape is escaped twice) gives
+    # what one regex substitution of the set gives, and the ``in`` checks cost a fraction of the
+    # regex scan on the common text that holds none of them
+    for char in _ALWAYS_CHARS:
+        if char in text:
+            text = text.replace(char, "\\" + char)
     for char, mark in _MARKS.items():
         if char in text:
             text = text.replace(char, mark)
