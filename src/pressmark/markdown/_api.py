@@ -147,7 +147,7 @@ def to_markdown(
         headline=_first_h1(doc.body) if plain_chars < SOFT_404_CHARS else None, url=url,
         canonical_url=metadata.canonical_url, language=metadata.language,
         readiness_passed=None if readiness is None else bool(readiness.passed),
-        requested_url=requested_url, not_found_markers=_not_found_markers(doc),
+        requested_url=requested_url, not_found_markers=_not_found_markers(doc, head),
     )
     report = validate(facts, policy)
     presence = round(min(1.0, plain_chars / policy.presence_chars), 4) \
@@ -177,14 +177,20 @@ def to_markdown(
     )
 
 
-def _not_found_markers(doc: Document) -> tuple[str, ...]:
-    """Template markers of a not-found page (class/id of ``<html>``/``<body>``, prerender)."""
+def _not_found_markers(doc: Document, head: HeadNodes) -> tuple[str, ...]:
+    """Template markers of a not-found page (class/id of ``<html>``/``<body>``, prerender).
+
+    The prerender meta is looked up among the ``<meta>`` elements ``head`` already holds
+    (document order, like a CSS query, and the same exact value match): a query of its
+    own would walk the whole document once more.
+    """
     root = doc.parser.root
     html_attrs = root.attributes if root is not None else {}
     body_attrs = doc.body.attrs or {}
     markers = not_found_tokens(html_attrs.get("class"), html_attrs.get("id"),
                                body_attrs.get("class"), body_attrs.get("id"))
-    meta = doc.parser.css_first('meta[name="prerender-status-code"]')
+    meta = next((m for m in head.metas
+                 if m.attributes.get("name") == "prerender-status-code"), None)
     if meta is not None and (meta.attributes.get("content") or "").strip() == "404":
         markers = (*markers, "prerender-status-code:404")
     return markers

@@ -370,6 +370,8 @@ def text_rule(text: str) -> str | None:
         return "image_credit"
     if len(text) < PAYWALL_MAX:
         norm = _norm(text)
+        if not norm.startswith(_PAYWALL):  # one C-level test before the loop over them
+            return None
         for prefix in _PAYWALL:
             if norm.startswith(prefix) and not _WORD_END.match(norm[len(prefix):len(prefix) + 1]):
                 return "paywall_prompt"

@@ -98,6 +98,7 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
             and not _item_of_prose_list(node)
             and not (node.tag in _LISTS and node.prose >= PROSE_ITEM)):
         return "link_density"
+    text: str | None = None  # the subtree's text, built once for the rules below
     if node.tag in _REPEATABLE and text_len <= 100 and (repeated or hints):
         text = node.text()
         if _boilerplate.is_placeholder(text):
@@ -106,13 +107,17 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
             return "repeated_block"
         if hints and block_hash(text) in hints:
             return "cross_page_repetition"
-    elif node.tag in BLOCK_TAGS and text_len < 40 and _boilerplate.is_placeholder(node.text()):
+    elif node.tag in BLOCK_TAGS and text_len < 40 and _boilerplate.is_placeholder(
+            text := node.text()):
         return "ui_label"
     if node.tag in _TEXT_RULE_TAGS and text_len < _boilerplate.PAYWALL_MAX:
-        rule = _boilerplate.text_rule(node.text())
+        if text is None:
+            text = node.text()
+        rule = _boilerplate.text_rule(text)
         if rule is not None and not any(n.tag == "img" for n in node.iter()):
             return rule  # (with an image inside, the credit's own element goes instead)
-    if hints and node.own_len and node.tag in BLOCK_TAGS and block_hash(node.text()) in hints:
+    if hints and node.own_len and node.tag in BLOCK_TAGS and block_hash(
+            node.text() if text is None else text) in hints:
         return "cross_page_repetition"
     if node.tag in _TEXT_RULE_TAGS and text_len < CAPTION_MAX and _caption_line(node):
         return "exclude_caption"

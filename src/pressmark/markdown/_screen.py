@@ -109,14 +109,27 @@ def screen(text: str) -> bool:
 
 def screened_starts(text: str) -> int:
     """An upper bound of the page's start tags when every other cap provably holds
-    (text length, formatting elements, attributes), else -1."""
+    (text length, formatting elements, attributes), else -1.
+
+    Above :data:`SCREEN_STARTS` the bound is ``count("<") - count("</")`` less the raw
+    text's (module doc); at or below it, it may be the looser ``count("<")`` less those,
+    which decides the same: counting ``</`` costs a pass over the page, needed only
+    when the looser bound is too high.
+    """
     if len(text) > MAX_TEXT_CHARS:
         return -1
-    starts = text.count("<") - text.count("</")  # an upper bound (module doc)
-    if starts > 4 * SCREEN_STARTS:
-        return -1  # scripts hold some of those ``<``, never this many
+    starts = text.count("<")
+    closes_counted = starts > 4 * SCREEN_STARTS
+    if closes_counted:
+        starts -= text.count("</")  # an upper bound (module doc)
+        if starts > 4 * SCREEN_STARTS:
+            return -1  # scripts hold some of those ``<``, never this many
     in_raw_text = _tokens_pass(text)
-    return -1 if in_raw_text < 0 else starts - in_raw_text
+    if in_raw_text < 0:
+        return -1
+    if not closes_counted and starts - in_raw_text > SCREEN_STARTS:
+        starts -= text.count("</")
+    return starts - in_raw_text
 
 
 def _tokens_pass(text: str) -> int:

@@ -239,12 +239,17 @@ def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str],
     """Copy the visible elements; ``nodes`` gets them parents-first (creation order)."""
     stack: list[tuple[Any, Node]] = [(lex_root, root)]
     drop = _DROP
+    blocks = BLOCK_TAGS
+    chrome_tags = _CHROME_TAGS
+    add_node = nodes.append
+    push = stack.append
     limit = int(CHROME_SHARE * _visible_size(lex_root)) if skip_chrome else -1
     while stack:
         lex, parent = stack.pop()
         counts: dict[str, int] = {}
         summary_only = parent.tag == "details" and "open" not in parent.attrs
-        children = parent.children
+        add_child = parent.children.append
+        add_elem = parent.elems.append
         depth = parent.depth + 1
         child = lex.child
         while child is not None:
@@ -253,7 +258,7 @@ def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str],
                 if not summary_only:
                     text = child.text_content
                     if text:
-                        children.append(text)
+                        add_child(text)
             elif tag and tag[0] != "-":  # processing instructions have no tag: skipped
                 n = counts.get(tag, 0) + 1
                 counts[tag] = n
@@ -262,22 +267,25 @@ def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str],
                     if attrs and ("hidden" in attrs or "style" in attrs
                                   or "aria-hidden" in attrs) and _hidden(attrs):
                         pass
-                    elif limit >= 0 and (tag in _CHROME_TAGS or (attrs and (
-                        "class" in attrs or "id" in attrs or "role" in attrs))) and (
+                    # only these can be chrome (``_chrome``: an inline element only by
+                    # its role); the test here spares most elements the call
+                    elif limit >= 0 and (tag in chrome_tags or (attrs and (
+                        "role" in attrs or (tag in blocks and (
+                            "class" in attrs or "id" in attrs))))) and (
                             found := _chrome(child, tag, attrs, parent.tag, limit)):
                         skipped.add(found[0])
                         parent.chrome += found[1]  # still weighs against its container
                     else:
                         node = Node(tag, attrs, parent, n, depth, len(nodes))
-                        nodes.append(node)
-                        children.append(node)
-                        parent.elems.append(node)
+                        add_node(node)
+                        add_child(node)
+                        add_elem(node)
                         if depth >= MAX_DEPTH:
                             flat = child.text(deep=True)
                             if flat:
                                 node.children.append(flat)
                         else:  # asking Lexbor for .child here would wrap it twice
-                            stack.append((child, node))
+                            push((child, node))
             child = child.next
 
 
