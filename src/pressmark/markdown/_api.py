@@ -21,6 +21,7 @@ from pressmark.markdown._blocks import (
 from pressmark.markdown._convert import Converter
 from pressmark.markdown._metadata import HeadNodes, read_embedded_state, read_metadata
 from pressmark.markdown._policy import POLICY_VERSION, ConversionPolicy, MarkdownError
+from pressmark.markdown._prune import collapsed_hash
 from pressmark.markdown._render import Placed, render
 from pressmark.markdown._result import (
     EvidencePacket,
@@ -29,7 +30,7 @@ from pressmark.markdown._result import (
     ReadinessFacts,
     Structure,
 )
-from pressmark.markdown._select import LONG_BLOCK, Selection, block_hash, select
+from pressmark.markdown._select import LONG_BLOCK, Selection, select
 from pressmark.markdown._tree import Document, Node, parse
 from pressmark.markdown._validate import SOFT_404_CHARS, Facts, not_found_tokens, validate
 
@@ -323,7 +324,7 @@ def _survey(blocks: list[Block], hints: frozenset[str]) -> tuple[
         if isinstance(block, Heading):
             counts["headings"] += 1
             headings.append((block.level, block.plain))
-            hashes.append(block_hash(block.plain))
+            hashes.append(collapsed_hash(block.plain))  # plain is collapsed (_convert)
             chars += len(block.plain)
         elif isinstance(block, Para):
             counts["paragraphs"] += 0 if nested else 1
@@ -332,12 +333,12 @@ def _survey(blocks: list[Block], hints: frozenset[str]) -> tuple[
                 prose_items += 1
             counts["images"] += block.text.count("![")
             counts["links"] += block.text.count("](") - block.text.count("![")
-            hashes.append(block_hash(block.plain))
+            digest = collapsed_hash(block.plain)
+            hashes.append(digest)
             chars += len(block.plain)
             src = block.source
             if (src is not None and 0 < src.own_len < LONG_BLOCK
-                    and src.own_link > 0.5 * src.own_len) or (
-                    hints and block_hash(block.plain) in hints):
+                    and src.own_link > 0.5 * src.own_len) or (hints and digest in hints):
                 chrome += len(block.plain)
         elif isinstance(block, ListBlock):
             counts["lists"] += 1

@@ -50,8 +50,13 @@ def block_hash(text: str) -> str:
     The crawler counts these across a host's pages and passes the repeated ones
     back as ``boilerplate_hints``.
     """
-    norm = " ".join(text.split()).casefold()
-    return hashlib.sha256(norm.encode("utf-8")).hexdigest()[:16]
+    return collapsed_hash(" ".join(text.split()))
+
+
+def collapsed_hash(text: str) -> str:
+    """``block_hash`` of text already whitespace-collapsed (a block's ``plain``): the
+    evidence hashes every block, and collapsing it again would only repeat the work."""
+    return hashlib.sha256(text.casefold().encode("utf-8")).hexdigest()[:16]
 
 
 def prune(root: Node, hints: Collection[str]) -> tuple[list[str], int]:

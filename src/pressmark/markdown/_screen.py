@@ -94,7 +94,6 @@ _INTEGRATION_POINTS = frozenset(_FOREIGN[2:])
 # opens nothing: no "<" that starts a tag, comment or end tag outside CDATA sections.
 _CDATA = re.compile(r"<!\[CDATA\[.*?\]\]>", re.S)
 _OPENS = re.compile(r"<[A-Za-z!/?]")
-_SCRIPT_START = re.compile(r"<script[\t\n\f\r />]", re.I | re.A)
 
 
 def screen(text: str) -> bool:

@@ -291,6 +291,7 @@ def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str],
 
 def _measure(nodes: list[Node]) -> None:
     """Bottom-up text and link lengths; ``own_*`` go to the nearest block ancestor."""
+    blocks = BLOCK_TAGS
     for node in reversed(nodes):
         total = node.text_len
         links = node.link_len
@@ -299,8 +300,9 @@ def _measure(nodes: list[Node]) -> None:
         is_link = node.tag == "a"
         for child in node.children:
             if isinstance(child, str):
-                words = child.split()
-                n = len(" ".join(words)) if words else 0
+                if child.isspace():
+                    continue  # indentation between tags (most text nodes) adds nothing
+                n = len(" ".join(child.split()))
                 total += n
                 own += n
                 if is_link:
@@ -309,9 +311,10 @@ def _measure(nodes: list[Node]) -> None:
             else:
                 total += child.text_len
                 links += child.text_len if is_link else child.link_len
-                if child.blocky or child.tag in BLOCK_TAGS:
+                if child.tag in blocks:
                     blocky = True
-                if child.tag not in BLOCK_TAGS:
+                else:
+                    blocky = blocky or child.blocky
                     own += child.own_len
                     own_link += child.text_len if is_link else child.own_link
         node.text_len = total
