@@ -456,13 +456,17 @@ async def main() -> dict[str, Any]:
     parser.add_argument("--server", choices=["nginx", "python"], default="nginx")
     parser.add_argument("--renderer", action="store_true", help="also run PlaywrightRenderer")
     parser.add_argument("--crawl-arg", action="append", default=[], help="extra crawl flag")
+    parser.add_argument("--crawl-slots", default="",
+                        help="also run the crawl with these --render-concurrency values")
     args = parser.parse_args()
 
     from pressmark.render import find_chromium
 
     executable = find_chromium()
     ks = [int(x) for x in args.ks.split(",")]
-    modes = [f"bare{k}" for k in ks] + ["crawl"] + (["renderer"] if args.renderer else [])
+    slots = [int(x) for x in args.crawl_slots.split(",") if x]
+    modes = [f"bare{k}" for k in ks] + ["crawl"] + [f"crawl@{n}" for n in slots]
+    modes += ["renderer"] if args.renderer else []
     results: dict[str, list[Run]] = {m: [] for m in modes}
     peaks: dict[str, list[float]] = {m: [] for m in modes}
     cpus: dict[str, list[dict[str, float]]] = {m: [] for m in modes}
@@ -485,7 +489,10 @@ async def main() -> dict[str, Any]:
                         elif mode == "renderer":
                             run = await renderer_loop(urls, executable, origin)
                         else:
-                            run = await crawl_loop(origin, executable, args.crawl_arg)
+                            extra = list(args.crawl_arg)
+                            if "@" in mode:
+                                extra += ["--render-concurrency", mode.split("@")[1]]
+                            run = await crawl_loop(origin, executable, extra)
                     total1, idle1 = machine_busy()
                     busy = 1 - (idle1 - idle0) / max(1.0, total1 - total0)
                     results[mode].append(run)

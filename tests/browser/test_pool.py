@@ -7,6 +7,7 @@ import contextlib
 import os
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -143,3 +144,31 @@ async def test_memory_budget_holds_new_pages_back(policy: Any, pages: PageServer
         assert all(r.readiness.passed for r in results)
         assert renderer.pool.peak_active == 1
         assert renderer.pool.throttled >= 1
+
+
+def _renderer_processes(browser: int) -> set[int]:
+    found = set()
+    for pid in group_members(os.getpgid(browser)):
+        with contextlib.suppress(OSError):
+            # (the zygote's children rewrite their command line as one string)
+            if b"--type=renderer" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.add(pid)
+    return found
+
+
+async def test_a_slot_costs_one_renderer_process(policy: Any, pages: PageServer) -> None:
+    """Each slot's context keeps one renderer process, whatever the slots do at once: no
+    spare renderer started for another slot's context (and thrown away), no WebUI
+    pop-up preloaded for each context's window."""
+    from pressmark.render import PlaywrightRenderer
+
+    options = RenderOptions(readiness=ReadinessSpec(stability_window_ms=50))
+    async with PlaywrightRenderer(policy=policy, limits=PoolLimits(max_pages=3)) as renderer:
+        seen: set[int] = set()
+        for _ in range(3):
+            results = await asyncio.gather(
+                *(renderer.render(pages.origin + "/static", options) for _ in range(3)))
+            assert all(r.readiness.passed for r in results)
+            seen |= _renderer_processes(renderer.pool.pids[0])
+        assert renderer.pool.reused == 6
+        assert len(seen) <= 3, seen

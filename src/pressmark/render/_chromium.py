@@ -100,6 +100,10 @@ DISABLED_FEATURES = (
     # one, so the spare is thrown away and a new one started: about one renderer
     # process (tens of ms of CPU) per page, where a reused tab needs none.
     "SpareRendererForSitePerProcess",
+    # Each browser context is a window in headless mode, and each window preloaded its
+    # omnibox pop-ups (two WebUI pages, one renderer process of ~35 MB): with a context
+    # per render slot, half the renderer processes were pop-ups nobody can open.
+    "WebUIOmniboxPopup", "WebUIOmniboxAimPopup",
 )
 
 
