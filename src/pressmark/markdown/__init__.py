@@ -16,6 +16,8 @@ Same input and policy give byte-identical output in any process.
 Usable on its own: it imports nothing from pressmark but ``pressmark._errors``.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from pressmark.markdown._api import to_markdown
 from pressmark.markdown._bounded import BoundedHtml, bound_html, parse_html
 from pressmark.markdown._metadata import PageMetadata
@@ -29,8 +31,10 @@ from pressmark.markdown._result import (
 )
 from pressmark.markdown._screen import screen
 from pressmark.markdown._select import block_hash
-from pressmark.markdown._stability import StabilityReport, stability
 from pressmark.markdown._validate import ValidationReport
+
+if TYPE_CHECKING:
+    from pressmark.markdown._stability import StabilityReport, stability
 
 __all__ = [
     "POLICY_VERSION",
@@ -52,3 +56,14 @@ __all__ = [
     "stability",
     "to_markdown",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``stability`` and its report load on first use: ``pressmark md`` never compares."""
+    if name not in ("StabilityReport", "stability"):
+        raise AttributeError(f"module 'pressmark.markdown' has no attribute {name!r}")
+    from pressmark.markdown import _stability  # noqa: PLC0415 - the lazy part
+
+    value = getattr(_stability, name)
+    globals()[name] = value
+    return value

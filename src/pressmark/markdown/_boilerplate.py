@@ -181,12 +181,24 @@ _LOADING = re.compile(
 # The multilingual rules below are phrase sets looked up after ``_norm``, not regex
 # alternations: a set costs nothing to build, a long alternation costs milliseconds to
 # compile at every start of the command line.
-_EDGES = re.compile(r"^\W+|\W+$")
+_NON_WORD = re.compile(r"\W+")
 
 
 def _norm(text: str) -> str:
-    """Lower case, whitespace collapsed, punctuation and symbols trimmed at both ends."""
-    return _EDGES.sub("", " ".join(text.split()).lower())
+    r"""Lower case, whitespace collapsed, punctuation and symbols trimmed at both ends.
+
+    Each end is matched where it is (the end through the reversed text): one
+    substitution of ``^\W+|\W+$`` would try the second branch at every position.
+    """
+    text = " ".join(text.split()).lower()
+    lead = _NON_WORD.match(text)
+    if lead is not None:
+        text = text[lead.end():]
+    if text and _NON_WORD.match(text, len(text) - 1):
+        trail = _NON_WORD.match(text[::-1])
+        assert trail is not None  # the last character is one
+        text = text[:len(text) - trail.end()]
+    return text
 
 
 def _phrases(*groups: str) -> frozenset[str]:

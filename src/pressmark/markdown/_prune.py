@@ -11,13 +11,21 @@ decides anything.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import Counter
 from collections.abc import Collection
+from typing import TYPE_CHECKING
 
 from pressmark.markdown import _boilerplate
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
+
+if TYPE_CHECKING:
+    from hashlib import sha256
+else:  # CPython's own SHA-256 (as ``random`` takes its SHA-512): the same digest, and no
+    try:  # OpenSSL loaded by every start-up of the command line, as hashlib would
+        from _sha256 import sha256
+    except ImportError:  # pragma: no cover - a build without it
+        from hashlib import sha256
 
 LONG_BLOCK = 300        # chars: a block this long is prose even when dense with links
 CAPTION_MAX = 80        # chars: an italic line under an image this short is its caption
@@ -56,7 +64,7 @@ def block_hash(text: str) -> str:
 def collapsed_hash(text: str) -> str:
     """``block_hash`` of text already whitespace-collapsed (a block's ``plain``): the
     evidence hashes every block, and collapsing it again would only repeat the work."""
-    return hashlib.sha256(text.casefold().encode("utf-8")).hexdigest()[:16]
+    return sha256(text.casefold().encode("utf-8")).hexdigest()[:16]
 
 
 def prune(root: Node, hints: Collection[str]) -> tuple[list[str], int]:
