@@ -117,6 +117,10 @@ def words_rule(value: str) -> str | None:
             words = [w.lower() for w in _SPLIT.split(_CAMEL.sub(" ", name)) if w]
         elif name.isascii() and name.isalnum():
             words = [name]
+        elif name.isascii() and name.replace("-", "").replace("_", "").isalnum():
+            # the commonest shape ("post-content", "entry_title"): split by hand, as
+            # ``_SPLIT`` would split it, without a regex call per class word
+            words = [w for w in name.replace("_", "-").split("-") if w]
         else:
             words = [w for w in _SPLIT.split(name) if w]
         for word in words:

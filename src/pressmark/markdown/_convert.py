@@ -104,6 +104,8 @@ class _Buf:
         and its closing marker mirrors that. ``edge`` stands for what surrounds the
         buffer (a space for a block, punctuation for nested inline content).
         """
+        if not self.runs:
+            return "".join(self.md)  # no emphasis run: nothing to decide
         md = list(self.md)
         for index in self.fallbacks(edge):
             _, tag, lead, core, trail = self.runs[index]

@@ -75,6 +75,9 @@ def resolve(text: str) -> str:
 
 
 def escape_line_start(line: str) -> str:
+    first = line[:1]
+    if not first or (first not in "#>+=-" and not first.isdecimal()):
+        return line  # (``\d`` is any decimal digit, ``isdecimal`` the same class)
     m = _LINE_START.match(line)
     if m is None:
         return line
