@@ -62,9 +62,11 @@ _ONE_ATTR = (r"[\t\n\f\r /]*[^\t\n\f\r />][^\t\n\f\r /=>]*"
              r"(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:\"[^\"]*\"?|'[^']*'?|[^\t\n\f\r >]*))?")
 # Attributes are matched in bounded runs: one regex repeat over 300k attributes would
 # hold a backtracking frame for each of them (memory, not just time).
-_ATTRS_HEAD = re.compile(rf"(?:{_ONE_ATTR}){{0,{MAX_ATTRIBUTES}}}")
 _ATTRS_MORE = re.compile(rf"(?:{_ONE_ATTR}){{1,1024}}")
 _TAG_CLOSE = re.compile(r"[\t\n\f\r ]*(/?)[\t\n\f\r /]*>?")
+# A tag's head (up to MAX_ATTRIBUTES attributes, group 1) and its close (the slash is group
+# 2) in one match: the close always matches, so the head matches as it would alone.
+_ATTRS_CLOSE = re.compile(rf"((?:{_ONE_ATTR}){{0,{MAX_ATTRIBUTES}}}){_TAG_CLOSE.pattern}")
 _RAW_END = {name: re.compile(rf"</{name}[\t\n\f\r />]", re.I | re.A) for name in RAW_TEXT}
 # the tokenizer lowercases ASCII letters only ("\u212a".lower() is "k")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
@@ -223,7 +225,7 @@ def _bound(text: str, *, screened_out: bool = False) -> BoundedHtml:
     pos = 0
     hit: set[str] = set()
     search = _TOKEN.search
-    attrs_head = _ATTRS_HEAD.match
+    attrs_close = _ATTRS_CLOSE.match
     attrs_more = _ATTRS_MORE.match
     tag_close = _TAG_CLOSE.match
     length = len(text)
@@ -237,16 +239,23 @@ def _bound(text: str, *, screened_out: bool = False) -> BoundedHtml:
             continue
         name = raw_name.lower() if raw_name.isascii() else raw_name.translate(_ASCII_LOWER)
         closing = bool(m.group(1))
-        head = attrs_head(text, m.end())
+        head = attrs_close(text, m.end())
         assert head is not None  # every part of the pattern is optional
-        head_end = extra_from = head.end()
-        more = attrs_more(text, head_end)
-        while more is not None:  # attributes past the cap: skipped in bounded runs
-            extra_from = more.end()
-            more = attrs_more(text, extra_from)
-        tail = tag_close(text, extra_from)
-        assert tail is not None
-        end = tail.end()
+        head_end = extra_from = head.end(1)
+        # Fewer than MAX_ATTRIBUTES characters hold fewer attributes (each takes one at
+        # least), and then the head stopped where no further attribute matches: only a
+        # head this long can have more after it.
+        if head_end - m.end() >= MAX_ATTRIBUTES:
+            more = attrs_more(text, head_end)
+            while more is not None:  # attributes past the cap: skipped in bounded runs
+                extra_from = more.end()
+                more = attrs_more(text, extra_from)
+        if extra_from > head_end:
+            tail = tag_close(text, extra_from)
+            assert tail is not None
+            end, slash, tail_start = tail.end(), tail.group(1), tail.start()
+        else:
+            end, slash, tail_start = head.end(), head.group(2), head_end
         if closing:
             if dropped.get(name):
                 dropped[name] -= 1
@@ -265,7 +274,7 @@ def _bound(text: str, *, screened_out: bool = False) -> BoundedHtml:
             kept_from = length
             hit.add("elements")
             break
-        self_closing = bool(tail.group(1)) and stack.foreign > 0
+        self_closing = bool(slash) and stack.foreign > 0
         pos = end
         if not (name in _VOID or name in _MERGED or self_closing):
             stack.start_tag(name)
@@ -278,7 +287,7 @@ def _bound(text: str, *, screened_out: bool = False) -> BoundedHtml:
                 continue
         if extra_from > head_end:
             pieces.append(text[kept_from:head_end])
-            kept_from = tail.start()
+            kept_from = tail_start
             hit.add("attributes")
         if name in _VOID or name in _MERGED or self_closing:
             continue
