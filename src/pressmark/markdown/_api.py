@@ -273,7 +273,14 @@ def _lead_trim(blocks: list[Block], title: str | None, rules: set[str],
 
 
 def _first_h1(body: Node) -> str | None:
-    return next((n.text() for n in body.iter() if n.tag == "h1" and n.text_len), None)
+    """The first non-empty ``<h1>`` in document order (a walk that stops there)."""
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if node.tag == "h1" and node.text_len:
+            return node.text()
+        stack.extend(reversed(node.elems))
+    return None
 
 
 def _tidy(blocks: list[Block], selection: Selection, title: str | None,

@@ -72,8 +72,9 @@ def prune(root: Node, hints: Collection[str]) -> tuple[list[str], int]:
     keep_share = 0.5 * root.pos
     fired: set[str] = set()
     removed = 0
-    repeated = _repeated_texts(root)
-    marks = _section_marks(root)
+    order = root.iter()  # document order, walked once for both surveys below
+    repeated = _repeated_texts(order)
+    marks = _section_marks(root, order)
     stack: list[Node] = list(reversed(root.elems))
     while stack:
         node = stack.pop()
@@ -180,11 +181,11 @@ def _link_cluster(node: Node) -> bool:
             and sum(1 for n in node.iter() if n.tag == "a") >= INLINE_LINKS)
 
 
-def _repeated_texts(root: Node) -> set[str]:
-    """Short texts that repeat inside the selected region ("Advertisement" x 3)."""
+def _repeated_texts(order: list[Node]) -> set[str]:
+    """Short texts that repeat inside the selected region (its elements in ``order``)."""
     counts: Counter[str] = Counter()
     counted: set[int] = set()
-    for node in root.iter():
+    for node in order:
         if node.own_len and node.tag in _REPEATABLE and node.text_len <= 100:
             parent = node.parent
             counted.add(node.idx)
@@ -197,7 +198,7 @@ def _repeated_texts(root: Node) -> set[str]:
             if n >= REPEAT_MIN and text and not _SENTENCE.search(text)}
 
 
-def _section_marks(root: Node) -> dict[int, str]:
+def _section_marks(root: Node, order: list[Node]) -> dict[int, str]:
     """Sibling-level chrome inside the region, by node index: teaser rows, chrome sections.
 
     A teaser row is three or more sibling containers of one kind (tag and class), each
@@ -209,7 +210,7 @@ def _section_marks(root: Node) -> dict[int, str]:
     """
     marks: dict[int, str] = {}
     budget = 0.5 * root.text_len
-    for parent in root.iter():
+    for parent in order:
         elems = parent.elems
         if len(elems) >= CARD_MIN_RUN:
             _teaser_row(elems, marks, budget)
