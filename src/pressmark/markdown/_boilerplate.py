@@ -109,26 +109,37 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 @functools.lru_cache(maxsize=8192)  # a pure memo: class strings repeat a lot within a site
 def words_rule(value: str) -> str | None:
     for name in value.split():
-        low = name.lower()
-        whole = _WHOLE_RULES.get(low)
-        if whole is not None:
-            return whole
-        if low != name:  # camelCase words ("shareBar") only when there is a capital
-            words = [w.lower() for w in _SPLIT.split(_CAMEL.sub(" ", name)) if w]
-        elif name.isascii() and name.isalnum():
-            words = [name]
-        elif name.isascii() and name.replace("-", "").replace("_", "").isalnum():
-            # the commonest shape ("post-content", "entry_title"): split by hand, as
-            # ``_SPLIT`` would split it, without a regex call per class word
-            words = [w for w in name.replace("_", "-").split("-") if w]
-        else:
-            words = [w for w in _SPLIT.split(name) if w]
-        for word in words:
-            found = _WORD_RULES.get(word)
-            if found is None and word.startswith("related"):
-                found = "exclude_related"  # run together: "relatedposts", "relatedStories"
-            if found is not None and not (found in _LAYOUT_RULES and _POSITIVE.intersection(words)):
-                return found
+        rule = _name_rule(name)
+        if rule is not None:
+            return rule
+    return None
+
+
+# Class words repeat across pages and sites more than whole class strings do: a batch
+# of pages finds most of them here already.
+@functools.lru_cache(maxsize=8192)
+def _name_rule(name: str) -> str | None:
+    """The rule one class (or id) word names, if any (see ``words_rule``)."""
+    low = name.lower()
+    whole = _WHOLE_RULES.get(low)
+    if whole is not None:
+        return whole
+    if low != name:  # camelCase words ("shareBar") only when there is a capital
+        words = [w.lower() for w in _SPLIT.split(_CAMEL.sub(" ", name)) if w]
+    elif name.isascii() and name.isalnum():
+        words = [name]
+    elif name.isascii() and name.replace("-", "").replace("_", "").isalnum():
+        # the commonest shape ("post-content", "entry_title"): split by hand, as
+        # ``_SPLIT`` would split it, without a regex call per class word
+        words = [w for w in name.replace("_", "-").split("-") if w]
+    else:
+        words = [w for w in _SPLIT.split(name) if w]
+    for word in words:
+        found = _WORD_RULES.get(word)
+        if found is None and word.startswith("related"):
+            found = "exclude_related"  # run together: "relatedposts", "relatedStories"
+        if found is not None and not (found in _LAYOUT_RULES and _POSITIVE.intersection(words)):
+            return found
     return None
 
 
