@@ -32,6 +32,7 @@ capture, and ``history.length``, which counts the tab's blank start page.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 from dataclasses import dataclass
@@ -245,10 +246,13 @@ async def reset_tab(context: BrowserContext, page: Page, session: CDPSession) ->
     for frame in page.frames[1:]:  # the top frame was cleared and frozen by the capture
         with contextlib.suppress(Exception):
             await frame.evaluate(FREEZE_FRAME_JS)
-    await context.clear_cookies()
-    for origin in origins:
-        await session.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
-    await session.send("Page.resetNavigationHistory")
+    # Independent steps, sent at once: the slot is held until the last one answers.
+    await asyncio.gather(
+        context.clear_cookies(),
+        *(session.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+          for origin in origins),
+        session.send("Page.resetNavigationHistory"),
+    )
 
 
 def kept_page(kept: dict[str, Any]) -> Page | None:

@@ -51,9 +51,11 @@ class PageState:
     consent: ConsentPolicy = field(default_factory=ConsentPolicy)
 
 
-PAGES_PER_CORE = 3
+PAGES_PER_CORE = 4
 """Open pages per CPU core. A page spends most of a render waiting (for the network, for
-the page's own timers, for the stability window), so a core keeps about three busy."""
+the page's own timers, for the stability window): on the render bench (2 cores, a JS
+shell takes ~1 s to pass readiness and ~0.25 s of CPU) four per core keep both cores
+busy, where three left the crawl bound by the window."""
 
 PAGE_MEMORY_MB = 120
 """What one open page costs the machine, to size the pages from memory (a renderer

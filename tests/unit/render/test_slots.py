@@ -14,12 +14,12 @@ from pressmark.render._options import (
 
 
 def test_pages_per_core_capped_by_memory() -> None:
-    assert machine_render_slots(cpus=2, available_mb=24_000) == 6
+    assert machine_render_slots(cpus=2, available_mb=24_000) == 8
     assert machine_render_slots(cpus=64, available_mb=1_000_000) == MAX_AUTO_PAGES
     # A quarter of 1.2 GB holds two pages of PAGE_MEMORY_MB, never fewer than 2.
     assert machine_render_slots(cpus=8, available_mb=8 * PAGE_MEMORY_MB) == 2
     assert machine_render_slots(cpus=1, available_mb=100) == 2
-    assert machine_render_slots(cpus=2, available_mb=0) == 6  # memory unknown
+    assert machine_render_slots(cpus=2, available_mb=0) == 8  # memory unknown
 
 
 def test_memory_budget_follows_the_pages() -> None:
