@@ -4,12 +4,12 @@ A render needs the DOM's text, nothing else, so a page loads without what cannot
 change that text: images, media and fonts (blocked inside Chromium), beacons
 (``navigator.sendBeacon`` answers ``true`` and sends nothing; pings are refused),
 well-known analytics and tag-manager scripts and pixels, the favicon. Those are
-refused inside the browser before they
-are sent: the tab's Fetch domain pauses only requests of those types and URLs
-(:func:`blocked_patterns`) and fails them, one round trip for each refused request
-and none for the others. (``Network.setBlockedURLs`` would need the Network domain
-enabled on our session, which sends about 30 events a page through Playwright's
-driver to Python, to be ignored.) Unload-time
+refused inside the browser before they are sent: the tab's Fetch domain pauses only
+requests of those types and URLs (:func:`blocked_patterns`) and fails them, one round
+trip for each refused request and none for the others. (``Network.setBlockedURLs``
+would need the Network domain enabled on our session, which sends about 30 events a
+page through Playwright's driver to Python, to be ignored.) Prefetches are not
+refused: a Fetch pattern cannot tell them from the page's own ``fetch()``. Unload-time
 handlers (``unload``, ``pagehide``, ``beforeunload``) are not registered: they run
 only after the capture, and they are how a page would write state for the next one.
 
