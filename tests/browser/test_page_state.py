@@ -108,6 +108,7 @@ async def test_a_reused_tab_carries_nothing_over(policy: Any, pages: PageServer)
 
 
 TRACKED = (
+    '<link rel="prefetch" href="/prefetched.json">'
     "<main><h1>Tracked</h1><p>An article with the usual passengers.</p></main>"
     '<script src="/js/analytics.js"></script>'
     "<script>window.beacon = navigator.sendBeacon('/collect-beacon', 'x');</script>"
@@ -121,6 +122,6 @@ async def test_lean_loads_skip_trackers_and_beacons(renderer: Any, pages: PageSe
     result = await renderer.render(pages.origin + "/tracked", QUICK)
     assert "Tracked" in result.html
     fetched = set(pages.paths[before:])
-    # No analytics script or beacon; a path that merely starts like a
+    # No analytics script, beacon or prefetch; a path that merely starts like a
     # tracker's ("/collect?") is loaded.
     assert fetched == {"/tracked", "/collections.js"}

@@ -18,6 +18,10 @@ codings other than ``chunked``, sloppy chunk sizes, non-token header names and
 bare CR/LF/NUL are refused with 400 (no request smuggling to the upstream).
 When the policy names an upstream proxy, CONNECT tunnels go through it too.
 
+With ``refuse_prefetch``, a plain-HTTP request the browser marks as speculative
+(``Sec-Purpose: prefetch``) is answered ``503`` at once, without an upstream
+connection (a tunnel's requests cannot be seen, so https prefetches still go out).
+
 Every request must carry ``Proxy-Authorization: Basic`` with this instance's
 random credentials (407 otherwise), so other local processes cannot use it as
 an open proxy. Everything refused is appended to :attr:`EgressProxy.denied`, except
@@ -119,8 +123,12 @@ class EgressProxy:
         policy: EgressPolicy | None = None,
         resolver: Resolver | None = None,
         connector: Connector | None = None,
+        *,
+        refuse_prefetch: bool = False,
     ) -> None:
         self.policy = policy or EgressPolicy()
+        self.refuse_prefetch = refuse_prefetch
+        self.prefetches_refused = 0
         self.resolver = resolver or SystemResolver()
         self.connector = connector or AsyncioConnector()
         self._opener = GuardedOpener(self.policy, self.resolver, self.connector, None)
@@ -393,6 +401,16 @@ class EgressProxy:
             return await self._reply(
                 writer, 403, "Forbidden", (("X-Pressmark-Denied", exc.code),), close=not keep
             )
+        if self.refuse_prefetch and any(
+                k.lower() in ("sec-purpose", "purpose") and "prefetch" in v.lower()
+                for k, v in headers):
+            # A speculative load never changes a rendered page's text: answered here (after
+            # the policy, so a denied one is still recorded), with no upstream connection,
+            # and not stored (the page's own request, if it comes, goes out then).
+            self.prefetches_refused += 1
+            keep = await self._discard_body(headers, reader)
+            return await self._reply(writer, 503, "Prefetch Refused",
+                                     (("Cache-Control", "no-store"),), close=not keep)
         body = await self._read_body(headers, reader)
         if body == _TOO_LARGE:
             return await self._reply(writer, 413, "Request Entity Too Large", close=True)

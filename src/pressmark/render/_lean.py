@@ -8,8 +8,10 @@ refused inside the browser before they are sent: the tab's Fetch domain pauses o
 requests of those types and URLs (:func:`blocked_patterns`) and fails them, one round
 trip for each refused request and none for the others. (``Network.setBlockedURLs``
 would need the Network domain enabled on our session, which sends about 30 events a
-page through Playwright's driver to Python, to be ignored.) Prefetches are not
-refused: a Fetch pattern cannot tell them from the page's own ``fetch()``. Unload-time
+page through Playwright's driver to Python, to be ignored.) A Fetch pattern cannot tell
+a prefetch from the page's own ``fetch()``; the renderer's egress proxy refuses plain
+HTTP prefetches by their ``Sec-Purpose`` header instead, before any upstream
+connection. Unload-time
 handlers (``unload``, ``pagehide``, ``beforeunload``) are not registered: they run
 only after the capture, and they are how a page would write state for the next one.
 

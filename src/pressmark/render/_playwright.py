@@ -269,7 +269,8 @@ class PlaywrightRenderer:
         executable = self._executable or find_chromium()
         try:
             if self._proxy is None:
-                self._own_proxy = EgressProxy(self._policy, self._resolver)
+                self._own_proxy = EgressProxy(self._policy, self._resolver,
+                                              refuse_prefetch=True)
                 await self._own_proxy.start()
                 self._proxy = self._own_proxy
             proxy = self.proxy

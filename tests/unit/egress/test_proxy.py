@@ -112,6 +112,31 @@ async def test_plain_http_is_forwarded(proxy: EgressProxy, origin: LoopbackOrigi
     assert proxy.forwarded == 2
 
 
+async def test_prefetches_are_refused_without_an_upstream_when_asked(
+    policy: EgressPolicy, origin: LoopbackOrigin
+) -> None:
+    async with EgressProxy(policy, StaticResolver(RESOLVER), refuse_prefetch=True) as proxy:
+        before = len(origin.requests)
+        status, headers, _ = await exchange(
+            proxy, f"GET {origin.url('/page')} HTTP/1.1\r\nHost: x\r\n{auth(proxy)}"
+            "Sec-Purpose: prefetch\r\n\r\n",
+        )
+        assert status == 503 and headers["cache-control"] == "no-store"
+        assert len(origin.requests) == before and proxy.prefetches_refused == 1
+        assert proxy.denied == [] and proxy.forwarded == 0
+        status, _, body = await exchange(  # the same request, not speculative, goes out
+            proxy, f"GET {origin.url('/page')} HTTP/1.1\r\nHost: x\r\n{auth(proxy)}\r\n"
+        )
+        assert status == 200 and body == TEXT
+        # The URL policy comes first: a denied target is recorded. (A name is not even
+        # resolved for a prefetch: nothing is sent anywhere.)
+        status, _, _ = await exchange(
+            proxy, f"GET http://10.0.0.1/ HTTP/1.1\r\nHost: x\r\n{auth(proxy)}"
+            "Sec-Purpose: prefetch\r\n\r\n",
+        )
+        assert status == 403 and [d.code for d in proxy.denied] == ["DENIED_ADDRESS"]
+
+
 async def test_keep_alive_between_browser_and_proxy(
     proxy: EgressProxy, origin: LoopbackOrigin
 ) -> None:
