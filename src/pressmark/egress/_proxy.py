@@ -32,16 +32,17 @@ ends; wrong credentials are a denial at once.
 
 :meth:`EgressProxy.close` cancels every request in flight (one waiting on its
 upstream included) and closes every connection it accepted.
+
+The byte-level work (strict body framing, the upstream head, relaying a response, a
+tunnel's copy loop) is in :mod:`._proxy_wire`; every decision is taken here.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import hmac
 import logging
-import re
 import secrets
 from collections import Counter
 from dataclasses import dataclass, field
@@ -65,23 +66,28 @@ from pressmark.egress._http1 import (
     framing_for,
 )
 from pressmark.egress._policy import EgressPolicy, check_url
+from pressmark.egress._proxy_wire import (
+    HEADER_NAME,
+    READ_TIMEOUT,
+    TOO_LARGE,
+    close_writer,
+    read_request_body,
+    relay_response,
+    request_framing,
+    splice,
+    status_line,
+    target_host,
+    upstream_head,
+)
 from pressmark.egress._resolver import Resolver, SystemResolver
-from pressmark.egress._url import ParsedURL, parse_url
+from pressmark.egress._url import parse_url
 
 logger = logging.getLogger("pressmark.egress.proxy")
 
-MAX_REQUEST_BODY: Final = 16 * 1024 * 1024
 MAX_DENIED_KEPT: Final = 10_000  # the newest refusals are kept in EgressProxy.denied
 MAX_PENDING_CHALLENGES: Final = 32  # per connection; beyond that a 407 is a denial at once
 IDLE_TIMEOUT: Final = 60.0
 CONNECT_TIMEOUT: Final = 10.0
-READ_TIMEOUT: Final = 30.0
-_HOP_BY_HOP: Final = frozenset(
-    {
-        "connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
-        "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
-    }
-)
 PROXY_AUTH: Final = "PROXY_AUTH"  # a denial code of the proxy only: missing or wrong secret
 
 
@@ -105,10 +111,6 @@ class _Peer:
     """Per-connection state: the 407 challenges this connection has not answered yet."""
 
     pending: list[tuple[str, str]] = field(default_factory=list)
-
-
-def _status_line(status: int, reason: str) -> bytes:
-    return f"HTTP/1.1 {status} {reason}\r\n".encode("latin-1")
 
 
 class EgressProxy:
@@ -175,7 +177,7 @@ class EgressProxy:
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
         for writer in list(self._writers):  # accepted, but its handler never ran
-            await _close_writer(writer)
+            await close_writer(writer)
         self._writers.clear()
         if server is not None:
             await server.wait_closed()
@@ -201,7 +203,7 @@ class EgressProxy:
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if self._closing:  # accepted just before close(): nothing is served after it
-            await _close_writer(writer)
+            await close_writer(writer)
             return
         task = asyncio.current_task()
         if task is not None:
@@ -228,11 +230,11 @@ class EgressProxy:
             if task is not None:
                 self._tasks.discard(task)
             self._writers.discard(writer)
-            await _close_writer(writer)
+            await close_writer(writer)
 
     def _challenge(self, peer: _Peer, method: str, target: str) -> None:
         if len(peer.pending) >= MAX_PENDING_CHALLENGES:  # a peer that never authenticates
-            self._deny(PROXY_AUTH, method, _target_host(method, target), None,
+            self._deny(PROXY_AUTH, method, target_host(method, target), None,
                        "no proxy credentials")
             return
         key = (method, target)
@@ -256,7 +258,7 @@ class EgressProxy:
                 self._unanswered[(method, target)] -= 1
                 if not self._unanswered[(method, target)]:
                     del self._unanswered[(method, target)]
-                self._deny(PROXY_AUTH, method, _target_host(method, target), None,
+                self._deny(PROXY_AUTH, method, target_host(method, target), None,
                            "no proxy credentials after the challenge")
         peer.pending.clear()
 
@@ -270,7 +272,7 @@ class EgressProxy:
         close: bool = False,
     ) -> bool:
         body = f"{status} {reason}\n".encode()
-        lines = [_status_line(status, reason)]
+        lines = [status_line(status, reason)]
         lines += [f"{k}: {v}\r\n".encode("latin-1") for k, v in extra]
         lines.append(b"Content-Type: text/plain\r\n")
         lines.append(f"Content-Length: {len(body)}\r\n".encode())
@@ -297,7 +299,7 @@ class EgressProxy:
         headers: list[tuple[str, str]] = []
         for line in lines[1:]:
             name, sep, value = line.partition(":")
-            if not sep or _HEADER_NAME.fullmatch(name) is None:  # tokens only: no smuggling
+            if not sep or HEADER_NAME.fullmatch(name) is None:  # tokens only: no smuggling
                 return await self._reply(writer, 400, "Bad Request", close=True)
             headers.append((name, value.strip()))
         auth = next((v for k, v in headers if k.lower() == "proxy-authorization"), None)
@@ -323,7 +325,7 @@ class EgressProxy:
         self, headers: list[tuple[str, str]], reader: asyncio.StreamReader
     ) -> bool:
         """Skip a refused request's body; False when the connection cannot be kept."""
-        framing = _request_framing(headers)
+        framing = request_framing(headers)
         if not isinstance(framing, int):
             return False
         try:
@@ -374,7 +376,7 @@ class EgressProxy:
         writer.write(b"HTTP/1.1 200 Connection Established\r\n\r\n")
         try:
             await writer.drain()
-            await _splice(reader, writer, up_reader, up_writer)
+            await splice(reader, writer, up_reader, up_writer)
         finally:
             up_writer.close()
 
@@ -411,13 +413,13 @@ class EgressProxy:
             keep = await self._discard_body(headers, reader)
             return await self._reply(writer, 503, "Prefetch Refused",
                                      (("Cache-Control", "no-store"),), close=not keep)
-        body = await self._read_body(headers, reader)
-        if body == _TOO_LARGE:
+        body = await read_request_body(headers, reader)
+        if body == TOO_LARGE:
             return await self._reply(writer, 413, "Request Entity Too Large", close=True)
         if not isinstance(body, bytes):
             self._deny(INVALID_URL, method, parsed.host, parsed.port, "ambiguous request framing")
             return await self._reply(writer, 400, "Bad Request", close=True)
-        request_head = _upstream_head(method, parsed, headers, len(body))
+        request_head = upstream_head(method, parsed, headers, len(body))
         client_keep = "close" not in ",".join(
             v.lower() for k, v in headers if k.lower() in ("connection", "proxy-connection")
         ) and version == "HTTP/1.1"
@@ -441,8 +443,8 @@ class EgressProxy:
         if not upstream_keep:
             conn.reusable = False
         self.forwarded += 1
-        return await self._relay(conn, status, reason, resp_headers, framing, length, writer,
-                                 client_keep=client_keep)
+        return await relay_response(conn, status, reason, resp_headers, framing, length,
+                                    writer, client_keep=client_keep, pool=self._pool)
 
     async def _upstream(
         self, key: OriginKey, head: bytes, body: bytes
@@ -468,179 +470,3 @@ class EgressProxy:
             raise
         return conn, status, reason, headers
 
-    async def _read_body(
-        self, headers: list[tuple[str, str]], reader: asyncio.StreamReader
-    ) -> bytes | str | None:
-        """The request body, read strictly; ``"too-large"``, or ``None`` when malformed.
-
-        The proxy re-frames every body with its own Content-Length, so upstream
-        sees exactly what was parsed here; ambiguous framing (both Content-Length
-        and Transfer-Encoding, several lengths, codings other than ``chunked``,
-        sloppy chunk sizes) is refused rather than guessed at (request smuggling).
-        """
-        framing = _request_framing(headers)
-        if framing is None or framing == _TOO_LARGE:
-            return framing
-        if framing == "chunked":
-            out = bytearray()
-            while True:
-                line = await reader.readuntil(b"\r\n")
-                size_text = line[:-2].split(b";", 1)[0]
-                if not _HEX.fullmatch(size_text) or len(size_text) > 8:
-                    return None
-                size = int(size_text, 16)
-                if size == 0:
-                    while (await reader.readuntil(b"\r\n")) != b"\r\n":
-                        pass
-                    return bytes(out)
-                if len(out) + size > MAX_REQUEST_BODY:
-                    return _TOO_LARGE
-                out += await reader.readexactly(size)
-                if await reader.readexactly(2) != b"\r\n":
-                    return None
-        assert isinstance(framing, int)
-        return b"" if framing == 0 else await reader.readexactly(framing)
-
-    async def _relay(  # noqa: PLR0917  # private; one call site
-        self,
-        conn: Connection,
-        status: int,
-        reason: str,
-        resp_headers: list[tuple[str, str]],
-        framing: str,
-        length: int,
-        writer: asyncio.StreamWriter,
-        *,
-        client_keep: bool,
-    ) -> bool:
-        done = asyncio.get_running_loop().create_future()
-
-        def on_done(c: Connection) -> None:
-            self._pool.put(c)
-            if not done.done():
-                done.set_result(None)
-
-        lines = [_status_line(status, reason or "-")]
-        for k, v in resp_headers:
-            if k not in _HOP_BY_HOP and k != "content-length":
-                lines.append(f"{k}: {v}\r\n".encode("latin-1"))
-        keep = client_keep
-        if framing == "length":
-            lines.append(f"content-length: {length}\r\n".encode())
-        elif framing == "chunked":
-            lines.append(b"transfer-encoding: chunked\r\n")
-        elif framing == "close":
-            keep = False
-        if not keep:
-            lines.append(b"connection: close\r\n")
-        lines.append(b"\r\n")
-        # The head goes out with the first chunk (and a short body's end with it): one
-        # send to the browser per small response, not two or three.
-        pending: list[bytes] = lines
-        relayed = 0
-        body = conn.body(framing, length, timeout=READ_TIMEOUT, deadline=None, on_done=on_done)
-        try:
-            async for chunk in body:
-                pending.append(b"%x\r\n%s\r\n" % (len(chunk), chunk)
-                               if framing == "chunked" else chunk)
-                relayed += len(chunk)
-                if framing == "length" and relayed >= length:
-                    continue  # the last chunk: sent below, after the body has ended
-                writer.write(b"".join(pending))
-                pending = []
-                if writer.transport.get_write_buffer_size() > 256 * 1024:
-                    await writer.drain()
-            if framing == "chunked":
-                pending.append(b"0\r\n\r\n")
-            writer.write(b"".join(pending))
-            await writer.drain()
-        except (ProtocolError, OSError, TimeoutError, asyncio.IncompleteReadError):
-            await body.aclose()
-            return False  # the response is cut short: the browser sees a broken connection
-        finally:
-            await body.aclose()
-        return keep
-
-
-async def _close_writer(writer: asyncio.StreamWriter) -> None:
-    """Close a connection and wait (briefly) until its transport is gone."""
-    writer.close()
-    with contextlib.suppress(Exception, asyncio.CancelledError):
-        async with asyncio.timeout(1.0):
-            await writer.wait_closed()
-
-
-def _target_host(method: str, target: str) -> str | None:
-    """The host a refused request was for, for the record only (never for a decision)."""
-    authority = target if method == "CONNECT" else target.partition("://")[2].split("/", 1)[0]
-    authority = authority.rpartition("@")[2]
-    if authority.startswith("["):
-        host = authority[1:].partition("]")[0]
-    else:
-        host = authority.rsplit(":", 1)[0]
-    return host.lower()[:253] or None
-
-
-_HEX: Final = re.compile(rb"[0-9A-Fa-f]+")
-_HEADER_NAME: Final = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
-_TOO_LARGE: Final = "too-large"
-
-
-def _request_framing(headers: list[tuple[str, str]]) -> int | str | None:
-    """``"chunked"``, a Content-Length, or ``None`` when framing is ambiguous or too large."""
-    lengths = [v for k, v in headers if k.lower() == "content-length"]
-    codings = [v for k, v in headers if k.lower() == "transfer-encoding"]
-    if codings:
-        if lengths or len(codings) != 1 or codings[0].strip().lower() != "chunked":
-            return None
-        return "chunked"
-    if not lengths:
-        return 0
-    if len(set(lengths)) != 1:
-        return None
-    value = lengths[0]
-    if not value.isascii() or not value.isdigit() or len(value) > 12:
-        return None
-    length = int(value)
-    return _TOO_LARGE if length > MAX_REQUEST_BODY else length
-
-
-def _upstream_head(
-    method: str, parsed: ParsedURL, headers: list[tuple[str, str]], body_length: int
-) -> bytes:
-    lines = [f"{method} {parsed.target} HTTP/1.1", f"Host: {parsed.authority}"]
-    for name, value in headers:
-        low = name.lower()
-        if low in _HOP_BY_HOP or low in ("host", "content-length"):
-            continue
-        lines.append(f"{name}: {value}")
-    if body_length or method in ("POST", "PUT", "PATCH"):
-        lines.append(f"Content-Length: {body_length}")
-    lines.append("\r\n")
-    return "\r\n".join(lines).encode("latin-1")
-
-
-async def _pump(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
-    try:
-        while True:
-            data = await source.read(65536)
-            if not data:
-                break
-            sink.write(data)
-            await sink.drain()
-    except (ConnectionError, OSError):
-        pass
-    finally:
-        if sink.can_write_eof():
-            with contextlib.suppress(OSError, RuntimeError):
-                sink.write_eof()
-
-
-async def _splice(
-    a_reader: asyncio.StreamReader,
-    a_writer: asyncio.StreamWriter,
-    b_reader: asyncio.StreamReader,
-    b_writer: asyncio.StreamWriter,
-) -> None:
-    """Copy both ways until both directions are finished (or one side breaks)."""
-    await asyncio.gather(_pump(a_reader, b_writer), _pump(b_reader, a_writer))

@@ -108,13 +108,13 @@ async def test_first_challenge_then_credentials_is_not_a_denial(
 
 
 def test_refused_host_is_recorded_from_the_target() -> None:
-    from pressmark.egress._proxy import _target_host
+    from pressmark.egress._proxy_wire import target_host
 
-    assert _target_host("CONNECT", "Public.test:443") == "public.test"
-    assert _target_host("GET", "http://u:p@host.test:8080/x") == "host.test"
-    assert _target_host("GET", "http://[::1]/x") == "::1"
-    assert _target_host("GET", "http://[::1]:80/x") == "::1"
-    assert _target_host("GET", "/relative") is None
+    assert target_host("CONNECT", "Public.test:443") == "public.test"
+    assert target_host("GET", "http://u:p@host.test:8080/x") == "host.test"
+    assert target_host("GET", "http://[::1]/x") == "::1"
+    assert target_host("GET", "http://[::1]:80/x") == "::1"
+    assert target_host("GET", "/relative") is None
 
 
 async def test_a_peer_that_never_authenticates_is_denied_at_once(
