@@ -31,7 +31,6 @@ Rules (the golden tests pin each one):
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable
 
 from pressmark.markdown import _escape
@@ -47,6 +46,7 @@ from pressmark.markdown._blocks import (
     Rule,
     Table,
 )
+from pressmark.markdown._inline import InlineBuf, add_run, squeeze
 from pressmark.markdown._policy import ConversionPolicy
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
 
@@ -55,8 +55,6 @@ MAX_GRID_ROWS = 2000
 _LANG = re.compile(r"(?:^|\s)(?:language|lang)-([A-Za-z0-9_+#.-]+)")
 _LAYOUT_SIGNS = frozenset(("table", "p", "ul", "ol", "pre", "blockquote", "dl",
                            "h1", "h2", "h3", "h4", "h5", "h6"))
-_SPACES = re.compile(r" {2,}")
-_BREAKS = re.compile(r"\n[ \n]*\n")
 _LISTS = frozenset(("ul", "ol", "menu", "dir"))
 _CODE = frozenset(("code", "kbd", "samp", "tt"))
 _EM = frozenset(("em", "i", "cite", "dfn", "var"))
@@ -77,66 +75,6 @@ class Counts:
         self.layout_tables = 0
 
 
-class _Buf:
-    __slots__ = ("code", "md", "plain", "run", "runs")
-
-    def __init__(self) -> None:
-        self.md: list[str] = []
-        self.plain: list[str] = []
-        # (len(md), marker) right after a closed emphasis run with nothing after it
-        self.run: tuple[int, str] | None = None
-        self.code: tuple[int, str] | None = None    # (len(md), text) right after a code span
-        # md index -> (marker, html tag, lead, core, trail) of each emphasis run
-        self.runs: dict[int, tuple[str, str, str, str, str]] = {}
-
-    def text(self, edge: str) -> str:
-        """The finished Markdown of a block's inline content."""
-        return _escape.resolve(self.raw(edge))
-
-    def raw(self, edge: str) -> str:
-        """The Markdown, with runs CommonMark would not read as emphasis in HTML form.
-
-        A ``*`` run opens only if the character after it is not punctuation or the one
-        before it is space/punctuation (and the mirror rule for closing), so
-        ``a<em>"q"</em>b`` cannot be ``a*"q"*b``; a marker that can both open and
-        close pairs up depending on its neighbours. So a run is Markdown only when its
-        opening marker follows a space (or punctuation, with a word character inside)
-        and its closing marker mirrors that. ``edge`` stands for what surrounds the
-        buffer (a space for a block, punctuation for nested inline content).
-        """
-        if not self.runs:
-            return "".join(self.md)  # no emphasis run: nothing to decide
-        md = list(self.md)
-        for index in self.fallbacks(edge):
-            _, tag, lead, core, trail = self.runs[index]
-            md[index] = f"{lead}<{tag}>{core}</{tag}>{trail}"
-        return "".join(md)
-
-    def fallbacks(self, edge: str) -> list[int]:
-        """Indices of the runs that must be written as inline HTML (see ``raw``)."""
-        out: list[int] = []
-        runs = self.runs
-        for index, (_, _, lead, core, trail) in runs.items():
-            # space at the very edge of the buffer is moved outside by whoever wraps it
-            before = (lead[-1:] if not _blank_beyond(self.md, index, -1) else "") \
-                or _neighbour(self.md, runs, index, -1, edge)
-            after = (trail[:1] if not _blank_beyond(self.md, index, 1) else "") \
-                or _neighbour(self.md, runs, index, 1, edge)
-            following = runs.get(index + 1)
-            if not trail and following is not None and not following[2]:
-                after = "<"  # the next run touches this one, so it is written as HTML
-            previous = runs.get(index - 1)
-            touching = not lead and previous is not None and not previous[4]
-            open_ok = before.isspace() or (_punct(before) and _word(_first(core)))
-            close_ok = after.isspace() or (_punct(after) and _word(_last(core)))
-            if touching or not (open_ok and close_ok):
-                # two runs touching ("*a***b**") make one ambiguous delimiter run, and a
-                # marker that could both open and close ("a**b**c", "(**(b)**)") pairs
-                # up by rules that depend on its neighbours
-                out.append(index)
-        return out
-
-
 class Converter:
     def __init__(self, policy: ConversionPolicy, resolve: Callable[[str], str | None]) -> None:
         self.policy = policy
@@ -149,7 +87,7 @@ class Converter:
 
     def blocks(self, node: Node) -> list[Block]:
         out: list[Block] = []
-        buf = _Buf()
+        buf = InlineBuf()
         for child in node.children:
             if isinstance(child, str):
                 self._text(child, buf)
@@ -157,11 +95,11 @@ class Converter:
                 continue
             elif child.tag in BLOCK_TAGS or (child.blocky and child.tag != "a"):
                 self._flush(buf, node, out)
-                buf = _Buf()
+                buf = InlineBuf()
                 out.extend(self.block(child))
             elif child.blocky:  # a link wrapped around blocks: keep the blocks
                 self._flush(buf, node, out)
-                buf = _Buf()
+                buf = InlineBuf()
                 out.extend(self.blocks(child))
             else:
                 self._inline(child, buf, 0)
@@ -171,9 +109,9 @@ class Converter:
     def block(self, node: Node) -> list[Block]:
         tag = node.tag
         if tag in HEADINGS:
-            buf = _Buf()
+            buf = InlineBuf()
             self._inline_children(node, buf, IN_HEADING)
-            text = _squeeze(buf.text(" ").replace("\n", " ")).strip()
+            text = squeeze(buf.text(" ").replace("\n", " ")).strip()
             if not text:
                 return []
             plain = " ".join("".join(buf.plain).split())
@@ -193,7 +131,7 @@ class Converter:
             return [Rule(node)]
         return self.blocks(node)
 
-    def _flush(self, buf: _Buf, owner: Node, out: list[Block]) -> None:
+    def _flush(self, buf: InlineBuf, owner: Node, out: list[Block]) -> None:
         if not buf.md:
             return
         md_lines = buf.text(" ").split("\n")
@@ -202,7 +140,7 @@ class Converter:
             plain_lines = [" ".join(plain_lines), *[""] * (len(md_lines) - 1)]
         paras: list[tuple[list[str], list[str]]] = [([], [])]
         for raw, plain in zip(md_lines, plain_lines, strict=True):
-            line = _squeeze(raw).strip()
+            line = squeeze(raw).strip()
             if line:
                 paras[-1][0].append(_escape.escape_line_start(line))
                 paras[-1][1].append(plain)
@@ -214,7 +152,7 @@ class Converter:
 
     # ---- inline ---------------------------------------------------------------------------
 
-    def _text(self, text: str, buf: _Buf) -> None:
+    def _text(self, text: str, buf: InlineBuf) -> None:
         if not text.strip(" \t\n\r"):  # the commonest text: indentation between tags
             if text:
                 buf.md.append(" ")
@@ -233,7 +171,7 @@ class Converter:
         buf.md.append(lead + _escape.escape_text(joined) + trail)
         buf.plain.append(lead + joined + trail)
 
-    def _inline_children(self, node: Node, buf: _Buf, state: int) -> None:
+    def _inline_children(self, node: Node, buf: InlineBuf, state: int) -> None:
         for child in node.children:
             if isinstance(child, str):
                 self._text(child, buf)
@@ -241,7 +179,7 @@ class Converter:
                 self._inline(child, buf, state)
 
     # state bits: 1 in link, 2 in emphasis, 4 in strong, 8 in strikethrough, 16 in heading
-    def _inline(self, node: Node, buf: _Buf, state: int) -> None:
+    def _inline(self, node: Node, buf: InlineBuf, state: int) -> None:
         tag = node.tag
         if tag == "br":
             buf.md.append("\n")
@@ -285,50 +223,16 @@ class Converter:
         # GFM splits table rows on every unescaped "|", code spans included
         return span.replace("|", "\\|") if self.in_cell else span
 
-    def _wrap(self, node: Node, buf: _Buf, state: int, marker: str) -> None:
-        inner = _Buf()
+    def _wrap(self, node: Node, buf: InlineBuf, state: int, marker: str) -> None:
+        inner = InlineBuf()
         self._inline_children(node, inner, state)
-        # resolved with the enclosing text; a paragraph break cannot sit inside a run
-        md = _one_break(inner.raw("*"))
-        buf.plain.append(_one_break("".join(inner.plain)))
-        core = md.strip(" \n")
-        if not core:
-            if md:
-                buf.md.append(md)
-            return
-        start = md.index(core[0])
-        lead, trail = md[:start], md[start + len(core):]
-        tag = _HTML_TAG[marker]
-        if _ambiguous_edges(inner):
-            # "***1**1**1***": a run whose content starts or ends with several other
-            # runs is ambiguous; only a single nested run ("***1***") is safe
-            buf.md.append(f"{lead}<{tag}>{core}</{tag}>{trail}")
-            buf.run = None
-            return
-        if not lead and buf.run == (len(buf.md), marker):
-            # <em>a</em><em>b</em>: one run "*ab*", since "*a**b*" reads as nested
-            index = len(buf.md) - 1
-            _, _, first_lead, first, _ = buf.runs[index]
-            if first.endswith(("`", "*", "~", ">")) or core.startswith(("`", "*", "~", "<")) \
-                    or core.endswith(("*", "~")):
-                # merging would glue two code spans into one, or put nested runs at an
-                # edge of the merged run: keep this run apart
-                buf.md.append(f"<{tag}>{core}</{tag}>{trail}")
-                buf.run = None
-                return
-            lead, core = first_lead, first + core
-        else:
-            index = len(buf.md)
-            buf.md.append("")
-        buf.md[index] = f"{lead}{marker}{core}{marker}{trail}"
-        buf.runs[index] = (marker, tag, lead, core, trail)
-        buf.run = None if trail else (len(buf.md), marker)
+        add_run(buf, inner, marker)
 
-    def _link(self, node: Node, buf: _Buf, state: int) -> None:
+    def _link(self, node: Node, buf: InlineBuf, state: int) -> None:
         if state & 1 or not self.policy.links:
             self._inline_children(node, buf, state)
             return
-        inner = _Buf()
+        inner = InlineBuf()
         self._inline_children(node, inner, state | 1)
         md = inner.raw("[").replace("\n", " ")
         plain = "".join(inner.plain).replace("\n", " ")
@@ -342,7 +246,7 @@ class Converter:
                 buf.plain.append(plain)
             return
         buf.plain.append(plain)
-        core = _squeeze(md).strip()
+        core = squeeze(md).strip()
         if not core or url is None:
             if md:
                 buf.md.append(md)
@@ -361,7 +265,7 @@ class Converter:
             self._page = self.resolve("#") or ""
         return bool(self._page) and url.split("#", 1)[0] == self._page.split("#", 1)[0]
 
-    def _image(self, node: Node, buf: _Buf) -> None:
+    def _image(self, node: Node, buf: InlineBuf) -> None:
         mode = self.policy.images
         if mode == "drop":
             return
@@ -456,9 +360,9 @@ class Converter:
             if child.removed is not None:
                 continue
             if child.tag == "dt":
-                buf = _Buf()
+                buf = InlineBuf()
                 self._inline_children(child, buf, 0)
-                term = _squeeze(buf.text(" ").replace("\n", " ")).strip()
+                term = squeeze(buf.text(" ").replace("\n", " ")).strip()
                 items.append((_escape.escape_line_start(term), []))
             elif child.tag == "dd":
                 blocks = self.blocks(child)
@@ -516,13 +420,13 @@ class Converter:
         return out
 
     def _cell(self, cell: Node) -> str:
-        buf = _Buf()
+        buf = InlineBuf()
         self.in_cell = True
         try:
             self._inline_children(cell, buf, 0)
         finally:
             self.in_cell = False
-        return _squeeze(buf.text(" ").replace("\n", " ")).strip()
+        return squeeze(buf.text(" ").replace("\n", " ")).strip()
 
     def _grid(self, rows: list[list[Node]]) -> list[list[str]]:
         grid: dict[tuple[int, int], str] = {}
@@ -548,110 +452,6 @@ class Converter:
             return []
         table = [[grid.get((r, c), "") for c in range(width)] for r in range(height)]
         return [row for row in table if any(row)] or []
-
-
-_HTML_TAG = {"*": "em", "**": "strong", "~~": "del"}
-
-
-# The ``in`` check first: C-level and several times cheaper than a regex scan of text
-# that, as most text does, holds nothing to replace.
-def _squeeze(text: str) -> str:
-    """Runs of spaces as one space."""
-    return _SPACES.sub(" ", text) if "  " in text else text
-
-
-def _one_break(text: str) -> str:
-    """A blank line (a paragraph break), which cannot sit inside an inline run, as one break."""
-    return _BREAKS.sub("\n", text) if "\n" in text else text
-
-
-def _ambiguous_edges(inner: _Buf) -> bool:
-    """Would wrapping ``inner`` put two delimiter runs together ambiguously?
-
-    A nested run at the very start or end is fine when it is the whole content
-    ("***a***") or when a space separates it from the rest ("*a **b***"); glued to
-    more text ("*1**1***") CommonMark pairs the asterisks differently.
-    """
-    pieces = [(i, p) for i, p in enumerate(inner.md) if p.strip(" \n")]
-    if not pieces or not inner.runs:
-        return False
-    first, last = pieces[0][0], pieces[-1][0]
-    if first == last:
-        return False
-    md = inner.md
-    html = set(inner.fallbacks("*"))  # those start and end with "<"/">": no delimiter
-    start = inner.runs.get(first) if first not in html else None
-    if start is not None and not start[2].strip():
-        after = start[4][:1] or _raw_neighbour(md, first, 1)
-        if not after.isspace():
-            return True
-    end = inner.runs.get(last) if last not in html else None
-    if end is not None and not end[4].strip():
-        before = end[2][-1:] or _raw_neighbour(md, last, -1)
-        if not before.isspace():
-            return True
-    return False
-
-
-def _raw_neighbour(md: list[str], index: int, step: int) -> str:
-    i = index + step
-    while 0 <= i < len(md):
-        if md[i]:
-            return md[i][-1] if step < 0 else md[i][0]
-        i += step
-    return " "
-
-
-def _neighbour(md: list[str], runs: dict[int, tuple[str, str, str, str, str]], index: int,
-               step: int, edge: str) -> str:
-    """The character a delimiter run at ``md[index]`` touches on one side.
-
-    Touching delimiter runs merge in CommonMark (``*a***b**``), so next to another
-    run's marker the character that counts is that run's first/last content one.
-    """
-    i = index + step
-    while 0 <= i < len(md):
-        if md[i]:
-            if not md[i].strip(" \n") and _blank_beyond(md, i, step):
-                return edge
-            run = runs.get(i)
-            if run is not None:
-                _, _, lead, core, trail = run
-                if step < 0 and not trail:
-                    return _last(core)
-                if step > 0 and not lead:
-                    return _first(core)
-            return md[i][-1] if step < 0 else md[i][0]
-        i += step
-    return edge
-
-
-def _blank_beyond(md: list[str], index: int, step: int) -> bool:
-    i = index + step
-    while 0 <= i < len(md):
-        if md[i].strip(" \n"):
-            return False
-        i += step
-    return True
-
-
-def _first(core: str) -> str:
-    """First character that counts for flanking: nested markers ("**a**") skipped."""
-    return core.lstrip("*~")[:1] or core[0]
-
-
-def _last(core: str) -> str:
-    return core.rstrip("*~")[-1:] or core[-1]
-
-
-def _word(char: str) -> bool:
-    """Neither whitespace nor punctuation (CommonMark's flanking classes)."""
-    return bool(char) and not char.isspace() and not _punct(char)
-
-
-def _punct(char: str) -> bool:
-    # marked "_ < &" (see _escape) are punctuation whether or not they get escaped
-    return char in _escape.MARKED or unicodedata.category(char)[0] in "PS"
 
 
 def _int(value: str | None) -> int | None:
