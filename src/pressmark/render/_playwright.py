@@ -10,8 +10,9 @@ submission) are cancelled, except one same-origin client-side redirect, which is
 followed once (through the proxy) and reported in ``final_url`` and a warning;
 pop-ups are refused and closed, service workers and downloads are off. With
 ``RenderOptions.navigation_guard``, every top-level navigation request (redirect
-hops included) is checked before it is sent.
-What the page shows is fixed by :class:`PageState`.
+hops included) is checked before it is sent. What the page shows is fixed by
+:class:`PageState`; the in-page guard and capture scripts, and what a capture
+means, are in :mod:`pressmark.render._document`.
 """
 
 from __future__ import annotations
@@ -30,9 +31,9 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from pressmark.egress import DENIAL_CODES, EgressDenied, EgressProxy, evaluate_url, parse_url
 from pressmark.render._chromium import chromium_args, find_chromium
+from pressmark.render._document import ALLOWED_SCHEMES, INIT_SCRIPT, capture_dom, read_capture
 from pressmark.render._errors import (
     BROWSER_CRASHED,
-    HTML_TOO_LARGE,
     NAVIGATION_FAILED,
     NAVIGATION_REFUSED,
     PAGE_CRASHED,
@@ -45,7 +46,7 @@ from pressmark.render._navigation import NavigationWatch
 from pressmark.render._options import PageState, PoolLimits
 from pressmark.render._pool import BrowserPool, Lease
 from pressmark.render._protocol import ReadinessReport, RenderOptions, RenderResult
-from pressmark.render._readiness import NAVIGATING, wait_ready
+from pressmark.render._readiness import wait_ready
 
 if TYPE_CHECKING:
     from pressmark.egress import EgressPolicy, Resolver
@@ -64,81 +65,6 @@ class ProxyEndpoint(Protocol):
     def password(self) -> str: ...
 
 
-# Runs in every frame before any of the page's scripts.
-INIT_SCRIPT = r"""
-(() => {
-  const refuse = function () { return null; };
-  try {
-    Object.defineProperty(window, 'open', { value: refuse, writable: false, configurable: false });
-  } catch (e) { window.open = refuse; }
-  for (const name of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCDataChannel']) {
-    try {
-      delete window[name];
-      Object.defineProperty(window, name, { value: undefined });
-    } catch (e) {}
-  }
-  if (window.top === window && window.navigation) {
-    // The render is of the URL we were given: later cross-document navigations of the
-    // top frame (location, meta refresh, form POST) are cancelled; SPA pushState is not.
-    // One exception: the first same-origin client-side redirect (location change or
-    // meta refresh, no form data) is followed once, through the proxy like any request;
-    // sessionStorage carries "already followed" into the next document.
-    const cancelled = [];
-    let followed = null;
-    try { followed = JSON.parse(sessionStorage.getItem('__pressmarkFollowed') || '[]'); }
-    catch (e) { followed = null; }
-    if (!Array.isArray(followed)) followed = null;
-    Object.defineProperty(window, '__pressmarkCancelled', { value: cancelled });
-    Object.defineProperty(window, '__pressmarkFollowed', { value: followed || [] });
-    window.navigation.addEventListener('navigate', (event) => {
-      if (!event.cancelable || event.destination.sameDocument) return;
-      const dest = String(event.destination.url);
-      let sameOrigin = false;
-      try { sameOrigin = new URL(dest).origin === location.origin; } catch (e) {}
-      if (followed !== null && followed.length === 0 && sameOrigin && !event.formData
-          && !event.downloadRequest
-          && (event.navigationType === 'push' || event.navigationType === 'replace')) {
-        try {
-          sessionStorage.setItem('__pressmarkFollowed', JSON.stringify([dest.slice(0, 200)]));
-          followed.push(dest.slice(0, 200));
-          return;
-        } catch (e) {}
-      }
-      event.preventDefault();
-      if (cancelled.length < 10) cancelled.push(dest.slice(0, 200));
-    });
-  }
-})();
-"""
-
-CAPTURE_JS = r"""
-([remove, maxUnits]) => {
-  for (const sel of remove) {
-    try { document.querySelectorAll(sel).forEach((el) => el.remove()); } catch (e) {}
-  }
-  const root = document.documentElement;
-  const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '';
-  const html = root ? doctype + root.outerHTML : '';
-  const nav = performance.getEntriesByType('navigation')[0];
-  // Nothing of this page may reach the next one in a reused tab (see _lean).
-  try { sessionStorage.clear(); } catch (e) {}
-  try { window.name = ''; } catch (e) {}
-  const freeze = window[Symbol.for('pressmark.freeze')];
-  if (freeze && (!maxUnits || html.length <= maxUnits)) freeze();
-  return {
-    html: maxUnits && html.length > maxUnits ? null : html,
-    units: html.length,
-    url: location.href,
-    status: (nav && nav.responseStatus) || null,
-    cancelled: Array.isArray(window.__pressmarkCancelled)
-      ? window.__pressmarkCancelled.slice(0, 10) : [],
-    followed: Array.isArray(window.__pressmarkFollowed)
-      ? window.__pressmarkFollowed.slice(0, 1) : [],
-  };
-}
-"""
-
-_ALLOWED_SCHEMES = ("http", "https")
 _NO_GATE: contextlib.nullcontext[None] = contextlib.nullcontext()
 
 
@@ -173,18 +99,6 @@ class _NetworkWatch:
             if now >= cap:
                 return False
             await asyncio.sleep(min(0.05, cap - now))
-
-
-def same_origin(a: str, b: str) -> bool:
-    """pushState may change the path, never the origin: a new origin means a new document."""
-    return _origin(a) == _origin(b)
-
-
-def _origin(url: str) -> str:
-    try:
-        return parse_url(url).origin
-    except EgressDenied:
-        return url  # not an http(s) URL: only equal to itself
 
 
 def _host(url: str | None) -> str | None:
@@ -365,7 +279,7 @@ class PlaywrightRenderer:
         if self._closed:
             raise RenderError("the renderer is closed", code=RENDERER_CLOSED, url=url)
         scheme = urlsplit(url).scheme.lower()
-        if scheme not in _ALLOWED_SCHEMES:
+        if scheme not in ALLOWED_SCHEMES:
             raise RenderError(
                 f"refusing to render a {scheme or 'relative'}: URL",
                 code=NAVIGATION_REFUSED,
@@ -400,26 +314,6 @@ class PlaywrightRenderer:
         if page is None:
             raise RenderError("the tab is gone", code=PAGE_CRASHED)
         await reset_tab(lease.context, page, lease.kept["session"])
-
-    @staticmethod
-    async def _capture(
-        page: Page, state: PageState, max_units: int, deadline: float
-    ) -> dict[str, Any]:
-        """Serialise the DOM; a followed redirect that commits meanwhile is waited for once."""
-        args = [list(state.consent.remove_selectors), max_units]
-        for attempt in range(2):
-            try:
-                captured = await asyncio.wait_for(
-                    page.evaluate(CAPTURE_JS, args), max(0.2, deadline - time.monotonic())
-                )
-                return dict(captured)
-            except PlaywrightError as exc:
-                if attempt or not any(m in str(exc) for m in NAVIGATING):
-                    raise
-                left_ms = max(100.0, (deadline - time.monotonic()) * 1000)
-                with contextlib.suppress(PlaywrightError):
-                    await page.wait_for_load_state("domcontentloaded", timeout=left_ms)
-        raise AssertionError("unreachable")
 
     async def _render_in(
         self, lease: Lease, url: str, options: RenderOptions, queued: float
@@ -567,7 +461,7 @@ class PlaywrightRenderer:
 
         max_units = options.max_html_bytes or 0
         try:
-            capture = self._capture(page, state, max_units, deadline)
+            capture = capture_dom(page, state.consent.remove_selectors, max_units, deadline)
             captured = await (capture if nav is None else nav.until_denied(capture, url))
         except TimeoutError as exc:
             raise RenderError(
@@ -579,47 +473,24 @@ class PlaywrightRenderer:
             raise fail(exc, "capturing the DOM") from exc
         timings["capture_ms"] = round((time.monotonic() - started) * 1000, 1)
 
-        html = captured.get("html")
-        if html is None or (max_units and len(html.encode("utf-8")) > max_units):
-            raise RenderError(
-                f"rendered DOM larger than max_html_bytes={max_units}", code=HTML_TOO_LARGE, url=url
-            )
-        final_url = str(captured.get("url") or page.url)
-        if urlsplit(final_url).scheme.lower() not in _ALLOWED_SCHEMES:
-            raise RenderError(
-                f"the page ended on a refused URL scheme: {final_url[:80]}",
-                code=NAVIGATION_REFUSED,
-                url=url,
-            )
-        for target in captured.get("cancelled") or ():
-            warnings.append(f"cancelled a client-side navigation to {str(target)[:200]}")
-        followed = False
-        for target in captured.get("followed") or ():
-            if final_url != (response.url if response is not None else url):
-                followed = True
-                warnings.append(f"followed a same-origin client-side redirect to {final_url[:200]}")
-            else:  # a download, an error, or not loaded before the capture
-                warnings.append(
-                    f"a client-side redirect to {str(target)[:200]} did not replace the page"
-                    " (a download, an error, or too late); captured the page before it"
-                )
-        # The status is the navigation response's, not the page's say-so, unless the
-        # document was replaced after all (then the new document's entry is all we have).
-        nav_status = captured.get("status")
-        if response is not None and not same_origin(response.url, final_url):
-            warnings.append(f"the page ended on another document: {final_url[:200]}")
-            status = nav_status if isinstance(nav_status, int) and nav_status > 0 else None
-        elif (status is None or followed) and isinstance(nav_status, int) and nav_status > 0:
-            status = nav_status
+        document = read_capture(
+            captured,
+            url=url,
+            page_url=page.url,
+            response_url=response.url if response is not None else None,
+            response_status=status,
+            max_units=max_units,
+        )
+        warnings.extend(document.warnings)
         if nav is not None:
             nav.raise_if_denied(url)
         if time.monotonic() > deadline:
             warnings.append(f"render took longer than timeout_ms={options.timeout_ms}")
         timings["total_ms"] = round((time.monotonic() - started) * 1000, 1)
         return RenderResult(
-            html=html,
-            final_url=final_url,
-            status=status,
+            html=document.html,
+            final_url=document.final_url,
+            status=document.status,
             warnings=tuple(warnings),
             readiness=report,
             timings=timings,
