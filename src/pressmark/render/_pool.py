@@ -299,8 +299,10 @@ class BrowserPool:
             estimate = self._pss_base + max(0.0, anon - self._anon_base)
             if (pid != self._pss_pid or estimate >= 0.8 * budget
                     or now - self._pss_read_at >= 30.0):
+                # the anonymous reading just taken is the base: growth between it and
+                # the PSS reading is counted twice, so the estimate errs high, never low
                 self._pss_base = await asyncio.to_thread(group_pss_mb, pid)
-                self._anon_base = await asyncio.to_thread(group_anon_mb, pid)
+                self._anon_base = anon
                 self._pss_pid, self._pss_read_at = pid, time.monotonic()
                 estimate = self._pss_base
             self._pss_mb = estimate
