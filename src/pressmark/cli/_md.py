@@ -11,32 +11,28 @@ every page converted, 5 when any page raised, 2 for usage errors.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from pressmark.cli._hints import EXIT_CODES_EPILOG, EXIT_FAILURE
 
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+if TYPE_CHECKING:
+    from pressmark.snapshot import DecodedText
 
+def decode_html(data: bytes) -> DecodedText:
+    """A local file's text, read the way a snapshot of the same bytes is read.
 
-def decode_html(data: bytes) -> str:
-    """UTF-8 (BOM aware) first, then a ``<meta charset>`` in the first 4 KiB, then cp1252."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        return data[3:].decode("utf-8", errors="replace")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
-    m = _META_CHARSET.search(data[:4096])
-    if m is not None:
-        try:
-            return data.decode(m.group(1).decode("ascii"), errors="replace")
-        except LookupError:
-            pass
-    return data.decode("cp1252", errors="replace")
+    WHY the snapshot layer's decision, not a guess of our own: ``pressmark md`` on a
+    saved page and a crawl of the live page must quote the same text. With no HTTP
+    header that decision is a byte-order mark, then ``<meta charset>``, then UTF-8
+    (bytes invalid there become U+FFFD, with a warning).
+    """
+    from pressmark.snapshot import decide_charset, decode_text_body  # noqa: PLC0415 - lazy
+
+    return decode_text_body(data, decide_charset(data, None, is_html=True).label)
 
 
 def _write(path: Path, text: str) -> None:
@@ -61,7 +57,7 @@ def _convert_one(job: tuple[str, str, bool]) -> str | None:
     src = Path(source)
     out = Path(out_dir)
     try:
-        result = to_markdown(decode_html(src.read_bytes()))
+        result = to_markdown(decode_html(src.read_bytes()).text)
         _write(out / f"{src.stem}.md", result.markdown)
         if with_json:
             _write(out / f"{src.stem}.json", result.to_json() + "\n")
@@ -208,8 +204,10 @@ def md(  # noqa: PLR0917 - click's signature: one parameter per option
             data = Path(source).read_bytes()
         except OSError as exc:
             raise click.UsageError(f"cannot read {source}: {exc.strerror}") from exc
-    result = to_markdown(decode_html(data), url=url)
-    for warning in result.warnings:  # the page was cut to the parse caps: say so
+    decoded = decode_html(data)
+    result = to_markdown(decoded.text, url=url)
+    # bytes the charset could not read, caps the page was cut to: say so
+    for warning in (*decoded.warnings, *result.warnings):
         click.echo(f"warning: {warning}", err=True)
     out = result.to_json() + "\n" if as_json else result.markdown
     sys.stdout.buffer.write(out.encode("utf-8"))

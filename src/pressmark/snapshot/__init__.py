@@ -5,7 +5,16 @@ builds one with every derived field filled in; ``build_source_ref`` /
 ``parse_source_ref`` are exact inverses; ``resolve_source_ref`` replays a
 reference from any store, exactly or with a typed error. The stores themselves
 live in :mod:`pressmark.store`.
+
+The charset decision loads with the package; the snapshot model, sourceRefs and
+replay load on first use, so ``pressmark md``, which only decodes local files the
+way a snapshot would, does not pay for hashing and the envelope format at start-up.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from pressmark.snapshot._charset import (
     CharsetDecision,
@@ -17,22 +26,36 @@ from pressmark.snapshot._charset import (
     sniff_charset,
 )
 from pressmark.snapshot._errors import InvalidSnapshot, InvalidSourceRef, SnapshotError
-from pressmark.snapshot._kind import ContentKind, classify_content_type
 from pressmark.snapshot._labels import lookup_encoding
-from pressmark.snapshot._model import (
-    HashBasis,
-    RedirectRecord,
-    Snapshot,
-    canonical_json,
-    new_snapshot,
-    snapshot_envelope,
-    snapshot_from_envelope,
-    source_id_for_url,
-)
 from pressmark.snapshot._prescan import prescan_meta_charset
-from pressmark.snapshot._replay import ReplayError, ReplayResult, resolve_source_ref
-from pressmark.snapshot._source_ref import SourceRef, build_source_ref, parse_source_ref
-from pressmark.snapshot._time import is_canonical_timestamp, utc_now_iso
+
+if TYPE_CHECKING:
+    from pressmark.snapshot._kind import ContentKind, classify_content_type
+    from pressmark.snapshot._model import (
+        HashBasis,
+        RedirectRecord,
+        Snapshot,
+        canonical_json,
+        new_snapshot,
+        snapshot_envelope,
+        snapshot_from_envelope,
+        source_id_for_url,
+    )
+    from pressmark.snapshot._replay import ReplayError, ReplayResult, resolve_source_ref
+    from pressmark.snapshot._source_ref import SourceRef, build_source_ref, parse_source_ref
+    from pressmark.snapshot._time import is_canonical_timestamp, utc_now_iso
+
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(("ContentKind", "classify_content_type"), "pressmark.snapshot._kind"),
+    **dict.fromkeys(("HashBasis", "RedirectRecord", "Snapshot", "canonical_json",
+                     "new_snapshot", "snapshot_envelope", "snapshot_from_envelope",
+                     "source_id_for_url"), "pressmark.snapshot._model"),
+    **dict.fromkeys(("ReplayError", "ReplayResult", "resolve_source_ref"),
+                    "pressmark.snapshot._replay"),
+    **dict.fromkeys(("SourceRef", "build_source_ref", "parse_source_ref"),
+                    "pressmark.snapshot._source_ref"),
+    **dict.fromkeys(("is_canonical_timestamp", "utc_now_iso"), "pressmark.snapshot._time"),
+}
 
 __all__ = [
     "CharsetDecision",
@@ -66,3 +89,12 @@ __all__ = [
     "source_id_for_url",
     "utc_now_iso",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pressmark.snapshot' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from pressmark.cli import main
+from pressmark.markdown import to_markdown
+from pressmark.snapshot import new_snapshot
 
 GOLDEN = Path(__file__).parent / "golden"
 PAGE = GOLDEN / "page_article_chrome.html"
@@ -34,6 +37,23 @@ def test_md_decodes_legacy_charsets() -> None:
     result = CliRunner().invoke(main, ["md", "-"], input=html)
     assert result.exit_code == 0
     assert "café crème" in result.output
+
+
+@pytest.mark.parametrize("body", [
+    "<meta charset=iso-8859-1><p>caf\u00e9</p>".encode(),   # UTF-8 bytes, a Latin-1 label
+    "<p>caf\u00e9 cr\u00e8me</p>".encode("latin-1"),        # undeclared, not UTF-8
+    b"\xef\xbb\xbf<meta charset=windows-1252><p>\xc3\xa9</p>",  # the BOM wins
+    "<p>\u00e9</p>".encode("utf-16"),
+])
+def test_md_reads_a_file_as_a_snapshot_of_its_bytes_reads(body: bytes) -> None:
+    """One charset decision: ``md`` on a saved page quotes what a crawl of it stores."""
+    snap = new_snapshot(source_id="s", requested_url="https://t.test/", url="https://t.test/",
+                        status=200, headers={"content-type": "text/html"}, body=body)
+    result = CliRunner().invoke(main, ["md", "-"], input=body)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == to_markdown(snap.body).markdown
+    invalid = any("charset-invalid-bytes" in w for w in snap.warnings)
+    assert ("warning: charset-invalid-bytes" in result.stderr) == invalid
 
 
 def test_md_usage_errors() -> None:
