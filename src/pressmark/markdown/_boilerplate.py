@@ -70,10 +70,12 @@ for _rule, _words in {
     "exclude_ads": "ad ads adv advert adverts advertisement advertising adslot adunit dfp "
                    "sponsor sponsored promo promotion promoted anzeige werbung publicidad "
                    "publicite pubblicita publicidade reklame reklama advertentie",
-    "exclude_byline": "byline dateline timestamp meta bio authorbox",
+    # who wrote it, and the forum's card beside each post (avatar, rank, post count)
+    "exclude_byline": "byline dateline timestamp meta bio authorbox avatar signature "
+                      "usercard userinfo",
     "exclude_tags": "tags tagcloud keywords topics",
     "exclude_feedback": "feedback survey rating vote print",
-    "exclude_caption": "caption captions credit credits",
+    "exclude_caption": "caption captions credit credits copyright",
 }.items():
     for _word in _words.split():
         _WORD_RULES[_word] = _rule
@@ -83,6 +85,8 @@ _WHOLE_RULES = {
     "visually-hidden": "exclude_screen_reader_text",
     "visuallyhidden": "exclude_screen_reader_text",
     "screen-reader-text": "exclude_screen_reader_text",
+    "off-screen": "exclude_screen_reader_text",
+    "offscreen": "exclude_screen_reader_text",
     "hidden": "exclude_hidden",
     "hide": "exclude_hidden",
     "d-none": "exclude_hidden",
@@ -102,6 +106,7 @@ _LAYOUT_RULES = frozenset(("exclude_aside", "exclude_nav", "exclude_footer", "ex
 PLACE_RULES = frozenset(("exclude_aside", "exclude_nav", "exclude_footer", "exclude_dialog",
                          "exclude_byline", "exclude_site_header"))
 
+_MODIFIERS = frozenset(("has", "with", "without", "no", "is"))
 _SPLIT = re.compile(r"[^A-Za-z0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
@@ -134,10 +139,14 @@ def _name_rule(name: str) -> str | None:
         words = [w for w in name.replace("_", "-").split("-") if w]
     else:
         words = [w for w in _SPLIT.split(name) if w]
+    if words and words[0] in _MODIFIERS:
+        return None  # "has-sidebar", "no-comments": a state of the element, not what it is
     for word in words:
         found = _WORD_RULES.get(word)
         if found is None and word.startswith("related"):
             found = "exclude_related"  # run together: "relatedposts", "relatedStories"
+        elif found is None and word.endswith(("profile", "avatar")) and len(word) > 7:
+            found = "exclude_byline"  # "postprofile", "useravatar"
         if found is not None and not (found in _LAYOUT_RULES and _POSITIVE.intersection(words)):
             return found
     return None
@@ -189,7 +198,9 @@ _LOADING = re.compile(
     r"|view all(?: \(\d+\))?|don.t miss|text size|share(?: this)?(?: article| story)?"
     r"|print|e-?mail|tweet|you may also like|related(?: posts?| articles?| stories)?"
     r"|recommended(?: for you)?|more (?:stories|news|from \w+)|tags?|filed under"
-    r"|continue reading|click here|subscribe(?: now)?|sign up|log ?in)\W*$",
+    r"|continue reading|click here|subscribe(?: now)?|sign up|log ?in"
+    # a forum's buttons and counters beside each post
+    r"|(?:post (?:a )?)?reply|quote|report(?: post)?|\d* ?likes?|back to top|top)\W*$",
     re.IGNORECASE,
 )
 
@@ -244,6 +255,28 @@ _LABELS = _phrases(
     "teilen|artikel teilen|partager|compartir|condividi|delen|partilhar|dela|del|udostępnij",
     "folgen sie uns|suivez-nous|síguenos|seguici|volg ons|siga-nos|följ oss|følg oss",
 )
+
+
+# A wiki's or CMS's "[edit]" beside a section heading: an action for editors, not part of
+# the heading. English and the languages of the larger wikis; whole text only.
+_EDIT_LABELS = _phrases(
+    "edit|edit section|edit source|edit this section|bearbeiten|quelltext bearbeiten",
+    "modifier|modifier le code|editar|editar código|editar código-fonte|modifica",
+    "modifica wikitesto|bewerken|brontekst bewerken|redigera|redigera wikitext|rediger",
+    "rediger kilde|muokkaa|muokkaa wikitekstiä|edytuj|edytuj kod|upravit|editovat",
+    "upravit zdroj|szerkesztés|forrásszöveg szerkesztése|düzenle|kaynağı değiştir",
+    "редактировать|править|править код|редагувати|редагувати код|επεξεργασία",
+    "編集|ソースを編集|编辑|编辑源代码|編輯|編輯原始碼|편집|원본 편집|sửa|sửa mã nguồn",
+    "sunting|sunting sumber|تعديل|تعديل المصدر|ویرایش|עריכה|संपादित करें",
+)
+EDIT_LABEL_MAX = 40  # chars: "[edit source]" in any of those languages is shorter
+
+
+def is_edit_label(text: str) -> bool:
+    """A section's edit link ("[edit]", "[Bearbeiten | Quelltext bearbeiten]")."""
+    if len(text) >= EDIT_LABEL_MAX:
+        return False
+    return all(part in _EDIT_LABELS for part in _norm(text).split(" | "))
 
 
 def is_placeholder(text: str) -> bool:

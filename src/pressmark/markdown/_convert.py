@@ -276,9 +276,12 @@ class Converter:
                 buf.plain.append(alt)
             return
         url = None
-        for key in ("src", "data-src", "data-lazy-src", "data-original"):
+        # a lazy-loading script swaps the real image in from data-*; ``src`` holds a
+        # placeholder (a spinner, a blank gif) until it runs
+        for key in ("data-src", "data-lazy-src", "data-original", "src"):
             value = node.attr(key).strip()
-            if value and not value.startswith("data:"):
+            # (a JSON blob of sizes in data-src is some script's, not an address)
+            if value and not value.startswith(("data:", "{", "[")):
                 url = self.resolve(value)
                 if url is not None:
                     break

@@ -101,6 +101,9 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
         if _link_cluster(node) and not any(_link_cluster(c) for c in node.elems):
             return "inline_link_cluster"
         parent = node.parent
+        if text_len < _boilerplate.EDIT_LABEL_MAX and _beside_heading_text(node) \
+                and _boilerplate.is_edit_label(node.text()):
+            return "exclude_edit_link"
         if node.tag in ("span", "small") and parent is not None and text_len < \
                 _boilerplate.CREDIT_MAX and text_len >= 0.9 * parent.text_len:
             # the only text beside an image: "<div><img><span>Photo: ...</span></div>"
@@ -136,6 +139,18 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
     if node.tag in _TEXT_RULE_TAGS and text_len < CAPTION_MAX and _caption_line(node):
         return "exclude_caption"
     return None
+
+
+def _beside_heading_text(node: Node) -> bool:
+    """Inside a heading (a few inline levels down at most) that has text of its own too:
+    a section titled "Edit" (an API reference's) keeps its title."""
+    parent = node.parent
+    for _ in range(3):
+        if parent is None or parent.tag in BLOCK_TAGS:
+            return parent is not None and parent.tag in HEADINGS \
+                and parent.text_len > node.text_len
+        parent = parent.parent
+    return False
 
 
 def _caption_line(node: Node) -> bool:

@@ -159,3 +159,26 @@ def test_chrome_section_stops_at_prose() -> None:
     assert "Most read" not in result.markdown  # the heading goes, the prose after it stays
     assert "Harbour reopens" in result.markdown
     assert "Storm closes the coast road" in result.markdown
+
+
+_PROSE = ("<p>The sun heats water in oceans and seas, and the water evaporates into the air "
+          "as vapour, which rises, cools and condenses into clouds over the land.</p>")
+
+
+@pytest.mark.parametrize(("heading", "expected"), [
+    ('<h2><span id="a">Description</span><span class="mw-editsection">[<a href="/w?'
+     'action=edit">edit</a>]</span></h2>', "## Description"),
+    ('<h2>Beschreibung<span class="x"><span>[</span><a href="/e">Bearbeiten</a><span> | '
+     '</span><a href="/s">Quelltext bearbeiten</a><span>]</span></span></h2>',
+     "## Beschreibung"),
+    ('<h3>Histoire <small><a href="/e">modifier le code</a></small></h3>', "### Histoire"),
+    # a section called "Edit" (an API reference) keeps its title; so does a longer link
+    ('<h3 id="edit"><a href="#edit">Edit</a></h3>', "### Edit"),
+    ('<h2>Notes <a href="/guide">edit your profile first</a></h2>',
+     "## Notes [edit your profile first](/guide)"),
+])
+def test_heading_edit_links_go_and_are_named(heading: str, expected: str) -> None:
+    result = to_markdown(f"<article><h1>T</h1>{_PROSE}{heading}{_PROSE}</article>")
+    assert expected in result.markdown.splitlines()
+    fired = "exclude_edit_link" in result.evidence.boilerplate_rules_used
+    assert fired == (expected in ("## Description", "## Beschreibung", "### Histoire"))

@@ -1,0 +1,70 @@
+"""Rules for page types beyond news and blogs: wiki sections, forum threads, lazy images.
+
+The golden pages (``golden/page_wiki_sections``, ``golden/page_forum_thread``) pin the
+whole output; these tests say which part of it each rule is responsible for.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pressmark.markdown import to_markdown
+from pressmark.markdown._boilerplate import words_rule
+
+GOLDEN = Path(__file__).parent / "golden"
+PROSE = ("<p>The sun heats water in oceans and seas, and the water evaporates into the air "
+         "as vapour, which rises, cools and condenses into clouds over the land.</p>")
+
+
+def _page(name: str) -> tuple[str, tuple[str, ...]]:
+    result = to_markdown((GOLDEN / f"{name}.html").read_text(encoding="utf-8"))
+    return result.markdown, result.evidence.boilerplate_rules_used
+
+
+def test_wiki_sections_keep_their_titles_without_edit_links() -> None:
+    md, rules = _page("page_wiki_sections")
+    assert "## Description\n" in md and "## Effects on climate\n" in md
+    assert "edit" not in md.lower().replace("edited", "")
+    assert "exclude_edit_link" in rules
+    assert "| Type | Biogeochemical cycle |" in md   # the infobox is data: kept
+    assert "Navigation menu" not in md and "Random article" not in md
+
+
+def test_forum_thread_keeps_every_post_and_drops_the_cards_beside_them() -> None:
+    md, _ = _page("page_forum_thread")
+    for words in ("pressure gauge on my combi boiler", "Schrader valve",
+                  "collected nearly half a litre"):
+        assert words in md
+    for chrome in ("Joined:", "Posts:", "User avatar", "Moderator", "Gas Safe registered",
+                   "Vaillant ecoTEC", "Delete cookies", "Powered by phpBB"):
+        assert chrome not in md
+
+
+@pytest.mark.parametrize(("value", "rule"), [
+    ("postprofile", "exclude_byline"), ("topic-avatar", "exclude_byline"),
+    ("signature", "exclude_byline"), ("useravatar", "exclude_byline"),
+    # a state of the element, not what it is: the post *has* a profile card beside it
+    ("post has-profile bg2", None), ("has-sidebar", None), ("no-comments", None),
+    ("withoutCaption", None), ("is-sticky", None), ("profile", None),
+    ("off-screen", "exclude_screen_reader_text"),
+    ("story-image-copyright", "exclude_caption"),
+])
+def test_class_words(value: str, rule: str | None) -> None:
+    assert words_rule(value) == rule
+
+
+@pytest.mark.parametrize(("img", "src"), [
+    ('<img src="/spinner.gif" data-src="/photos/harbour.jpg" alt="Harbour">',
+     "https://t.test/photos/harbour.jpg"),
+    ('<img src="/blank.png" data-lazy-src="/photos/harbour.jpg" alt="Harbour">',
+     "https://t.test/photos/harbour.jpg"),
+    ('<img src="/photos/harbour.jpg" data-src=\'{"w": 320, "src": "/x.jpg"}\' alt="Harbour">',
+     "https://t.test/photos/harbour.jpg"),
+    ('<img src="/photos/harbour.jpg" alt="Harbour">', "https://t.test/photos/harbour.jpg"),
+])
+def test_lazy_images_take_the_address_a_script_would_swap_in(img: str, src: str) -> None:
+    md = to_markdown(f"<article>{PROSE}<figure>{img}</figure>{PROSE}</article>",
+                     url="https://t.test/a").markdown
+    assert f"![Harbour]({src})" in md
