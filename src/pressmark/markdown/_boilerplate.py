@@ -95,7 +95,7 @@ _WHOLE_RULES = {
 # "content-with-sidebar", "main-nav-wrapper"? Layout words next to a content word in
 # the same class name describe a wrapper, not chrome (readability's "okMaybe" idea).
 _POSITIVE = frozenset(("content", "article", "main", "body", "story", "entry", "post", "text",
-                       "column"))
+                       "column", "recipe"))
 _LAYOUT_RULES = frozenset(("exclude_aside", "exclude_nav", "exclude_footer", "exclude_byline",
                            "exclude_tags"))
 
@@ -200,7 +200,10 @@ _LOADING = re.compile(
     r"|recommended(?: for you)?|more (?:stories|news|from \w+)|tags?|filed under"
     r"|continue reading|click here|subscribe(?: now)?|sign up|log ?in"
     # a forum's buttons and counters beside each post
-    r"|(?:post (?:a )?)?reply|quote|report(?: post)?|\d* ?likes?|back to top|top)\W*$",
+    r"|(?:post (?:a )?)?reply|quote|report(?: post)?|\d* ?likes?|back to top|top"
+    # a documentation page's links to its own source
+    r"|edit (?:this page|page|on github|on gitlab)|suggest an? (?:edit|change)"
+    r"|improve this page|view (?:page )?source|show source)\W*$",
     re.IGNORECASE,
 )
 

@@ -104,6 +104,10 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
         if text_len < _boilerplate.EDIT_LABEL_MAX and _beside_heading_text(node) \
                 and _boilerplate.is_edit_label(node.text()):
             return "exclude_edit_link"
+        if node.tag == "a" and text_len < 40 and parent is not None \
+                and parent.tag in BLOCK_TAGS and parent.own_len <= text_len \
+                and _boilerplate.is_placeholder(node.text()):
+            return "ui_label"  # a button between blocks ("Edit this page", "Reply")
         if node.tag in ("span", "small") and parent is not None and text_len < \
                 _boilerplate.CREDIT_MAX and text_len >= 0.9 * parent.text_len:
             # the only text beside an image: "<div><img><span>Photo: ...</span></div>"

@@ -68,3 +68,22 @@ def test_lazy_images_take_the_address_a_script_would_swap_in(img: str, src: str)
     md = to_markdown(f"<article>{PROSE}<figure>{img}</figure>{PROSE}</article>",
                      url="https://t.test/a").markdown
     assert f"![Harbour]({src})" in md
+
+
+def test_docs_page_keeps_code_tables_and_notes_not_its_own_edit_button() -> None:
+    md, rules = _page("page_docs_site")
+    assert "Edit this page" not in md and "ui_label" in rules
+    assert "| `workers` | `4` | Parallel sync workers |" in md
+    assert "```\n[sync]\nworkers = 8\n" in md
+    assert "never skipped silently" in md            # the admonition stays
+    for chrome in ("Skip to content", "Table of contents", "Previous", "Made with"):
+        assert chrome not in md
+
+
+def test_recipe_card_keeps_times_ingredients_and_steps() -> None:
+    md, _ = _page("page_recipe_card")
+    for part in ("Prep Time 15 minutes", "- 225 g unsalted butter, softened",
+                 "1. Heat the oven to 180C", "freezes well for up to three months"):
+        assert part in md
+    for chrome in ("Jump to Recipe", "Share this", "Popular recipes", "gone in an hour"):
+        assert chrome not in md
