@@ -427,12 +427,31 @@ def _is_credit(text: str) -> bool:
                for form in (_CREDIT_ONE, _CREDIT_TWO))
 
 
+# "Was this page helpful? Yes No": the survey box under a help or public-service page
+_FEEDBACK = tuple(sorted(_phrases(
+    "was this page helpful|was this helpful|was this article helpful|did this page help",
+    "is this page useful|was this information helpful|did you find this helpful",
+    "war diese seite hilfreich|war dieser artikel hilfreich|ist diese seite hilfreich",
+    "cette page vous a-t-elle été utile|cet article vous a-t-il été utile",
+    "cette information vous a-t-elle été utile|¿te ha resultado útil|¿le ha resultado útil",
+    "¿te resultó útil|¿le resultó útil|¿fue útil esta|questa pagina ti è stata utile",
+    "questa pagina è stata utile|le informazioni sono state utili|was deze pagina nuttig",
+    "was deze informatie nuttig|heeft deze pagina je geholpen|esta página foi útil",
+    "estas informações foram úteis|var den här sidan till hjälp|var sidan till hjälp",
+    "var denne siden nyttig|var denne side nyttig|czy ta strona była pomocna",
+    "czy ta strona była przydatna|byla tato stránka užitečná|bu sayfa yardımcı oldu mu",
+    "была ли эта страница полезной|была ли полезна эта информация",
+)))
+
+
 def text_rule(text: str) -> str | None:
-    """A rule for a short block by its text alone: paywall prompt or image credit."""
+    """A rule for a short block by its text alone: paywall or survey prompt, image credit."""
     if len(text) < CREDIT_MAX and _is_credit(text):
         return "image_credit"
     if len(text) < PAYWALL_MAX:
         norm = _norm(text)
+        if norm.startswith(_FEEDBACK):
+            return "feedback_prompt"
         if not norm.startswith(_PAYWALL):  # one C-level test before the loop over them
             return None
         for prefix in _PAYWALL:

@@ -87,3 +87,24 @@ def test_recipe_card_keeps_times_ingredients_and_steps() -> None:
         assert part in md
     for chrome in ("Jump to Recipe", "Share this", "Popular recipes", "gone in an hour"):
         assert chrome not in md
+
+
+def test_public_service_page_keeps_the_procedure_not_the_survey_box() -> None:
+    md, rules = _page("page_public_service")
+    for part in ("valable 15 ans", "- une photo d'identité de moins de 6 mois",
+                 "### Bon à savoir", "Mis à jour le 12 mars 2024"):
+        assert part in md
+    assert "feedback_prompt" in rules
+    for chrome in ("utile ?", "[Oui]", "Dans cette rubrique", "Mentions légales", "cookies"):
+        assert chrome not in md
+
+
+@pytest.mark.parametrize("line", [
+    "Was this page helpful? Yes No", "War diese Seite hilfreich? Ja Nein",
+    "¿Te ha resultado útil esta página? Sí No", "Questa pagina ti è stata utile?",
+])
+def test_feedback_prompts(line: str) -> None:
+    from pressmark.markdown._boilerplate import text_rule
+
+    assert text_rule(line) == "feedback_prompt"
+    assert text_rule(f"Our survey asked: {line}") is None
