@@ -124,8 +124,8 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
         text = node.text()
         if _boilerplate.is_placeholder(text):
             return "ui_label"
-        if text in repeated:
-            return "repeated_block"
+        if text in repeated and not any(n.tag == "img" for n in node.iter()):
+            return "repeated_block"  # (beside an image it is a credit: the image stays)
         if hints and block_hash(text) in hints:
             return "cross_page_repetition"
     elif node.tag in BLOCK_TAGS and text_len < 40 and _boilerplate.is_placeholder(

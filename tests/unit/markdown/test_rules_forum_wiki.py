@@ -108,3 +108,11 @@ def test_feedback_prompts(line: str) -> None:
 
     assert text_rule(line) == "feedback_prompt"
     assert text_rule(f"Our survey asked: {line}") is None
+
+
+def test_listicle_keeps_every_slide_image_though_their_credits_repeat() -> None:
+    md, _ = _page("page_listicle")
+    for city in ("Lisbon", "Porto", "Seville", "Valencia", "Bologna", "Ljubljana", "Kraków"):
+        assert f"![{city} old town](" in md and f". {city}\n" in md
+    assert "Photo: Getty" not in md and "Advertisement" not in md
+    assert "More from Europe" not in md and "newsletter" not in md.lower()
