@@ -7,8 +7,6 @@ usage, 3 denied by egress policy or robots.txt, 4 HTTP error or unresolvable ref
 
 from __future__ import annotations
 
-import ipaddress
-
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_DENIED = 3
@@ -31,6 +29,8 @@ def loopback_hint(url: str) -> str | None:
     Newcomers try pressmark on a local server first; the denial is right, the way out
     (``--allow-loopback ORIGIN``, test only) should be one copy-paste away.
     """
+    import ipaddress  # noqa: PLC0415  # as below: every command imports this module
+
     from pressmark.egress import EgressDenied, parse_url  # noqa: PLC0415  # keeps --help fast
 
     try:

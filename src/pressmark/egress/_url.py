@@ -32,14 +32,10 @@ Rules applied, in order (each one a browser's, not an invention):
 from __future__ import annotations
 
 import functools
-import ipaddress
 import re
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Final, Literal
-from urllib.parse import unquote_to_bytes
-
-import idna
 
 from pressmark.egress._errors import (
     INVALID_HOST,
@@ -191,6 +187,8 @@ def _symbol_label_to_ascii(label: str) -> str:
     valid as it stands (mapping leaves it unchanged), NFC, and must not start
     with a combining mark. Anything else stays refused.
     """
+    import idna  # noqa: PLC0415 - only non-ASCII and xn-- hosts need IDNA (see parse_host)
+
     if idna.uts46_remap(label, std3_rules=False, transitional=False) != label:
         raise ValueError("label is not in mapped form")
     if not unicodedata.is_normalized("NFC", label) or unicodedata.category(label[0])[0] == "M":
@@ -200,6 +198,8 @@ def _symbol_label_to_ascii(label: str) -> str:
 
 def _check_a_label(label: str) -> None:
     """An ``xn--`` label must be valid Punycode of a valid, non-ASCII U-label."""
+    import idna  # noqa: PLC0415 - as in _symbol_label_to_ascii
+
     try:
         idna.decode(label)
         return
@@ -211,10 +211,13 @@ def _check_a_label(label: str) -> None:
 
 
 def _domain_to_ascii(domain: str, raw_host: str) -> str:
+    mapped = domain.lower() if domain.isascii() else None
+    if mapped is not None and "xn--" not in mapped:
+        return mapped  # ASCII labels, none an A-label: the loop below would keep them as is
+    import idna  # noqa: PLC0415 - as in _symbol_label_to_ascii
+
     try:
-        if domain.isascii():
-            mapped = domain.lower()
-        else:
+        if mapped is None:
             mapped = idna.uts46_remap(domain, std3_rules=False, transitional=False)
         labels = mapped.split(".")
         out: list[str] = []
@@ -234,7 +237,13 @@ def _domain_to_ascii(domain: str, raw_host: str) -> str:
 
 
 def parse_host(raw: str) -> tuple[str, HostKind]:
-    """Parse an authority's host the way a browser does (special schemes)."""
+    """Parse an authority's host the way a browser does (special schemes).
+
+    WHY the imports inside: nearly every host is an ASCII name or a dotted quad.
+    ``ipaddress``, ``idna`` (its tables) and ``urllib.parse`` cost more to import than
+    a page of links costs to parse, so each loads only for the host that needs it, and
+    a process that meets none (``pressmark md`` on most pages) never loads them.
+    """
     if raw == "":
         raise _deny(INVALID_HOST, None, "URL has an empty host")
     if _DOTTED_QUAD.fullmatch(raw):
@@ -247,12 +256,20 @@ def parse_host(raw: str) -> tuple[str, HostKind]:
         inner = raw[1:-1]
         if "%" in inner:
             raise _deny(INVALID_HOST, raw, "IPv6 zone identifiers are not allowed in URLs")
+        import ipaddress  # noqa: PLC0415 - see the docstring
+
         try:
             return ipaddress.IPv6Address(inner).compressed, "ipv6"
         except ValueError as exc:
             raise _deny(INVALID_HOST, raw, f"invalid IPv6 literal {raw!r}") from exc
     try:
-        decoded = unquote_to_bytes(raw).decode("utf-8")
+        if "%" in raw:
+            from urllib.parse import unquote_to_bytes  # noqa: PLC0415 - see the docstring
+
+            decoded = unquote_to_bytes(raw).decode("utf-8")
+        else:
+            raw.encode("utf-8")  # a lone surrogate fails here as it would in the decoding
+            decoded = raw
     except UnicodeError as exc:
         raise _deny(INVALID_HOST, raw, "host is not valid UTF-8 after percent-decoding") from exc
     ascii_host = _domain_to_ascii(decoded, raw)
@@ -264,6 +281,8 @@ def parse_host(raw: str) -> tuple[str, HostKind]:
         except ValueError as exc:
             raise _deny(INVALID_HOST, raw, f"host {raw!r} is not a valid IPv4 address") from exc
         assert value is not None
+        import ipaddress  # noqa: PLC0415 - see the docstring
+
         return str(ipaddress.IPv4Address(value)), "ipv4"
     if ascii_host.endswith("."):
         ascii_host = ascii_host[:-1]
