@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 
 def test_import_pressmark_is_light() -> None:
@@ -27,3 +28,25 @@ def test_mcp_help_and_package_do_not_import_the_sdk() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_md_batch_start_up_leaves_out_what_plain_pages_never_need(tmp_path: Path) -> None:
+    """``pressmark md --batch`` over ordinary pages loads no pathlib, urllib.parse,
+    ipaddress or idna: together they cost about a tenth of its start-up (module docs of
+    ``pressmark.cli._md`` and ``pressmark.egress._url``)."""
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.html").write_text(
+        "<title>T</title><main><h1>Heading</h1><p>Some text with "
+        "<a href='https://Example.com/x'>a link</a> and <a href='/y'>another</a>.</p>"
+        "<a href='http://192.0.2.1/z'>an address</a></main>", encoding="utf-8")
+    code = (
+        "import sys; from pressmark.cli import main\n"
+        f"try: main(['md', '--batch', {str(src)!r}, {str(tmp_path / 'out')!r}, '--jobs', '1'])\n"
+        "except SystemExit as exc: assert exc.code == 0, exc.code\n"
+        "heavy = {'pathlib', 'urllib.parse', 'ipaddress', 'idna'};"
+        "print(sorted(heavy & set(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    assert (tmp_path / "out" / "a.md").read_text(encoding="utf-8").startswith("# Heading")
