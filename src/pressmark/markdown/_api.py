@@ -233,10 +233,24 @@ _MONTH_NAMES = (
 _MONTHS = frozenset(_MONTH_NAMES.split())
 
 
+SENTENCE_WORDS = 5  # lower-case words, dates and labels aside, that make a line a sentence
+
+
 def _is_dateline(text: str) -> bool:
     if _DATELINE.search(text):
-        return True
-    return any((m.group(1) or m.group(2)).lower() in _MONTHS for m in _DAY_WORD.finditer(text))
+        return not _reads_as_sentence(text)
+    return any((m.group(1) or m.group(2)).lower() in _MONTHS
+               for m in _DAY_WORD.finditer(text)) and not _reads_as_sentence(text)
+
+
+def _reads_as_sentence(text: str) -> bool:
+    """A short lead paragraph that mentions a date ("On March 12, the council voted to
+    repair the bridge.") is the story's first sentence, not its dateline: with the dates
+    and labels taken out, running prose keeps several lower-case words, while a byline or
+    a dateline keeps names and numbers (scripts without case never read as sentences
+    here, and keep the rule as it was)."""
+    rest = _DAY_WORD.sub(" ", _DATELINE.sub(" ", text))
+    return sum(1 for word in rest.split() if word[:1].islower()) >= SENTENCE_WORDS
 
 
 # a byline may link its author ("By [Jane Doe](/authors/jane)"); other linked lines stay
