@@ -29,6 +29,7 @@ within the caps is returned as the very same string.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -52,22 +53,44 @@ PARSE_LIMIT = "parse-limit"
 
 _WS = "\t\n\f\r "
 _COMMENT = r"<!--(?:-?>|.*?(?:--!?>|\Z))"   # ends where the tokenizer ends it
-_TOKEN = re.compile(
-    _COMMENT +
-    r"|<[!?][^>]*>?|</(?![A-Za-z])[^>]*>?"     # doctype, bogus comments
-    r"|<(/?)([A-Za-z][^\t\n\f\r />]*)",        # a tag's name; attributes read separately
-    re.S,
-)
 _ONE_ATTR = (r"[\t\n\f\r /]*[^\t\n\f\r />][^\t\n\f\r /=>]*"
              r"(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:\"[^\"]*\"?|'[^']*'?|[^\t\n\f\r >]*))?")
-# Attributes are matched in bounded runs: one regex repeat over 300k attributes would
-# hold a backtracking frame for each of them (memory, not just time).
-_ATTRS_MORE = re.compile(rf"(?:{_ONE_ATTR}){{1,1024}}")
-_TAG_CLOSE = re.compile(r"[\t\n\f\r ]*(/?)[\t\n\f\r /]*>?")
-# A tag's head (up to MAX_ATTRIBUTES attributes, group 1) and its close (the slash is group
-# 2) in one match: the close always matches, so the head matches as it would alone.
-_ATTRS_CLOSE = re.compile(rf"((?:{_ONE_ATTR}){{0,{MAX_ATTRIBUTES}}}){_TAG_CLOSE.pattern}")
-_RAW_END = {name: re.compile(rf"</{name}[\t\n\f\r />]", re.I | re.A) for name in RAW_TEXT}
+_TAG_CLOSE = r"[\t\n\f\r ]*(/?)[\t\n\f\r /]*>?"
+
+
+class _Patterns:
+    """The full scan's regular expressions, compiled on its first use (:func:`_patterns`).
+
+    WHY not at import: nearly every page passes the screen and never reaches the scan,
+    and these cost about a tenth of the Markdown layer's regex compiling at start-up.
+    """
+
+    __slots__ = ("attrs_close", "attrs_more", "raw_end", "tag_close", "token")
+
+    def __init__(self) -> None:
+        self.token = re.compile(
+            _COMMENT +
+            r"|<[!?][^>]*>?|</(?![A-Za-z])[^>]*>?"     # doctype, bogus comments
+            r"|<(/?)([A-Za-z][^\t\n\f\r />]*)",        # a tag's name; attributes read apart
+            re.S,
+        )
+        # Attributes are matched in bounded runs: one regex repeat over 300k attributes
+        # would hold a backtracking frame for each of them (memory, not just time).
+        self.attrs_more = re.compile(rf"(?:{_ONE_ATTR}){{1,1024}}")
+        self.tag_close = re.compile(_TAG_CLOSE)
+        # A tag's head (up to MAX_ATTRIBUTES attributes, group 1) and its close (the slash
+        # is group 2) in one match: the close always matches, so the head matches as it
+        # would alone.
+        self.attrs_close = re.compile(rf"((?:{_ONE_ATTR}){{0,{MAX_ATTRIBUTES}}}){_TAG_CLOSE}")
+        self.raw_end = {name: re.compile(rf"</{name}[\t\n\f\r />]", re.I | re.A)
+                        for name in RAW_TEXT}
+
+
+@functools.cache
+def _patterns() -> _Patterns:
+    return _Patterns()
+
+
 # the tokenizer lowercases ASCII letters only ("\u212a".lower() is "k")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
@@ -224,10 +247,11 @@ def _bound(text: str, *, screened_out: bool = False) -> BoundedHtml:
     elements = 0
     pos = 0
     hit: set[str] = set()
-    search = _TOKEN.search
-    attrs_close = _ATTRS_CLOSE.match
-    attrs_more = _ATTRS_MORE.match
-    tag_close = _TAG_CLOSE.match
+    patterns = _patterns()
+    search = patterns.token.search
+    attrs_close = patterns.attrs_close.match
+    attrs_more = patterns.attrs_more.match
+    tag_close = patterns.tag_close.match
     length = len(text)
     while pos < length:
         m = search(text, pos)
@@ -297,7 +321,7 @@ def _bound(text: str, *, screened_out: bool = False) -> BoundedHtml:
             unclosed_formatting += 1
         if name == "plaintext" and stack.foreign == 0:
             break  # the rest of the page is text
-        raw_end = _RAW_END.get(name) if stack.foreign == 0 else None
+        raw_end = patterns.raw_end.get(name) if stack.foreign == 0 else None
         if name == "script" and raw_end is not None:
             pos = script_end(text, pos)
         elif raw_end is not None:
