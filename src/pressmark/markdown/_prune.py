@@ -117,7 +117,8 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
             and node.link_len > 0.6 * text_len and node.tag not in HEADINGS
             and not (node.own_len >= LONG_BLOCK and node.own_len >= 0.9 * text_len)
             and not _item_of_prose_list(node)
-            and not (node.tag in _LISTS and node.prose >= PROSE_ITEM)):
+            and not (node.tag in _LISTS and node.prose >= PROSE_ITEM)
+            and not _section_list(node)):
         return "link_density"
     text: str | None = None  # the subtree's text, built once for the rules below
     if node.tag in _REPEATABLE and text_len <= 100 and (repeated or hints):
@@ -143,6 +144,31 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
     if node.tag in _TEXT_RULE_TAGS and text_len < CAPTION_MAX and _caption_line(node):
         return "exclude_caption"
     return None
+
+
+def _section_list(node: Node) -> bool:
+    """A list of links that is a section of its own, right under a heading of the body.
+
+    A README's "Documentation" or "Plugins" section is such a list, and so is a
+    reference page's "See also": the heading says what the links are, it follows some
+    of the body's prose, and it is not one that opens chrome ("Related", "Most read":
+    those sections go as ``chrome_section``). A table of contents (links to this page's
+    own sections) is navigation still.
+    """
+    parent = node.parent
+    if node.tag not in _LISTS or parent is None:
+        return False
+    elems = parent.elems
+    at = elems.index(node)
+    if at == 0:
+        return False
+    heading = _heading_of(elems[at - 1])
+    if heading is None or heading.tag == "h1" or _boilerplate.chrome_heading(heading.text()):
+        return False
+    if not any(n.prose for n in elems[:at - 1]):
+        return False  # above the body's first prose: a sidebar's list ("Mac Apps")
+    links = [a for a in node.iter() if a.tag == "a"]
+    return bool(links) and sum(a.attr("href").startswith("#") for a in links) * 2 < len(links)
 
 
 def _beside_heading_text(node: Node) -> bool:

@@ -116,3 +116,22 @@ def test_listicle_keeps_every_slide_image_though_their_credits_repeat() -> None:
         assert f"![{city} old town](" in md and f". {city}\n" in md
     assert "Photo: Getty" not in md and "Advertisement" not in md
     assert "More from Europe" not in md and "newsletter" not in md.lower()
+
+
+def test_readme_keeps_sections_that_are_lists_of_links() -> None:
+    """A rendered README: "Documentation" is a section of links under its own heading;
+    the table of contents (links to this page) and the site's sidebar are navigation."""
+    md, _ = _page("page_readme_docs")
+    assert "## Documentation\n\n- [Getting Started](https://fastify.dev/docs/" in md
+    assert "[Quick start](" not in md and "Section 12" not in md
+    assert "\n## Example" not in md and "### Example\n\n```js\n" in md   # unwrapped anchors
+    assert "| **Fastify** | **4.0.0** | **✓** | **77,193** |" in md
+
+
+def test_a_list_of_links_above_the_body_is_no_section_of_it() -> None:
+    prose = "".join(f"<p>{PROSE[3:-4]} Paragraph {i}.</p>" for i in range(3))
+    apps = "".join(f"<li><a href='/app{i}'>Application number {i}</a></li>" for i in range(5))
+    plugins = "".join(f"<li><a href='/p{i}'>Plugin number {i}</a></li>" for i in range(5))
+    html = f"<div><h3>Mac Apps</h3><ul>{apps}</ul>{prose}<h2>Plugins</h2><ul>{plugins}</ul></div>"
+    md = to_markdown(html).markdown
+    assert "Application number" not in md and "- [Plugin number 0](/p0)" in md
