@@ -53,6 +53,13 @@ class Node:
 
     ``attrs`` is Lexbor's attribute dict as is: valueless attributes map to None,
     so read values with ``attr()``.
+
+    Set by ``parse``: ``text_len`` (collapsed text chars in the subtree), ``link_len``
+    (of which inside ``<a>``), ``own_len`` / ``own_link`` (the same for the text whose
+    nearest block ancestor is this element) and ``blocky`` (a block-level descendant).
+    Set by selection (``_select``): ``score`` (content weight of the subtree), ``pos``
+    (its positive part), ``prose`` (chars of link-poor prose blocks outside chrome) and
+    ``bad`` (the boilerplate rule the element matched).
     """
 
     __slots__ = (
@@ -60,11 +67,24 @@ class Node:
         "nth", "own_len", "own_link", "parent", "pos", "prose", "removed", "score", "tag",
         "text_len",
     )
+    text_len: int
+    link_len: int
+    own_len: int
+    own_link: int
+    blocky: bool
+    score: float
+    pos: float
+    prose: int
+    bad: str | None
 
     def __init__(  # noqa: PLR0917 - built once per element: positional calls are cheaper
         self, tag: str, attrs: dict[str, str | None], parent: Node | None, nth: int,
         depth: int, idx: int,
     ) -> None:
+        # Only what the copy itself reads is set here: ``parse`` sets the text sizes
+        # (``text_len``, ``link_len``, ``own_len``, ``own_link``, ``blocky``) and selection
+        # the weights (``score``, ``pos``, ``prose``, ``bad``) of every element, and a slot
+        # stored twice per element is a cost paid a few thousand times per page.
         self.tag = tag
         self.attrs = attrs
         self.parent = parent
@@ -73,16 +93,7 @@ class Node:
         self.idx = idx                # creation order: parents before children
         self.children: list[Node | str] = []
         self.elems: list[Node] = []   # the element children only
-        self.text_len = 0             # collapsed text chars in the subtree
-        self.link_len = 0             # of which inside <a>
-        self.own_len = 0              # text chars whose nearest block ancestor is this node
-        self.own_link = 0
-        self.score = 0.0              # content weight of the subtree (selection)
-        self.pos = 0.0                # positive part of score
-        self.prose = 0                # chars of link-poor prose blocks outside chrome (recall)
-        self.bad: str | None = None   # boilerplate rule that matched this element
         self.removed: str | None = None  # rule that pruned it from the output
-        self.blocky = False           # has a block-level descendant
         self.chrome = 0               # text size of chrome children skipped while copying
 
     def attr(self, name: str) -> str:
@@ -187,6 +198,8 @@ def parse(html: str, *, skip_chrome: bool = True) -> Document:
     if lex_body is not None:
         body.attrs = lex_body.attributes
         _build(lex_body, body, nodes, skipped, skip_chrome)
+    else:
+        body.text_len = body.link_len = body.own_len = body.own_link = 0
     _measure(nodes)
     doc = Document(parser, body, nodes)
     doc.skipped = skipped
@@ -194,8 +207,27 @@ def parse(html: str, *, skip_chrome: bool = True) -> Document:
     return doc
 
 
+class _ChromeLimit:
+    """``CHROME_SHARE`` of the body's visible text, the size below which chrome is skipped.
+
+    Measured when the first chrome candidate needs it: the measure walks the whole body
+    in C, and a page with no candidate (about one in five) never pays for it.
+    """
+
+    __slots__ = ("root", "value")
+
+    def __init__(self, root: Any) -> None:
+        self.root = root
+        self.value: int | None = None
+
+    def get(self) -> int:
+        if self.value is None:
+            self.value = int(CHROME_SHARE * _visible_size(self.root))
+        return self.value
+
+
 def _chrome(lex: Any, tag: str, attrs: dict[str, str | None], parent_tag: str,
-            limit: int) -> tuple[str, int] | None:
+            chrome_limit: _ChromeLimit) -> tuple[str, int] | None:
     rule = _CHROME_TAGS.get(tag)
     if rule is None:
         role = attrs.get("role")
@@ -211,6 +243,9 @@ def _chrome(lex: Any, tag: str, attrs: dict[str, str | None], parent_tag: str,
                     return None
     elif tag == "footer" and parent_tag in ("blockquote", "figure"):
         return None  # a quotation's attribution
+    limit = chrome_limit.get()
+    if limit < 0:
+        return None  # more script than text (a script inside a noscript counts twice)
     size = len(lex.text(deep=True))  # scripts inside only make chrome look bigger: safe
     if size >= limit or (rule in PLACE_RULES and size >= PLACE_PROSE and _prose_size(lex)
                          >= PLACE_PROSE):
@@ -236,14 +271,18 @@ def _visible_size(lex: Any) -> int:
 
 def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str],
            skip_chrome: bool) -> None:
-    """Copy the visible elements; ``nodes`` gets them parents-first (creation order)."""
+    """Copy the visible elements; ``nodes`` gets them parents-first (creation order).
+
+    Each element's own text (its text children, collapsed) is measured here, where the
+    strings are at hand; ``_measure`` adds up the subtrees.
+    """
     stack: list[tuple[Any, Node]] = [(lex_root, root)]
     drop = _DROP
     blocks = BLOCK_TAGS
     chrome_tags = _CHROME_TAGS
     add_node = nodes.append
     push = stack.append
-    limit = int(CHROME_SHARE * _visible_size(lex_root)) if skip_chrome else -1
+    limit = _ChromeLimit(lex_root)
     while stack:
         lex, parent = stack.pop()
         counts: dict[str, int] = {}
@@ -251,6 +290,7 @@ def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str],
         add_child = parent.children.append
         add_elem = parent.elems.append
         depth = parent.depth + 1
+        own = 0
         child = lex.child
         while child is not None:
             tag = child.tag
@@ -259,6 +299,8 @@ def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str],
                     text = child.text_content
                     if text:
                         add_child(text)
+                        if not text.isspace():  # indentation between tags adds nothing
+                            own += len(" ".join(text.split()))
             elif tag and tag[0] != "-":  # processing instructions have no tag: skipped
                 n = counts.get(tag, 0) + 1
                 counts[tag] = n
@@ -269,7 +311,7 @@ def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str],
                         pass
                     # only these can be chrome (``_chrome``: an inline element only by
                     # its role); the test here spares most elements the call
-                    elif limit >= 0 and (tag in chrome_tags or (attrs and (
+                    elif skip_chrome and (tag in chrome_tags or (attrs and (
                         "role" in attrs or (tag in blocks and (
                             "class" in attrs or "id" in attrs))))) and (
                             found := _chrome(child, tag, attrs, parent.tag, limit)):
@@ -282,41 +324,47 @@ def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str],
                         add_elem(node)
                         if depth >= MAX_DEPTH:
                             flat = child.text(deep=True)
+                            size = 0
                             if flat:
                                 node.children.append(flat)
+                                if not flat.isspace():
+                                    size = len(" ".join(flat.split()))
+                            _own_text(node, size)
                         else:  # asking Lexbor for .child here would wrap it twice
                             push((child, node))
             child = child.next
+        _own_text(parent, own)
+
+
+def _own_text(node: Node, size: int) -> None:
+    """The sizes of an element's own text children (``_measure`` adds the subtrees)."""
+    node.text_len = node.own_len = size
+    node.link_len = node.own_link = size if node.tag == "a" else 0
 
 
 def _measure(nodes: list[Node]) -> None:
-    """Bottom-up text and link lengths; ``own_*`` go to the nearest block ancestor."""
+    """Bottom-up text and link lengths; ``own_*`` go to the nearest block ancestor.
+
+    Each element starts from its own text's sizes (``_build``), so only the element
+    children are walked here.
+    """
     blocks = BLOCK_TAGS
     for node in reversed(nodes):
         total = node.text_len
         links = node.link_len
-        own = own_link = 0
+        own = node.own_len
+        own_link = node.own_link
         blocky = False
         is_link = node.tag == "a"
-        for child in node.children:
-            if isinstance(child, str):
-                if child.isspace():
-                    continue  # indentation between tags (most text nodes) adds nothing
-                n = len(" ".join(child.split()))
-                total += n
-                own += n
-                if is_link:
-                    links += n
-                    own_link += n
+        for child in node.elems:
+            total += child.text_len
+            links += child.text_len if is_link else child.link_len
+            if child.tag in blocks:
+                blocky = True
             else:
-                total += child.text_len
-                links += child.text_len if is_link else child.link_len
-                if child.tag in blocks:
-                    blocky = True
-                else:
-                    blocky = blocky or child.blocky
-                    own += child.own_len
-                    own_link += child.text_len if is_link else child.own_link
+                blocky = blocky or child.blocky
+                own += child.own_len
+                own_link += child.text_len if is_link else child.own_link
         node.text_len = total
         node.link_len = links
         node.own_len = own
