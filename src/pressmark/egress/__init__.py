@@ -13,9 +13,9 @@ without asyncio, ssl or ``ipaddress``.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from pressmark._lazy import lazy_exports
 from pressmark.egress._canonical import canonical_url, normalise_percent_encoding
 from pressmark.egress._errors import (
     DENIAL_CODES,
@@ -84,10 +84,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'pressmark.egress' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _LAZY, globals())

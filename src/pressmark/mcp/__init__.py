@@ -13,9 +13,9 @@ package costs nothing.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from pressmark._lazy import lazy_exports
 from pressmark.mcp._options import (
     MARKDOWN_PAGE_BYTES,
     UNTRUSTED_NOTICE,
@@ -49,10 +49,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'pressmark.mcp' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _LAZY, globals())

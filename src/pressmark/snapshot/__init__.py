@@ -13,9 +13,9 @@ way a snapshot would, does not pay for hashing and the envelope format at start-
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from pressmark._lazy import lazy_exports
 from pressmark.snapshot._charset import (
     CharsetDecision,
     CharsetSource,
@@ -91,10 +91,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'pressmark.snapshot' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _LAZY, globals())

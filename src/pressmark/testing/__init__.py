@@ -9,8 +9,7 @@ Names are loaded lazily so importing this module costs nothing.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from pressmark._lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     "RecordingConnector": "pressmark.testing._connector",
@@ -21,8 +20,4 @@ _EXPORTS: dict[str, str] = {
 __all__ = ["FakeRenderer", "RecordingConnector", "make_snapshot"]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'pressmark.testing' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports(__name__, _EXPORTS, globals())
