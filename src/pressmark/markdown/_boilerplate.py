@@ -444,6 +444,31 @@ _FEEDBACK = tuple(sorted(_phrases(
 )))
 
 
+# A consent banner that no class or id names ("We use cookies to ..."), in the languages
+# of the other phrase sets; matched at the start of a block shorter than COOKIE_MAX.
+_COOKIES = tuple(sorted(_phrases(
+    "we use cookies|this website uses cookies|this site uses cookies|our website uses cookies",
+    "by using this website, you agree to|by continuing to browse|we and our partners use",
+    "wir verwenden cookies|wir nutzen cookies|diese website verwendet cookies",
+    "diese webseite verwendet cookies|diese website nutzt cookies|nous utilisons des cookies",
+    "ce site utilise des cookies|ce site web utilise des cookies|utilizamos cookies",
+    "este sitio web utiliza cookies|este sitio utiliza cookies|usamos cookies",
+    "utilizziamo i cookie|usiamo i cookie|questo sito utilizza cookie",
+    "questo sito utilizza i cookie|wij gebruiken cookies|deze website gebruikt cookies",
+    "este site utiliza cookies|este site usa cookies|utilizamos cookies",
+    "vi använder cookies|denna webbplats använder cookies|vi bruker informasjonskapsler",
+    "vi bruger cookies|używamy plików cookie|ta strona używa plików cookie",
+    "používáme cookies|tato stránka používá cookies|bu web sitesi çerez",
+    "мы используем файлы cookie|этот сайт использует файлы cookie",
+)))
+COOKIE_MAX = 600      # chars: a consent banner says its piece in a few sentences
+
+
+def is_cookie_notice(text: str) -> bool:
+    """Text that opens like a consent banner ("We use cookies to ...")."""
+    return len(text) < COOKIE_MAX and _norm(text).startswith(_COOKIES)
+
+
 def text_rule(text: str) -> str | None:
     """A rule for a short block by its text alone: paywall or survey prompt, image credit."""
     if len(text) < CREDIT_MAX and _is_credit(text):

@@ -132,10 +132,14 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
     elif node.tag in BLOCK_TAGS and text_len < 40 and _boilerplate.is_placeholder(
             text := node.text()):
         return "ui_label"
-    if node.tag in _TEXT_RULE_TAGS and text_len < _boilerplate.PAYWALL_MAX:
+    if node.tag in _TEXT_RULE_TAGS and (text_len < _boilerplate.PAYWALL_MAX or (
+            node.tag != "p" and text_len < _boilerplate.COOKIE_MAX)):
         if text is None:
             text = node.text()
-        rule = _boilerplate.text_rule(text)
+        if node.tag != "p" and _boilerplate.is_cookie_notice(text):
+            # the banner's box, not a paragraph: a cookie policy's first sentence stays
+            return "exclude_cookie_banner"
+        rule = _boilerplate.text_rule(text) if text_len < _boilerplate.PAYWALL_MAX else None
         if rule is not None and not any(n.tag == "img" for n in node.iter()):
             return rule  # (with an image inside, the credit's own element goes instead)
     if hints and node.own_len and node.tag in BLOCK_TAGS and block_hash(

@@ -135,3 +135,18 @@ def test_a_list_of_links_above_the_body_is_no_section_of_it() -> None:
     html = f"<div><h3>Mac Apps</h3><ul>{apps}</ul>{prose}<h2>Plugins</h2><ul>{plugins}</ul></div>"
     md = to_markdown(html).markdown
     assert "Application number" not in md and "- [Plugin number 0](/p0)" in md
+
+
+@pytest.mark.parametrize("banner", [
+    "Wir verwenden Cookies, um Inhalte zu personalisieren und Zugriffe zu analysieren.",
+    "We use cookies to improve your experience. By continuing you accept our policy.",
+    "Ce site utilise des cookies pour mesurer l'audience.",
+])
+def test_a_consent_banner_no_class_names_goes_a_sentence_about_cookies_stays(
+        banner: str) -> None:
+    sentence = "We use cookies sparingly, the author wrote in 2019, and only for the basket."
+    html = (f"<div>{PROSE * 3}<div id='x7'><p>{banner}</p><a href='#'>OK</a></div>{PROSE}"
+            f"<p>{sentence}</p></div>")
+    result = to_markdown(html)
+    assert banner[:20] not in result.markdown and sentence in result.markdown
+    assert "exclude_cookie_banner" in result.evidence.boilerplate_rules_used
