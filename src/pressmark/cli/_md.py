@@ -137,11 +137,18 @@ def _run_batch(in_dir: str, out_dir: str, jobs: int | None, with_json: bool) -> 
     jobs = min(jobs, len(work))
     import gc  # noqa: PLC0415 - `--help` stays fast
 
-    import pressmark.markdown  # noqa: F401, PLC0415 - imported once, before any fork
-
     # The imported modules never become garbage: frozen, the collector stops walking them
     # after every page, and a forked worker's collections do not touch (and copy) them.
-    gc.freeze()
+    # Nor need it walk them while they load: collection is off for the import.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        import pressmark.markdown  # noqa: PLC0415 - imported once, before any fork
+        import pressmark.snapshot  # noqa: F401, PLC0415 - every page is decoded with it
+    finally:
+        gc.freeze()
+        if collecting:
+            gc.enable()
     if jobs > 1 and hasattr(os, "fork"):
         failed = _run_forked(work, jobs)
     elif jobs > 1:
