@@ -5,10 +5,10 @@ parses it, refused if it names an internal host or address, and connected to
 only at an address that was checked, while TLS verifies the host name. See
 ``docs/contracts.md`` (egress) for the public surface.
 
-The policy, the resolver, the client, the proxy and the address classifier load
-on first use, so ``import pressmark.egress`` stays light: the URL parser is all that
-layers which only parse URLs (Markdown link resolution, ``pressmark md``) pay for,
-without asyncio, ssl or ``ipaddress``.
+The policy, the resolver, the client, the proxy, URL canonicalisation and the
+address classifier load on first use, so ``import pressmark.egress`` stays light:
+the URL parser is all that layers which only parse URLs (Markdown link resolution,
+``pressmark md``) pay for, without asyncio, ssl or ``ipaddress``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pressmark._lazy import lazy_exports
-from pressmark.egress._canonical import canonical_url, normalise_percent_encoding
 from pressmark.egress._errors import (
     DENIAL_CODES,
     EgressConfigError,
@@ -29,6 +28,7 @@ from pressmark.egress._url import ParsedURL, join_url, parse_url
 
 if TYPE_CHECKING:
     from pressmark.egress._address import classify_address
+    from pressmark.egress._canonical import canonical_url, normalise_percent_encoding
     from pressmark.egress._client import GuardedClient
     from pressmark.egress._connector import AsyncioConnector, Connector
     from pressmark.egress._policy import EgressPolicy, EgressTarget, Timeout, evaluate_url
@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 
 _LAZY: dict[str, str] = {
     "classify_address": "pressmark.egress._address",
+    "canonical_url": "pressmark.egress._canonical",
+    "normalise_percent_encoding": "pressmark.egress._canonical",
     "EgressPolicy": "pressmark.egress._policy",
     "EgressTarget": "pressmark.egress._policy",
     "Timeout": "pressmark.egress._policy",

@@ -26,6 +26,7 @@ The ``redirected-*`` reasons are the wrong-route checks (``check_route``): they 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -92,11 +93,16 @@ def _norm_url(url: str) -> tuple[str, str, str]:
     return (parsed.host.removeprefix("www."), path, parsed.query or "")
 
 
-_LOGIN_ROUTE = re.compile(
-    r"(?:^|/)(?:log-?in|log-?on|sign-?in|signin|auth|sso|session/new|sessions/new"
-    r"|users/sign_in|account/login|wp-login\.php)(?:/|$|\.)",
-    re.IGNORECASE,
-)
+@functools.cache
+def _login_route() -> re.Pattern[str]:
+    """Compiled on first use: only a fetch that ended elsewhere asks (``pressmark md`` never)."""
+    return re.compile(
+        r"(?:^|/)(?:log-?in|log-?on|sign-?in|signin|auth|sso|session/new|sessions/new"
+        r"|users/sign_in|account/login|wp-login\.php)(?:/|$|\.)",
+        re.IGNORECASE,
+    )
+
+
 NOT_FOUND_TOKENS = frozenset({"error404", "error-404", "error_404", "page-not-found",
                               "page_not_found", "notfound", "not-found", "not_found", "404"})
 
@@ -123,7 +129,8 @@ def route_reasons(requested: str | None, final: str | None) -> list[str]:
         reasons.append("redirected-off-host")
     if got[1] == "/" and want[1] != "/":
         reasons.append("redirected-to-home")
-    if _LOGIN_ROUTE.search(got[1]) and not _LOGIN_ROUTE.search(want[1]):
+    login = _login_route()
+    if login.search(got[1]) and not login.search(want[1]):
         reasons.append("redirected-to-login")
     return reasons
 
