@@ -152,7 +152,9 @@ def _weigh(doc: Document, scale: float) -> None:
                 # link lists are chrome; a long paragraph dense with links is still prose
                 weight = 0.0 if size >= LONG_BLOCK else -float(own)
             elif size < SHORT_BLOCK:
-                weight = -0.3 * own
+                weight = 0.5 * own if (node.tag == "p" and size >= SENTENCE_MIN
+                                       and density <= PROSE_LINKS and _ends_sentence(node)) \
+                    else -0.3 * own
             else:
                 weight = own * (1.0 - 1.5 * density)
                 positive = weight
@@ -168,6 +170,27 @@ def _weigh(doc: Document, scale: float) -> None:
         node.score = score
         node.pos = positive
         node.prose = prose
+
+
+SENTENCE_MIN = 25         # chars: a paragraph this long that ends a sentence is prose
+_SENTENCE_END = frozenset(".!?…。！？؟\"'”’»)")
+
+
+def _ends_sentence(node: Node) -> bool:
+    """The paragraph's text ends like a sentence: a one-line paragraph of a story written
+    a sentence per paragraph, not a label (tabloids, and many scripts' news style)."""
+    children = node.children
+    while children:
+        last = children[-1]
+        if isinstance(last, str):
+            tail = last.rstrip()
+            if tail:
+                return tail[-1] in _SENTENCE_END
+        elif last.text_len:
+            children = last.children
+            continue
+        children = children[:-1]
+    return False
 
 
 _NAMED_HIDDEN = frozenset(("exclude_hidden", "exclude_screen_reader_text"))

@@ -1,7 +1,8 @@
-"""Rules for page types beyond news and blogs: wiki sections, forum threads, lazy images.
+"""Rules for page types beyond the dev sets' news and blogs: wikis, forums, docs,
+recipes, public services, listicles, stories told a sentence per paragraph.
 
-The golden pages (``golden/page_wiki_sections``, ``golden/page_forum_thread``) pin the
-whole output; these tests say which part of it each rule is responsible for.
+The golden pages (``golden/page_*``) pin the whole output; these tests say which part
+of it each rule is responsible for.
 """
 
 from __future__ import annotations
@@ -150,3 +151,17 @@ def test_a_consent_banner_no_class_names_goes_a_sentence_about_cookies_stays(
     result = to_markdown(html)
     assert banner[:20] not in result.markdown and sentence in result.markdown
     assert "exclude_cookie_banner" in result.evidence.boilerplate_rules_used
+
+
+def test_a_story_told_a_sentence_per_paragraph_is_prose() -> None:
+    """One short sentence per ``<p>`` (tabloids, many scripts' news style): each is prose,
+    so the story is the region rather than the whole body with the site's header."""
+    sentences = [f"He was booked for the {n} time this season." for n in
+                 ("first", "second", "third", "fourth", "fifth", "sixth", "seventh")]
+    story = "".join(f"<p>{s}</p>" for s in sentences * 2)
+    html = (f"<body><div class=top><a href=/>Daily Tribune</a> <a href=/sport>Sport</a>"
+            f"</div><div class=wrap><div class=col-main><h1>Booked again</h1><div "
+            f"class=story>{story}</div></div></div><p>Copyright the Tribune Group.</p></body>")
+    md = to_markdown(html).markdown
+    assert md.count("He was booked") == 14
+    assert "Daily Tribune" not in md and "Copyright" not in md
