@@ -72,7 +72,7 @@ for _rule, _words in {
                    "publicite pubblicita publicidade reklame reklama advertentie",
     # who wrote it, and the forum's card beside each post (avatar, rank, post count)
     "exclude_byline": "byline dateline timestamp meta bio authorbox avatar signature "
-                      "usercard userinfo",
+                      "usercard userinfo userdetails gravatar",
     "exclude_tags": "tags tagcloud keywords topics",
     "exclude_feedback": "feedback survey rating vote print",
     "exclude_caption": "caption captions credit credits copyright",
@@ -94,7 +94,7 @@ _WHOLE_RULES = {
 
 # "content-with-sidebar", "main-nav-wrapper"? Layout words next to a content word in
 # the same class name describe a wrapper, not chrome (readability's "okMaybe" idea).
-_POSITIVE = frozenset(("content", "article", "main", "body", "story", "entry", "post", "text",
+_POSITIVE = frozenset(("content", "article", "body", "story", "entry", "post", "text",
                        "column", "recipe"))
 _LAYOUT_RULES = frozenset(("exclude_aside", "exclude_nav", "exclude_footer", "exclude_byline",
                            "exclude_tags"))
@@ -147,6 +147,10 @@ def _name_rule(name: str) -> str | None:
             found = "exclude_related"  # run together: "relatedposts", "relatedStories"
         elif found is None and word.endswith(("profile", "avatar")) and len(word) > 7:
             found = "exclude_byline"  # "postprofile", "useravatar"
+        if found is not None and not (found in _LAYOUT_RULES and _POSITIVE.intersection(words)):
+            return found
+    if len(words) > 1:  # "user-info", "most-read", "tag-cloud": a compound of the list
+        found = _WORD_RULES.get("".join(words))
         if found is not None and not (found in _LAYOUT_RULES and _POSITIVE.intersection(words)):
             return found
     return None
@@ -203,7 +207,7 @@ _LOADING = re.compile(
     r"|(?:post (?:a )?)?reply|quote|report(?: post)?|\d* ?likes?|back to top|top"
     # a documentation page's links to its own source
     r"|edit (?:this page|page|on github|on gitlab)|suggest an? (?:edit|change)"
-    r"|improve this page|view (?:page )?source|show source)\W*$",
+    r"|improve this (?:page|answer|question|article)|view (?:page )?source|show source)\W*$",
     re.IGNORECASE,
 )
 

@@ -105,9 +105,12 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
                 and _boilerplate.is_edit_label(node.text()):
             return "exclude_edit_link"
         if node.tag == "a" and text_len < 40 and parent is not None \
-                and parent.tag in BLOCK_TAGS and parent.own_len <= text_len \
+                and parent.tag in BLOCK_TAGS and parent.tag not in HEADINGS \
+                and parent.own_link >= parent.own_len \
                 and _boilerplate.is_placeholder(node.text()):
-            return "ui_label"  # a button between blocks ("Edit this page", "Reply")
+            # a button between blocks, alone or in a row of them ("Edit this page",
+            # "Share | Improve this answer"), not a link at the end of a sentence
+            return "ui_label"
         if node.tag in ("span", "small") and parent is not None and text_len < \
                 _boilerplate.CREDIT_MAX and text_len >= 0.9 * parent.text_len:
             # the only text beside an image: "<div><img><span>Photo: ...</span></div>"

@@ -50,6 +50,10 @@ def test_forum_thread_keeps_every_post_and_drops_the_cards_beside_them() -> None
     ("post has-profile bg2", None), ("has-sidebar", None), ("no-comments", None),
     ("withoutCaption", None), ("is-sticky", None), ("profile", None),
     ("off-screen", "exclude_screen_reader_text"),
+    # hyphenated compounds of the list's run-together words
+    ("user-info", "exclude_byline"), ("most-read", "exclude_related"),
+    ("tag-cloud", "exclude_tags"), ("author-box", "exclude_byline"),
+    ("main-nav", "exclude_nav"), ("post-content", None), ("content-with-sidebar", None),
     ("story-image-copyright", "exclude_caption"),
 ])
 def test_class_words(value: str, rule: str | None) -> None:
@@ -165,3 +169,12 @@ def test_a_story_told_a_sentence_per_paragraph_is_prose() -> None:
     md = to_markdown(html).markdown
     assert md.count("He was booked") == 14
     assert "Daily Tribune" not in md and "Copyright" not in md
+
+
+def test_qa_page_keeps_question_and_answers_not_their_buttons_and_user_cards() -> None:
+    md, _ = _page("page_question_answers")
+    for part in ("merge two dictionaries", "z = x | y", "z = {**x, **y}", "z.update(y)"):
+        assert part in md
+    for chrome in ("Improve this", "Share", "Follow", "72.4k", "Carl Meyer", "Overflow Blog",
+                   "How do I sort a dictionary"):
+        assert chrome not in md
