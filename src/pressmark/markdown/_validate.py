@@ -61,26 +61,42 @@ class ValidationReport:
         }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
 class Facts:
-    """What validation looks at, gathered by the converter."""
+    """What validation looks at, gathered by the converter.
 
-    text_chars: int
-    markdown_chars: int
-    paragraphs: int
-    headings: tuple[tuple[int, str], ...]
-    chrome_chars: int
-    removed_ratio: float
-    empty_list_items: int
-    broken_tables: int
-    title: str | None
-    headline: str | None     # the page's first <h1> (the body may not repeat it)
-    url: str | None
-    canonical_url: str | None
-    language: str | None
-    readiness_passed: bool | None
-    requested_url: str | None = None
-    not_found_markers: tuple[str, ...] = ()
+    A plain slotted class, not a dataclass: an internal record built once per page and
+    only read, and a dataclass this wide costs start-up time (see ``_blocks``).
+    """
+
+    __slots__ = ("broken_tables", "canonical_url", "chrome_chars", "empty_list_items",
+                 "headings", "headline", "language", "markdown_chars", "not_found_markers",
+                 "paragraphs", "readiness_passed", "removed_ratio", "requested_url",
+                 "text_chars", "title", "url")
+
+    def __init__(
+        self, *, text_chars: int, markdown_chars: int, paragraphs: int,
+        headings: tuple[tuple[int, str], ...], chrome_chars: int, removed_ratio: float,
+        empty_list_items: int, broken_tables: int, title: str | None,
+        headline: str | None, url: str | None, canonical_url: str | None,
+        language: str | None, readiness_passed: bool | None,
+        requested_url: str | None = None, not_found_markers: tuple[str, ...] = (),
+    ) -> None:
+        self.text_chars = text_chars
+        self.markdown_chars = markdown_chars
+        self.paragraphs = paragraphs
+        self.headings = headings
+        self.chrome_chars = chrome_chars
+        self.removed_ratio = removed_ratio
+        self.empty_list_items = empty_list_items
+        self.broken_tables = broken_tables
+        self.title = title
+        self.headline = headline  # the page's first <h1> (the body may not repeat it)
+        self.url = url
+        self.canonical_url = canonical_url
+        self.language = language
+        self.readiness_passed = readiness_passed
+        self.requested_url = requested_url
+        self.not_found_markers = not_found_markers
 
 
 def _norm_url(url: str) -> tuple[str, str, str]:
