@@ -256,6 +256,7 @@ def _reads_as_sentence(text: str) -> bool:
 # a byline may link its author ("By [Jane Doe](/authors/jane)"); other linked lines stay
 _BYLINE = re.compile(r"(?:by|por|von|par|door|di|af|av|przez)\s", re.IGNORECASE)
 LEAD_BLOCK = 100   # chars: the lead section ends at the first paragraph this long
+DATE_ONLY = 30     # chars: a date or time line this short says nothing else
 
 
 def _lead_trim(blocks: list[Block], title: str | None, rules: set[str],
@@ -269,6 +270,7 @@ def _lead_trim(blocks: list[Block], title: str | None, rules: set[str],
     key = " ".join((title or "").split()).casefold()
     out: list[Block] = []
     lead = True
+    timeline = _timeline(blocks)
     for block in blocks:
         if lead and isinstance(block, Para) and len(block.plain) >= LEAD_BLOCK:
             lead = False
@@ -277,13 +279,39 @@ def _lead_trim(blocks: list[Block], title: str | None, rules: set[str],
                 and "exclude_title" not in rules:
             rules.add("exclude_title")
             continue
-        if lead and isinstance(block, Para) and len(block.plain) < LEAD_BLOCK \
+        if lead and not timeline and isinstance(block, Para) \
+                and len(block.plain) < LEAD_BLOCK \
                 and ("](" not in block.text or _BYLINE.match(block.plain)) \
                 and _is_dateline(block.plain):
             rules.add("exclude_dateline")
             continue
         out.append(block)
     return out
+
+
+TIMELINE_MARKS = 2  # date-only lines past the lead that make the page a timeline
+
+
+def _timeline(blocks: list[Block]) -> bool:
+    """Date lines recur through the body: a live blog's or a changelog's entries.
+
+    Their times are content, the first entry's as much as the last one's, so the lead's
+    dateline rule stands down. Only bare dates and times count (``14:05``, ``3 May
+    2024``), not bylines, which do not recur.
+    """
+    marks = 0
+    lead = True
+    for block in blocks:
+        if not isinstance(block, Para):
+            continue
+        if lead:
+            lead = len(block.plain) < LEAD_BLOCK
+            continue
+        if len(block.plain) < DATE_ONLY and _is_dateline(block.plain):
+            marks += 1
+            if marks >= TIMELINE_MARKS:
+                return True
+    return False
 
 
 def _first_h1(body: Node) -> str | None:

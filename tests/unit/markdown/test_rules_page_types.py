@@ -178,3 +178,16 @@ def test_qa_page_keeps_question_and_answers_not_their_buttons_and_user_cards() -
     for chrome in ("Improve this", "Share", "Follow", "72.4k", "Carl Meyer", "Overflow Blog",
                    "How do I sort a dictionary"):
         assert chrome not in md
+
+
+def test_live_blog_keeps_every_entry_time_the_first_included() -> None:
+    md, _ = _page("page_live_blog")
+    for time in ("14:32", "14:05", "13:40", "13:12", "12:58"):
+        assert f"\n{time}\n" in f"\n{md}"
+    assert "Share" not in md and "© News Group" not in md
+
+
+def test_an_article_dateline_still_goes_when_dates_do_not_recur() -> None:
+    body = "".join(f"<p>{PROSE[3:-4]} Part {i}.</p>" for i in range(3))
+    md = to_markdown(f"<article><h1>T</h1><p>3 May 2024, 14:05</p>{body}</article>").markdown
+    assert "14:05" not in md
