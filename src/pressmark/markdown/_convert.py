@@ -55,6 +55,25 @@ MAX_GRID_ROWS = 2000
 _LANG = re.compile(r"(?:^|\s)(?:language|lang)-([A-Za-z0-9_+#.-]+)")
 _LAYOUT_SIGNS = frozenset(("table", "p", "ul", "ol", "pre", "blockquote", "dl",
                            "h1", "h2", "h3", "h4", "h5", "h6"))
+_PAGE_SIGNS = frozenset(("table", "h1", "h2", "h3", "h4", "h5", "h6"))
+LAYOUT_CELL_SHARE = 0.2  # cells holding blocks, of all cells, that make a table a layout
+
+
+def _laid_out(cells: list[Node]) -> bool:
+    """A table used for page layout rather than data.
+
+    A nested table or a heading in a cell lays out a page. Paragraphs and lists may
+    be either: a wiki's table of films with one two-paragraph synopsis is still data,
+    while a page set in a table has block content in a good share of its cells.
+    """
+    with_blocks = 0
+    for cell in cells:
+        tags = {n.tag for n in cell.iter() if n is not cell}
+        if tags & _PAGE_SIGNS:
+            return True
+        if tags & _LAYOUT_SIGNS:
+            with_blocks += 1
+    return with_blocks >= max(1.0, LAYOUT_CELL_SHARE * len(cells))
 _LISTS = frozenset(("ul", "ol", "menu", "dir"))
 _CODE = frozenset(("code", "kbd", "samp", "tt"))
 _EM = frozenset(("em", "i", "cite", "dfn", "var"))
@@ -399,9 +418,8 @@ class Converter:
                      if not isinstance(c, str) and c.tag in ("td", "th") and c.removed is None]
             grid_cells.append(cells)
             cells_seen.extend(cells)
-        layout = node.attr("role").lower() in ("presentation", "none") or any(
-            n.tag in _LAYOUT_SIGNS for cell in cells_seen for n in cell.iter() if n is not cell
-        ) or (len(cells_seen) <= 1)
+        layout = node.attr("role").lower() in ("presentation", "none") \
+            or len(cells_seen) <= 1 or _laid_out(cells_seen)
         out: list[Block] = []
         if caption is not None:
             out.extend(self.blocks(caption))

@@ -191,3 +191,20 @@ def test_an_article_dateline_still_goes_when_dates_do_not_recur() -> None:
     body = "".join(f"<p>{PROSE[3:-4]} Part {i}.</p>" for i in range(3))
     md = to_markdown(f"<article><h1>T</h1><p>3 May 2024, 14:05</p>{body}</article>").markdown
     assert "14:05" not in md
+
+
+def test_a_data_table_stays_a_table_when_one_cell_has_two_paragraphs() -> None:
+    from pressmark.markdown import ConversionPolicy
+
+    rows = "".join(f"<tr><th>Film {i}</th><td>19{60 + i}</td><td>A loop, again.</td></tr>"
+                   for i in range(6))
+    long_cell = ("<tr><th>Churuli</th><td>2021</td><td>Two officers.<p>Based on a story.</p>"
+                 "</td></tr>")
+    table = (f"<table><tr><th>Film</th><th>Year</th><th>Description</th></tr>{rows}"
+             f"{long_cell}</table>")
+    md = to_markdown(table, policy=ConversionPolicy(select_main=False)).markdown
+    assert md.startswith("| Film | Year | Description |\n| --- | --- | --- |\n")
+    assert "| Churuli | 2021 | Two officers. Based on a story. |" in md
+    page = ("<table><tr><td><h2>Menu</h2><p>Home</p></td><td><p>Welcome to the page.</p>"
+            "<p>More text here.</p></td></tr></table>")
+    assert "|" not in to_markdown(page, policy=ConversionPolicy(select_main=False)).markdown
