@@ -8,8 +8,8 @@ stable conversion, fail-closed validation and evidence packets.
 
 The pipeline is pure (no I/O, no global state) and versioned by ``POLICY_VERSION``:
 ``_tree`` copies Lexbor's HTML5 tree (hidden and obvious chrome left out),
-``_select`` picks and prunes the main region (rules from ``_boilerplate``),
-``_convert`` builds a block tree that ``_render`` writes as Markdown (escaping in
+``_select`` picks and prunes the main region (rules from ``_boilerplate`` and
+``_text_rules``), ``_convert`` builds a block tree that ``_render`` writes as Markdown (escaping in
 ``_escape``), ``_validate`` checks the result and ``_api`` assembles the evidence.
 Same input and policy give byte-identical output in any process.
 

@@ -1,7 +1,7 @@
 """Pruning inside the selected region: every rule that fires is named.
 
-Per element: boilerplate signals (``_boilerplate``), link density, repeated or
-placeholder text, credit and paywall lines, inline link clusters. Per run of
+Per element: boilerplate signals (``_boilerplate``, ``_text_rules``), link density,
+repeated or placeholder text, credit and paywall lines, inline link clusters. Per run of
 siblings: ``teaser_cards`` (a row of link-led cards pointing at other pages) and
 ``chrome_section`` (what follows a "Related" / "Most read" / comments heading).
 Selection (``_select``) decides *where* the content is; this module decides what
@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
-from pressmark.markdown import _boilerplate
+from pressmark.markdown import _text_rules
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
 
 if TYPE_CHECKING:
@@ -101,20 +101,20 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
         if _link_cluster(node) and not any(_link_cluster(c) for c in node.elems):
             return "inline_link_cluster"
         parent = node.parent
-        if text_len < _boilerplate.EDIT_LABEL_MAX and _beside_heading_text(node) \
-                and _boilerplate.is_edit_label(node.text()):
+        if text_len < _text_rules.EDIT_LABEL_MAX and _beside_heading_text(node) \
+                and _text_rules.is_edit_label(node.text()):
             return "exclude_edit_link"
         if node.tag == "a" and text_len < 40 and parent is not None \
                 and parent.tag in BLOCK_TAGS and parent.tag not in HEADINGS \
                 and parent.own_link >= parent.own_len \
-                and _boilerplate.is_placeholder(node.text()):
+                and _text_rules.is_placeholder(node.text()):
             # a button between blocks, alone or in a row of them ("Edit this page",
             # "Share | Improve this answer"), not a link at the end of a sentence
             return "ui_label"
         if node.tag in ("span", "small") and parent is not None and text_len < \
-                _boilerplate.CREDIT_MAX and text_len >= 0.9 * parent.text_len:
+                _text_rules.CREDIT_MAX and text_len >= 0.9 * parent.text_len:
             # the only text beside an image: "<div><img><span>Photo: ...</span></div>"
-            return _boilerplate.text_rule(node.text())
+            return _text_rules.text_rule(node.text())
         return None
     if (node.tag in BLOCK_TAGS and node.tag not in _CELLS and node.score <= 0 and text_len >= 20
             and node.link_len > 0.6 * text_len and node.tag not in HEADINGS
@@ -126,23 +126,23 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
     text: str | None = None  # the subtree's text, built once for the rules below
     if node.tag in _REPEATABLE and text_len <= 100 and (repeated or hints):
         text = node.text()
-        if _boilerplate.is_placeholder(text):
+        if _text_rules.is_placeholder(text):
             return "ui_label"
         if text in repeated and not any(n.tag == "img" for n in node.iter()):
             return "repeated_block"  # (beside an image it is a credit: the image stays)
         if hints and block_hash(text) in hints:
             return "cross_page_repetition"
-    elif node.tag in BLOCK_TAGS and text_len < 40 and _boilerplate.is_placeholder(
+    elif node.tag in BLOCK_TAGS and text_len < 40 and _text_rules.is_placeholder(
             text := node.text()):
         return "ui_label"
-    if node.tag in _TEXT_RULE_TAGS and (text_len < _boilerplate.PAYWALL_MAX or (
-            node.tag != "p" and text_len < _boilerplate.COOKIE_MAX)):
+    if node.tag in _TEXT_RULE_TAGS and (text_len < _text_rules.PAYWALL_MAX or (
+            node.tag != "p" and text_len < _text_rules.COOKIE_MAX)):
         if text is None:
             text = node.text()
-        if node.tag != "p" and _boilerplate.is_cookie_notice(text):
+        if node.tag != "p" and _text_rules.is_cookie_notice(text):
             # the banner's box, not a paragraph: a cookie policy's first sentence stays
             return "exclude_cookie_banner"
-        rule = _boilerplate.text_rule(text) if text_len < _boilerplate.PAYWALL_MAX else None
+        rule = _text_rules.text_rule(text) if text_len < _text_rules.PAYWALL_MAX else None
         if rule is not None and not any(n.tag == "img" for n in node.iter()):
             return rule  # (with an image inside, the credit's own element goes instead)
     if hints and node.own_len and node.tag in BLOCK_TAGS and block_hash(
@@ -170,7 +170,7 @@ def _section_list(node: Node) -> bool:
     if at == 0:
         return False
     heading = _heading_of(elems[at - 1])
-    if heading is None or heading.tag == "h1" or _boilerplate.chrome_heading(heading.text()):
+    if heading is None or heading.tag == "h1" or _text_rules.chrome_heading(heading.text()):
         return False
     if not any(n.prose for n in elems[:at - 1]):
         return False  # above the body's first prose: a sidebar's list ("Mac Apps")
@@ -256,7 +256,7 @@ def _section_marks(root: Node, order: list[Node]) -> dict[int, str]:
     A teaser row is three or more sibling containers of one kind (tag and class), each
     short, opening with a link (usually a linked headline) and carrying a heading or an
     image: cards pointing at other pages. A chrome section is what follows a heading
-    such as "Related articles", "Most read" or "Kommentare" (``_boilerplate``): the
+    such as "Related articles", "Most read" or "Kommentare" (``_text_rules``): the
     heading, and after it the link lists and short blocks up to the next prose or an
     equal heading; after a comments heading, everything up to the next equal heading.
     """
@@ -342,9 +342,9 @@ def _chrome_section(elems: list[Node], index: int) -> list[Node]:
     if heading is None:
         return []
     text = heading.text()
-    if not _boilerplate.chrome_heading(text):
+    if not _text_rules.chrome_heading(text):
         return []
-    comments = _boilerplate.comments_heading(text)
+    comments = _text_rules.comments_heading(text)
     level = int(heading.tag[1])
     section = [elems[index]]
     for node in elems[index + 1:]:

@@ -13,12 +13,12 @@ import pytest
 
 from pressmark.markdown import to_markdown
 from pressmark.markdown._api import _is_dateline
-from pressmark.markdown._boilerplate import (
+from pressmark.markdown._boilerplate import words_rule
+from pressmark.markdown._text_rules import (
     chrome_heading,
     comments_heading,
     is_placeholder,
     text_rule,
-    words_rule,
 )
 
 GOLDEN = Path(__file__).parent / "golden"

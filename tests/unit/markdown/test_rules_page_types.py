@@ -109,7 +109,7 @@ def test_public_service_page_keeps_the_procedure_not_the_survey_box() -> None:
     "¿Te ha resultado útil esta página? Sí No", "Questa pagina ti è stata utile?",
 ])
 def test_feedback_prompts(line: str) -> None:
-    from pressmark.markdown._boilerplate import text_rule
+    from pressmark.markdown._text_rules import text_rule
 
     assert text_rule(line) == "feedback_prompt"
     assert text_rule(f"Our survey asked: {line}") is None

@@ -1,0 +1,305 @@
+"""Text rules: boilerplate that markup does not name, recognised by what it says.
+
+UI labels ("Read more", "Anzeige"), headings that open a chrome section ("Related
+articles", "Kommentare"), image credits, paywall, survey and consent prompts, and a
+wiki's edit links, in English and the major languages of the web. They only apply to
+short text and are matched whole or at its start, so prose that mentions a photo,
+a subscription or cookies stays. Names and class words are ``_boilerplate``'s part.
+
+The multilingual rules are phrase sets looked up after ``_norm``, not regex
+alternations: a set costs nothing to build, a long alternation costs milliseconds to
+compile at every start of the command line.
+"""
+
+from __future__ import annotations
+
+import re
+
+_LOADING = re.compile(
+    r"^\W*(?:loading|please wait|advert|advertisement|sponsored(?: content)?"
+    r"|skip to (?:main )?content|\d* ?comments?|close|read more|learn more|see more|show more"
+    r"|view all(?: \(\d+\))?|don.t miss|text size|share(?: this)?(?: article| story)?"
+    r"|print|e-?mail|tweet|you may also like|related(?: posts?| articles?| stories)?"
+    r"|recommended(?: for you)?|more (?:stories|news|from \w+)|tags?|filed under"
+    r"|continue reading|click here|subscribe(?: now)?|sign up|log ?in"
+    # a forum's buttons and counters beside each post
+    r"|(?:post (?:a )?)?reply|quote|report(?: post)?|\d* ?likes?|back to top|top"
+    # a documentation page's links to its own source
+    r"|edit (?:this page|page|on github|on gitlab)|suggest an? (?:edit|change)"
+    r"|improve this (?:page|answer|question|article)|view (?:page )?source|show source)\W*$",
+    re.IGNORECASE,
+)
+
+_NON_WORD = re.compile(r"\W+")
+
+
+def _norm(text: str) -> str:
+    r"""Lower case, whitespace collapsed, punctuation and symbols trimmed at both ends.
+
+    Each end is matched where it is (the end through the reversed text): one
+    substitution of ``^\W+|\W+$`` would try the second branch at every position.
+    """
+    text = " ".join(text.split()).lower()
+    lead = _NON_WORD.match(text)
+    if lead is not None:
+        text = text[lead.end():]
+    if text and _NON_WORD.match(text, len(text) - 1):
+        trail = _NON_WORD.match(text[::-1])
+        assert trail is not None  # the last character is one
+        text = text[:len(text) - trail.end()]
+    return text
+
+
+def _phrases(*groups: str) -> frozenset[str]:
+    # normalised like the text they are compared with: a Devanagari vowel sign at the end
+    # of a word is no word character to the regex and is trimmed from both alike
+    return frozenset(_norm(p) for group in groups for p in group.split("|"))
+
+
+# "read more", "read also", "advertisement" in German, French, Spanish, Italian, Dutch,
+# Portuguese, Swedish, Norwegian, Danish and Polish
+_LABELS = _phrases(
+    "weiterlesen|mehr lesen|mehr dazu|mehr zum thema|lesen sie auch|lesen sie mehr|anzeige",
+    "werbung|lire la suite|lire aussi|lire plus|publicité|leer más|lea también",
+    "seguir leyendo|publicidad|leggi anche|leggi di più|leggi tutto|continua a leggere",
+    "pubblicità|lees meer|lees ook|lees verder|advertentie|leia mais|leia também|ler mais",
+    "publicidade|läs mer|läs också|les mer|les også|læs mere|læs også|czytaj więcej",
+    "czytaj też|czytaj także|reklam|reklame|reklama|annonse",
+    # Russian, Czech, Turkish, Chinese, Japanese, Korean
+    "читать далее|читать полностью|подробнее|реклама|поделиться|číst dále|číst více",
+    "sdílet|devamını oku|devamı|paylaş|reklam|阅读全文|閱讀全文|查看更多|广告|廣告|分享",
+    "続きを読む|もっと見る|広告|シェア|シェアする|더보기|광고|공유하기",
+    # Indonesian, Vietnamese, Arabic, Hindi, Ukrainian, Greek, Hungarian, Romanian
+    "iklan|baca juga|baca selengkapnya|bagikan|quảng cáo|xem thêm|đọc thêm|chia sẻ",
+    "إعلان|اقرأ أيضا|اقرأ أيضاً|شارك|विज्ञापन|यह भी पढ़ें|और पढ़ें|शेयर करें",
+    "читайте також|детальніше|поділитися|διαβάστε επίσης|διαφήμιση|hirdetés",
+    "publicitate|citește și|citeste si",
+    # share / follow buttons
+    "teilen|artikel teilen|partager|compartir|condividi|delen|partilhar|dela|del|udostępnij",
+    "folgen sie uns|suivez-nous|síguenos|seguici|volg ons|siga-nos|följ oss|følg oss",
+)
+
+
+# A wiki's or CMS's "[edit]" beside a section heading: an action for editors, not part of
+# the heading. English and the languages of the larger wikis; whole text only.
+_EDIT_LABELS = _phrases(
+    "edit|edit section|edit source|edit this section|bearbeiten|quelltext bearbeiten",
+    "modifier|modifier le code|editar|editar código|editar código-fonte|modifica",
+    "modifica wikitesto|bewerken|brontekst bewerken|redigera|redigera wikitext|rediger",
+    "rediger kilde|muokkaa|muokkaa wikitekstiä|edytuj|edytuj kod|upravit|editovat",
+    "upravit zdroj|szerkesztés|forrásszöveg szerkesztése|düzenle|kaynağı değiştir",
+    "редактировать|править|править код|редагувати|редагувати код|επεξεργασία",
+    "編集|ソースを編集|编辑|编辑源代码|編輯|編輯原始碼|편집|원본 편집|sửa|sửa mã nguồn",
+    "sunting|sunting sumber|تعديل|تعديل المصدر|ویرایش|עריכה|संपादित करें",
+)
+EDIT_LABEL_MAX = 40  # chars: "[edit source]" in any of those languages is shorter
+
+
+def is_edit_label(text: str) -> bool:
+    """A section's edit link ("[edit]", "[Bearbeiten | Quelltext bearbeiten]")."""
+    if len(text) >= EDIT_LABEL_MAX:
+        return False
+    return all(part in _EDIT_LABELS for part in _norm(text).split(" | "))
+
+
+def is_placeholder(text: str) -> bool:
+    """Text that is UI state or a UI label, not content ("Loading...", "Read more")."""
+    return len(text) < 40 and (_LOADING.match(text) is not None or _norm(text) in _LABELS)
+
+
+# Headings that open a section of chrome: further reading, most read, comments,
+# newsletter boxes; English and the major European languages. Whole heading only.
+_CHROME_HEADINGS = _phrases(
+    "related|related articles|related article|related posts|related post|related stories",
+    "related content|related news|related coverage|related reading|more stories|more news",
+    "more articles|more headlines|latest stories|latest news|latest articles|latest headlines",
+    "top stories|top news|top articles|top headlines|most read|most popular|most viewed",
+    "most shared|most commented|popular|popular now|popular stories|trending|trending now",
+    "trending stories|you may also like|you might also like|you may like|you might like",
+    "you may also enjoy|you might also enjoy|we think you might like|read more|read next",
+    "read also|recommended|recommended for you|recommended reading|recommended stories",
+    "picks|editor's picks|editors' picks|editors picks|further reading|see also|also read",
+    "newsletter|newsletters|sign up for our newsletter|subscribe to our newsletter",
+    "get our newsletter|share this article|share this story|share this post",
+    "share the article|share the story|follow us",
+    # German, French, Spanish, Italian, Dutch, Portuguese, Scandinavian
+    "meistgelesen|meistgelesene artikel|mehr zum thema|das könnte sie auch interessieren",
+    "das könnte sie interessieren|weitere artikel|lesen sie auch|ähnliche artikel",
+    "lire aussi|à lire aussi|les plus lus|sur le même sujet|article similaire",
+    "articles similaires|vous aimerez aussi|te puede interesar|le puede interesar",
+    "lo más leído|más leídas|noticias relacionadas|leggi anche|più lette|le più lette",
+    "articoli correlati|meest gelezen|lees ook|gerelateerde artikelen|mais lidas",
+    "leia também|notícias relacionadas|mest lästa|läs också|mest lest|mest læste",
+    # newsletter boxes and follow-us blocks
+    "newsletter abonnieren|jetzt newsletter abonnieren|unser newsletter|nieuwsbrief",
+    "inscrivez-vous à notre newsletter|abonnez-vous à notre newsletter|notre newsletter",
+    "suscríbete a nuestro boletín|suscríbete a nuestra newsletter|boletín",
+    "iscriviti alla newsletter",
+    "schrijf je in voor de nieuwsbrief|assine nossa newsletter|folgen sie uns|suivez-nous",
+    "síguenos|seguici|volg ons|siga-nos|följ oss|følg oss",
+    # Russian, Polish, Czech, Turkish
+    "похожие статьи|похожие материалы|читайте также|смотрите также|самые популярные",
+    "популярное|популярные статьи|рекомендуем|другие статьи|новости по теме|по теме",
+    "najczęściej czytane|podobne artykuły|polecane|zobacz też|zobacz także",
+    "související články|nejčtenější|mohlo by vás zajímat|ilgili haberler|benzer haberler",
+    "en çok okunanlar|ilginizi çekebilir",
+    # Chinese (simplified, traditional), Japanese, Korean
+    "相关文章|相关阅读|相关新闻|热门文章|推荐阅读|猜你喜欢|最新文章|相關文章|相關閱讀",
+    "熱門文章|推薦閱讀|延伸閱讀|最新文章|関連記事|人気記事|おすすめ記事|あわせて読みたい",
+    "最新記事|관련 기사|관련기사|많이 본 뉴스|인기 기사|추천 기사",
+    # Indonesian, Vietnamese, Arabic, Hindi, Ukrainian, Greek, Hungarian, Romanian
+    "artikel terkait|berita terkait|baca juga|terpopuler|berita lainnya|tin liên quan",
+    "bài viết liên quan|tin đọc nhiều|مقالات ذات صلة|أخبار ذات صلة|الأكثر قراءة",
+    "اقرأ أيضا|اقرأ أيضاً|संबंधित खबरें|यह भी पढ़ें|читайте також|схожі статті",
+    "σχετικά άρθρα|διαβάστε επίσης|kapcsolódó cikkek|articole similare|citește și",
+)
+_COMMENT_HEADINGS = _phrases(
+    "leave a reply|leave a comment|join the conversation|join the discussion|kommentare",
+    "commentaires|comentarios|commenti|reacties|comentários|kommentarer",
+    "комментарии|отзывы|оставить комментарий|добавить комментарий|добавить отзыв",
+    "komentarze|komentáře|yorumlar|yorum yap|评论|網友評論|网友评论|留言|留言列表|發表留言",
+    "コメント|コメントを書く|댓글|komentar|bình luận|التعليقات|टिप्पणियाँ|коментарі",
+    "σχόλια|hozzászólások|comentarii",
+)
+# the parametric ones: "12 comments", "more from Politics", "follow us on Instagram"
+_COUNTED_COMMENTS = re.compile(
+    r"\d+ ?comments?|(?:comments?|kommentare|commentaires|comentarios|commenti|reacties"
+    r"|комментарии|отзывы|komentarze|komentáře|yorumlar|评论|評論|留言|留言列表|コメント|댓글)"
+    r" ?[(\[]?\d+")
+_CHROME_HEADING_FORMS = re.compile(
+    r"(?:more|latest) from [\w ]{1,30}|follow us on [\w ]{1,20}"
+    r"|(?:most popular|самые популярные|najpopularniejsze|nejoblíbenější) [\w ]{1,30}"
+    r"|(?:other|more) (?:\w+ )?(?:columns|stories|articles|news|posts|videos|galleries)"
+    r"|(?:sign up for|subscribe to|get) (?:our|the) [\w ]{0,30}newsletters?")
+
+
+def comments_heading(text: str) -> bool:
+    """A heading over a comment thread: all that follows it in its section is comments."""
+    if len(text) >= 60:
+        return False
+    norm = _norm(text)
+    return norm in _COMMENT_HEADINGS or _COUNTED_COMMENTS.fullmatch(norm) is not None
+
+
+def chrome_heading(text: str) -> bool:
+    """A heading that introduces further reading, comments or a newsletter box."""
+    if len(text) >= 60:
+        return False
+    norm = _norm(text)
+    return norm in _CHROME_HEADINGS or comments_heading(text) \
+        or _CHROME_HEADING_FORMS.fullmatch(norm) is not None
+
+
+# Short lines that are a paywall or sign-in prompt, or an image credit. Matched at the
+# start and only for short blocks, so prose that mentions a photo or a subscription stays.
+_PAYWALL = tuple(sorted(_phrases(
+    "this article is for subscribers|this article is only for subscribers",
+    "this article is available to subscribers|this article is reserved for subscribers",
+    "this story is for subscribers|this story is only for subscribers",
+    "this content is for subscribers|this content is only for subscribers",
+    "this article is for paying subscribers|this article is for members",
+    "this story is for members|this content is for members|already a subscriber",
+    "already subscribed|already a member|subscribe to continue reading",
+    "subscribe now to continue reading|subscribe to keep reading",
+    "subscribe now to keep reading|to continue reading, please subscribe",
+    "to continue reading, subscribe|to continue reading, please log in",
+    "to continue reading, please sign in|to continue reading, log in",
+    "to continue reading, sign in|to continue reading please subscribe",
+    "to continue reading, please login|to continue reading, login",
+    "you have reached your free article limit|you have reached your article limit",
+    "you have reached your limit|you have reached the free article limit",
+    "create a free account to continue|create a free account to read",
+    # German, French, Spanish, Italian, Dutch, Portuguese
+    "dieser artikel ist nur für abonnenten|dieser artikel ist exklusiv für abonnenten",
+    "dieser beitrag ist nur für abonnenten|dieser inhalt ist nur für abonnenten",
+    "der artikel ist nur für abonnenten|jetzt weiterlesen|jetzt abonnieren|jetzt testen",
+    "bereits abonnent|réservé aux abonnés|déjà abonné|abonnez-vous",
+    "contenido exclusivo para suscriptores|contenido para suscriptores",
+    "ya eres suscriptor|suscríbete",
+    "articolo riservato agli abbonati|contenuto riservato agli abbonati|sei già abbonato",
+    "dit artikel is alleen voor abonnees|conteúdo exclusivo para assinantes",
+    "já é assinante|assine",
+)))
+_WORD_END = re.compile(r"\w")
+_LEAD = re.compile(r"\W*")
+# "Photo: ...", "Foto von ...", "Imagen de ...", "Crédit photo : ..."; "(Photo ...", "© ..."
+_CREDIT_ONE = re.compile(r"(\w+)\s*(?::|©|(?:by|von|de|di|par)\b)")
+_CREDIT_TWO = re.compile(r"(\w+ \w+)\s*(?::|©|(?:by|von|de|di|par)\b)")
+_BRACKETED = re.compile(r"(?:photo|foto|image|bild)\b", re.IGNORECASE)
+_CREDIT_WORDS = _phrases(
+    "photo|image|picture|video|illustration|graphic|foto|fotos|bild|bilder|grafik|imagen",
+    "imagem|immagine|fotografía|fotografia|crédito|credito|credit|credits|quelle",
+    "crédit photo|photo credit",
+)
+CREDIT_MAX = 120      # chars: a credit line is short
+PAYWALL_MAX = 250     # chars: so is a paywall prompt
+
+
+def _is_credit(text: str) -> bool:
+    lead = _LEAD.match(text)
+    assert lead is not None  # \W* matches anywhere
+    if "©" in lead.group():
+        return True
+    rest = text[lead.end():]
+    if lead.group().endswith("(") and _BRACKETED.match(rest):
+        return True
+    return any((m := form.match(rest)) is not None and m.group(1).lower() in _CREDIT_WORDS
+               for form in (_CREDIT_ONE, _CREDIT_TWO))
+
+
+# "Was this page helpful? Yes No": the survey box under a help or public-service page
+_FEEDBACK = tuple(sorted(_phrases(
+    "was this page helpful|was this helpful|was this article helpful|did this page help",
+    "is this page useful|was this information helpful|did you find this helpful",
+    "war diese seite hilfreich|war dieser artikel hilfreich|ist diese seite hilfreich",
+    "cette page vous a-t-elle été utile|cet article vous a-t-il été utile",
+    "cette information vous a-t-elle été utile|¿te ha resultado útil|¿le ha resultado útil",
+    "¿te resultó útil|¿le resultó útil|¿fue útil esta|questa pagina ti è stata utile",
+    "questa pagina è stata utile|le informazioni sono state utili|was deze pagina nuttig",
+    "was deze informatie nuttig|heeft deze pagina je geholpen|esta página foi útil",
+    "estas informações foram úteis|var den här sidan till hjälp|var sidan till hjälp",
+    "var denne siden nyttig|var denne side nyttig|czy ta strona była pomocna",
+    "czy ta strona była przydatna|byla tato stránka užitečná|bu sayfa yardımcı oldu mu",
+    "была ли эта страница полезной|была ли полезна эта информация",
+)))
+
+
+# A consent banner that no class or id names ("We use cookies to ..."), in the languages
+# of the other phrase sets; matched at the start of a block shorter than COOKIE_MAX.
+_COOKIES = tuple(sorted(_phrases(
+    "we use cookies|this website uses cookies|this site uses cookies|our website uses cookies",
+    "by using this website, you agree to|by continuing to browse|we and our partners use",
+    "wir verwenden cookies|wir nutzen cookies|diese website verwendet cookies",
+    "diese webseite verwendet cookies|diese website nutzt cookies|nous utilisons des cookies",
+    "ce site utilise des cookies|ce site web utilise des cookies|utilizamos cookies",
+    "este sitio web utiliza cookies|este sitio utiliza cookies|usamos cookies",
+    "utilizziamo i cookie|usiamo i cookie|questo sito utilizza cookie",
+    "questo sito utilizza i cookie|wij gebruiken cookies|deze website gebruikt cookies",
+    "este site utiliza cookies|este site usa cookies|utilizamos cookies",
+    "vi använder cookies|denna webbplats använder cookies|vi bruker informasjonskapsler",
+    "vi bruger cookies|używamy plików cookie|ta strona używa plików cookie",
+    "používáme cookies|tato stránka používá cookies|bu web sitesi çerez",
+    "мы используем файлы cookie|этот сайт использует файлы cookie",
+)))
+COOKIE_MAX = 600      # chars: a consent banner says its piece in a few sentences
+
+
+def is_cookie_notice(text: str) -> bool:
+    """Text that opens like a consent banner ("We use cookies to ...")."""
+    return len(text) < COOKIE_MAX and _norm(text).startswith(_COOKIES)
+
+
+def text_rule(text: str) -> str | None:
+    """A rule for a short block by its text alone: paywall or survey prompt, image credit."""
+    if len(text) < CREDIT_MAX and _is_credit(text):
+        return "image_credit"
+    if len(text) < PAYWALL_MAX:
+        norm = _norm(text)
+        if norm.startswith(_FEEDBACK):
+            return "feedback_prompt"
+        if not norm.startswith(_PAYWALL):  # one C-level test before the loop over them
+            return None
+        for prefix in _PAYWALL:
+            if norm.startswith(prefix) and not _WORD_END.match(norm[len(prefix):len(prefix) + 1]):
+                return "paywall_prompt"
+    return None
