@@ -60,14 +60,20 @@ _SPECIAL = (r"(?:s(?:cript|tyle|vg|mall|trike|trong)|t(?:extarea|itle|t)|xmp|ifr
             r"|no(?:embed|frames|br)|m(?:ath|[ions]|text)|foreignobject|desc|annotation-xml"
             r"|[abisu]|big|code|em|font)")
 
+# Formatting elements around plain text, each name closed by its own end tag (the name
+# to the end tag's name end); the commonest first.
+_PAIRS = "|".join(rf"{n}{_NAME_END}{_ATTRS_END}[^<]*+</{n}"
+                  for n in ("a", "i", "b", "em", "strong", "code", "small", "u", "s"))
+
 # What the tokenizer reads without changing state in a way that matters here: text, a
 # tag within the attribute cap, comments, bogus comments and doctypes, a lone ``<`` (the
 # commonest first). Names compare ASCII-case-insensitively, as the tokenizer lowercases
 # them (``(?i)`` alone would also fold "ſ" to "s"); a lowercase name needs no folding.
 _QUIET = (
     r"[^<]++"
-    # a link around plain text opens and closes one formatting element: no net change
-    rf"|<a{_NAME_END}{_ATTRS_END}[^<]*+</a{_NAME_END}{_ATTRS_END}"
+    # a link (or another common formatting element) around plain text opens and closes
+    # one formatting element of one name: no net change
+    rf"|<(?:{_PAIRS}){_NAME_END}{_ATTRS_END}"
     rf"|</?(?!{_SPECIAL}{_NAME_END}){_LOWER_NAME}{_ATTRS_END}"
     rf"|</?(?!(?i:{_SPECIAL}){_NAME_END})[A-Za-z]{_TAG_REST}"
     r"|<!--(?>-?>|(?:[^-]++|-(?!-!?>))*+(?:--!?>)?+)"
@@ -82,6 +88,8 @@ _QUIET = (
 _TOKENS = re.compile(
     rf"(?:{_QUIET})*+(?:"
     rf"<((?i:{_RAW})){_NAME_END}{_TAG_REST}((?:[^<]++|<(?!/(?i:\1)[\t\n\f\r />]))*+)"
+    # and its end tag, which the loop has nothing to do with (not when past the cap)
+    rf"(?:</(?i:\1){_TAG_REST})?+"
     rf"|(</?(?i:{_SPECIAL})){_NAME_END}{_TAG_REST}"
     r"|(<!\[CDATA\[)[^>]*+>?"
     r"|(<)"
@@ -177,7 +185,7 @@ def _tokens_pass(text: str) -> int:
             if (svg or math or integration) and _OPENS.search(_CDATA.sub("", body)):
                 return -1  # maybe markup here (foreign content), and it would open a tag
             if "<!--" in body and raw.lower() == "script" \
-                    and script_end(text, m.start(2)) != m.end():
+                    and script_end(text, m.start(2)) != m.end(2):
                 return -1  # a double-escaped part: the script ends further on
             in_raw_text += body.count("<") - body.count("</")
         elif cdata:
