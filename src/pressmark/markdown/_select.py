@@ -114,6 +114,11 @@ def script_scale(doc: Document) -> float:
     if not text:
         return 1.0
     floor = DENSE_SHARE * len(text)
+    # Both classes lie above U+0800, and from there a character takes three bytes in
+    # UTF-8: with fewer extra bytes than twice the floor, fewer than ``floor`` characters
+    # can be in either (one C-level encode instead of ``max`` and a count per character).
+    if len(text.encode("utf-8", "surrogatepass")) - len(text) < 2 * floor:
+        return 1.0
     highest = max(text)
     if _count(text, _DENSE, highest) >= floor:
         return DENSE_SCALE
