@@ -93,9 +93,10 @@ class Selection:
 def _is_anchor(node: Node) -> bool:
     if node.tag in ("article", "main"):
         return True
-    return bool(node.attrs) and (
-        node.attr("role").strip().lower() == "main"
-        or node.attr("itemprop").strip() == "articleBody"
+    attrs = node.attrs
+    return bool(attrs) and (
+        ("role" in attrs and node.attr("role").strip().lower() == "main")
+        or ("itemprop" in attrs and node.attr("itemprop").strip() == "articleBody")
     )
 
 
@@ -133,7 +134,11 @@ def _weigh(doc: Document, scale: float) -> None:
     raw = _raw_prose(doc, scale)
     place_floor = PLACE_SHARE * raw[0]
     for node in doc.nodes:  # parents first
-        rule = match(node) if node.attrs or node.tag in tag_rules else None
+        # ``match`` reads the tag, then role, id and class only: links and images carry
+        # other attributes, and most are spared the call
+        attrs = node.attrs
+        rule = match(node) if node.tag in tag_rules or (attrs and (
+            "class" in attrs or "id" in attrs or "role" in attrs)) else None
         if rule is not None and (node.text_len > WRAPPER_SHARE * total or (
                 rule in _boilerplate.PLACE_RULES and raw[node.idx] >= place_floor
                 and raw[node.idx] * scale >= PLACE_MIN)):

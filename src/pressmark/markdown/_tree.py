@@ -22,7 +22,7 @@ names end up in the evidence.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from pressmark.markdown._boilerplate import PLACE_RULES, id_rule, words_rule
 from pressmark.markdown._bounded import parse_html
@@ -110,6 +110,8 @@ class Node:
 
     def text(self) -> str:
         """Collapsed plain text of the subtree (pruned parts included)."""
+        if not self.elems:  # only strings below (most calls): the walk would join them
+            return " ".join("".join(cast("list[str]", self.children)).split())
         out: list[str] = []
         stack: list[Node | str] = [self]
         while stack:
@@ -124,6 +126,8 @@ class Node:
 
     def iter(self) -> list[Node]:
         """Elements of the subtree in document order (self first)."""
+        if not self.elems:
+            return [self]
         out: list[Node] = []
         stack: list[Node] = [self]
         while stack:
