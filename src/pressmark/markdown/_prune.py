@@ -121,7 +121,7 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
             and not (node.own_len >= LONG_BLOCK and node.own_len >= 0.9 * text_len)
             and not _item_of_prose_list(node)
             and not (node.tag in _LISTS and node.prose >= PROSE_ITEM)
-            and not _section_list(node)):
+            and not _section_list(node) and not _labelled_value(node)):
         return "link_density"
     text: str | None = None  # the subtree's text, built once for the rules below
     if node.tag in _REPEATABLE and text_len <= 100 and (repeated or hints):
@@ -176,6 +176,19 @@ def _section_list(node: Node) -> bool:
         return False  # above the body's first prose: a sidebar's list ("Mac Apps")
     links = [a for a in node.iter() if a.tag == "a"]
     return bool(links) and sum(a.attr("href").startswith("#") for a in links) * 2 < len(links)
+
+
+def _labelled_value(node: Node) -> bool:
+    """A list that is the value of a labelled row ("Official languages | English, Māori"):
+    an infobox's data, however linked, not a menu set in a table."""
+    cell = node.parent
+    for _ in range(2):  # through a wrapper or two that hold only this ("plainlist")
+        if cell is None or cell.tag == "td" or cell.text_len != node.text_len:
+            break
+        cell = cell.parent
+    if cell is None or cell.tag != "td" or cell.parent is None:
+        return False
+    return any(c.tag == "th" and c.text_len for c in cell.parent.elems)
 
 
 def _beside_heading_text(node: Node) -> bool:

@@ -208,3 +208,13 @@ def test_a_data_table_stays_a_table_when_one_cell_has_two_paragraphs() -> None:
     page = ("<table><tr><td><h2>Menu</h2><p>Home</p></td><td><p>Welcome to the page.</p>"
             "<p>More text here.</p></td></tr></table>")
     assert "|" not in to_markdown(page, policy=ConversionPolicy(select_main=False)).markdown
+
+
+def test_an_infobox_keeps_a_linked_list_that_is_a_rows_value() -> None:
+    rows = "".join(f"<tr><th>Key {i}</th><td>Value number {i}</td></tr>" for i in range(4))
+    langs = ("<tr><th>Official languages</th><td><div class=plainlist><ul><li><a href=/en>"
+             "English</a></li><li><a href=/mi>Māori</a></li><li><a href=/nzsl>NZ Sign "
+             "Language</a></li></ul></div></td></tr>")
+    html = f"<article>{PROSE * 3}<table class=infobox>{rows}{langs}</table>{PROSE}</article>"
+    md = to_markdown(html).markdown
+    assert "| Official languages | [English](/en) [Māori](/mi) [NZ Sign Language](/nzsl) |" in md
