@@ -284,6 +284,7 @@ def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str],
     drop = _DROP
     blocks = BLOCK_TAGS
     chrome_tags = _CHROME_TAGS
+    strong = _STRONG_WORD_RULES
     add_node = nodes.append
     push = stack.append
     limit = _ChromeLimit(lex_root)
@@ -314,10 +315,13 @@ def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str],
                                   or "aria-hidden" in attrs) and _hidden(attrs):
                         pass
                     # only these can be chrome (``_chrome``: an inline element only by
-                    # its role); the test here spares most elements the call
+                    # its role, a block by a strong id or class word, asked here first:
+                    # the memoised rules are cheap, and most elements are spared the call)
                     elif skip_chrome and (tag in chrome_tags or (attrs and (
                         "role" in attrs or (tag in blocks and (
-                            "class" in attrs or "id" in attrs))))) and (
+                            ((value := attrs.get("id")) and id_rule(value) in strong)
+                            or ((value := attrs.get("class"))
+                                and words_rule(value) in strong)))))) and (
                             found := _chrome(child, tag, attrs, parent.tag, limit)):
                         skipped.add(found[0])
                         parent.chrome += found[1]  # still weighs against its container
