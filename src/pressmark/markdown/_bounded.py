@@ -186,12 +186,18 @@ class _Stack:
 
     def close_any(self, names: tuple[str, ...], floor: int) -> None:
         """Close the lowest of ``names`` open above ``floor`` (``<tr>`` closes its cell too)."""
-        open_above = [i for i in map(self.top_of, names) if i > floor]
-        if open_above:
-            self.pop_to(min(open_above))
+        lowest = -1
+        positions = self.positions
+        for name in names:  # top_of, inlined: this runs for every cell and list item
+            where = positions.get(name)
+            if where and where[-1] > floor and (lowest < 0 or where[-1] < lowest):
+                lowest = where[-1]
+        if lowest >= 0:
+            self.pop_to(lowest)
 
     def end_tag(self, name: str) -> None:
-        index = self.top_of(name)
+        where = self.positions.get(name)
+        index = where[-1] if where else -1
         # Special and formatting end tags need the element "in scope" (no barrier above
         # it); any other end tag is ignored when a special element sits above it.
         floor = self.barriers[-1] if name in _SPECIAL or name in _FORMATTING else self.specials[-1]
@@ -207,7 +213,12 @@ class _Stack:
                 self.pop_to(len(self.names) - 1)
         siblings = _SIBLINGS.get(name)
         if siblings is not None:
-            floor = max(self.top_of(stop) for stop in _SIBLING_STOP)
+            floor = -1  # the nearest boundary open (top_of each, inlined)
+            positions = self.positions
+            for stop in _SIBLING_STOP:
+                where = positions.get(stop)
+                if where and where[-1] > floor:
+                    floor = where[-1]
             if name in ("li", "dd", "dt"):
                 floor = max(floor, self.barriers[-1])
             self.close_any(siblings, floor)
