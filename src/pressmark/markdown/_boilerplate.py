@@ -28,7 +28,6 @@ TAG_RULES = {
     "aside": "exclude_aside",
     "footer": "exclude_footer",
     "form": "exclude_form",
-    "figcaption": "exclude_caption",
 }
 
 _ROLE_RULES = {
@@ -73,7 +72,7 @@ for _rule, _words in {
                       "usercard userinfo userdetails gravatar",
     "exclude_tags": "tags tagcloud keywords topics",
     "exclude_feedback": "feedback survey rating vote print",
-    "exclude_caption": "caption captions credit credits copyright",
+    "exclude_caption": "caption captions credit credits copyright attribution",
 }.items():
     for _word in _words.split():
         _WORD_RULES[_word] = _rule
@@ -191,4 +190,7 @@ def match(node: Node) -> str | None:
     if value and (rule := id_rule(value)) is not None:
         return rule
     value = attrs.get("class")
-    return words_rule(value) if value else None
+    rule = words_rule(value) if value else None
+    if rule == "exclude_caption" and node.tag == "figcaption":
+        return None  # a figure's caption is content ("wp-element-caption"); credits go
+    return rule

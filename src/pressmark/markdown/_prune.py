@@ -29,6 +29,7 @@ else:  # CPython's own SHA-256 (as ``random`` takes its SHA-512): the same diges
 
 LONG_BLOCK = 300        # chars: a block this long is prose even when dense with links
 CAPTION_MAX = 80        # chars: an italic line under an image this short is its caption
+CAPTION_LINKS = 0.5     # link share of a figcaption that makes it a promotion, not a caption
 PROSE_ITEM = 120        # chars of prose that make a link-heavy list release notes, not a menu
 _LISTS = frozenset(("ul", "ol"))
 _CELLS = frozenset(("td", "th", "tr"))
@@ -111,11 +112,16 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
             # a button between blocks, alone or in a row of them ("Edit this page",
             # "Share | Improve this answer"), not a link at the end of a sentence
             return "ui_label"
+        if node.tag in ("small", "cite") and parent is not None \
+                and parent.tag == "figcaption" and text_len < _text_rules.CREDIT_MAX:
+            return "image_credit"  # the small print after a caption: "Getty", "AP Photo"
         if node.tag in ("span", "small") and parent is not None and text_len < \
                 _text_rules.CREDIT_MAX and text_len >= 0.9 * parent.text_len:
             # the only text beside an image: "<div><img><span>Photo: ...</span></div>"
             return _text_rules.text_rule(node.text())
         return None
+    if node.tag == "figcaption" and node.link_len >= CAPTION_LINKS * text_len:
+        return "exclude_caption"  # a link set as a caption: a promotion or a credit
     if (node.tag in BLOCK_TAGS and node.tag not in _CELLS and node.score <= 0 and text_len >= 20
             and node.link_len > 0.6 * text_len and node.tag not in HEADINGS
             and not (node.own_len >= LONG_BLOCK and node.own_len >= 0.9 * text_len)

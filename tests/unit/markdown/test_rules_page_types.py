@@ -218,3 +218,26 @@ def test_an_infobox_keeps_a_linked_list_that_is_a_rows_value() -> None:
     html = f"<article>{PROSE * 3}<table class=infobox>{rows}{langs}</table>{PROSE}</article>"
     md = to_markdown(html).markdown
     assert "| Official languages | [English](/en) [Māori](/mi) [NZ Sign Language](/nzsl) |" in md
+
+
+@pytest.mark.parametrize(("caption", "kept", "gone"), [
+    ("<figcaption class='wp-element-caption'>The harbour at dawn, before the ferries."
+     "</figcaption>", "The harbour at dawn, before the ferries.", None),
+    ("<figcaption>The harbour at dawn. <cite>(Jane Roe/Reuters)</cite></figcaption>",
+     "The harbour at dawn.", "Reuters"),
+    ("<figcaption><p>The harbour at dawn.</p><small>Getty</small></figcaption>",
+     "The harbour at dawn.", "Getty"),
+    ("<figcaption>The harbour at dawn.<div class='attribution'>Courtesy of the port</div>"
+     "</figcaption>", "The harbour at dawn.", "Courtesy"),
+    ("<figcaption><a href='/subscribe'>Want more? Get a subscription to our magazine</a>"
+     "</figcaption>", None, "subscription"),
+])
+def test_figures_keep_their_captions_not_the_credits(caption: str, kept: str | None,
+                                                     gone: str | None) -> None:
+    html = (f"<article>{PROSE * 2}<figure><img src='/h.jpg' alt='Harbour'>{caption}</figure>"
+            f"{PROSE}</article>")
+    md = to_markdown(html, url="https://t.test/a").markdown
+    if kept is not None:  # (a figure that is a promotion link goes whole)
+        assert kept in md and "![Harbour](https://t.test/h.jpg)" in md
+    if gone is not None:
+        assert gone not in md
