@@ -190,9 +190,9 @@ def _not_found_markers(doc: Document, head: HeadNodes) -> tuple[str, ...]:
     body_attrs = doc.body.attrs or {}
     markers = not_found_tokens(html_attrs.get("class"), html_attrs.get("id"),
                                body_attrs.get("class"), body_attrs.get("id"))
-    meta = next((m for m in head.metas
-                 if m.attributes.get("name") == "prerender-status-code"), None)
-    if meta is not None and (meta.attributes.get("content") or "").strip() == "404":
+    meta = next((attrs for attrs in head.meta_attrs
+                 if attrs.get("name") == "prerender-status-code"), None)
+    if meta is not None and (meta.get("content") or "").strip() == "404":
         markers = (*markers, "prerender-status-code:404")
     return markers
 

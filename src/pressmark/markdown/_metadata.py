@@ -68,16 +68,25 @@ _DATE_PROPS = ("datePublished", "dateModified")
 
 
 class HeadNodes:
-    """The matches of ``_HEAD_QUERY`` by kind, each list in document order."""
+    """The matches of ``_HEAD_QUERY`` by kind, each list in document order.
 
-    __slots__ = ("base", "dates", "links", "metas", "parser", "scripts", "title")
+    Each kind's attributes sit beside it (``meta_attrs`` ...): Lexbor builds a fresh
+    dict per ``attributes`` read, and every reader here and in ``_api`` needs them.
+    """
+
+    __slots__ = ("base", "date_attrs", "dates", "link_attrs", "links", "meta_attrs",
+                 "metas", "parser", "script_attrs", "scripts", "title")
 
     def __init__(self, parser: Any) -> None:
         self.parser = parser
         self.metas: list[Any] = []
+        self.meta_attrs: list[dict[str, str | None]] = []
         self.dates: list[Any] = []   # [itemprop=datePublished], [itemprop=dateModified]
+        self.date_attrs: list[dict[str, str | None]] = []
         self.links: list[Any] = []   # link[rel]
+        self.link_attrs: list[dict[str, str | None]] = []
         self.scripts: list[Any] = []
+        self.script_attrs: list[dict[str, str | None]] = []
         self.title: Any = None       # the first <title>
         self.base: Any = None        # the first base[href]
         for node in parser.css(_HEAD_QUERY):
@@ -85,37 +94,40 @@ class HeadNodes:
             attrs = node.attributes
             if tag == "meta":
                 self.metas.append(node)
+                self.meta_attrs.append(attrs)
             elif tag == "script":
                 self.scripts.append(node)
+                self.script_attrs.append(attrs)
             elif tag == "link":
                 self.links.append(node)
+                self.link_attrs.append(attrs)
             elif tag == "title" and self.title is None:
                 self.title = node
             elif tag == "base" and self.base is None:
                 self.base = node
             if attrs.get("itemprop") in _DATE_PROPS:
                 self.dates.append(node)
+                self.date_attrs.append(attrs)
 
 
 def read_metadata(head: HeadNodes, resolve: Callable[[str], str | None],
                   state: dict[str, Any], first_h1: Callable[[], str | None]) -> PageMetadata:
     metas: dict[str, str] = {}
-    for meta in head.metas:
-        attrs = meta.attributes
+    for attrs in head.meta_attrs:
         key = attrs.get("property") or attrs.get("name") or attrs.get("itemprop") \
             or attrs.get("http-equiv")
         content = attrs.get("content")
         if key and content:
             metas.setdefault(key.strip().lower(), content)
-    for node in head.dates:
-        value = node.attributes.get("content") or node.attributes.get("datetime")
+    for attrs in head.date_attrs:
+        value = attrs.get("content") or attrs.get("datetime")
         if value:
-            metas.setdefault(node.attributes.get("itemprop", "").lower(), value)
+            metas.setdefault((attrs.get("itemprop", "") or "").lower(), value)
     title_node = head.title
     canonical = None
-    for link in head.links:
-        rels = (link.attributes.get("rel") or "").lower().split()
-        href = link.attributes.get("href")
+    for attrs in head.link_attrs:
+        rels = (attrs.get("rel") or "").lower().split()
+        href = attrs.get("href")
         if "canonical" in rels and href:
             canonical = resolve(href.strip())
             break
@@ -170,8 +182,7 @@ def read_embedded_state(head: HeadNodes) -> dict[str, Any]:
     state: dict[str, Any] = {}
     json_ld: list[Any] = []
     invalid = 0
-    for script in head.scripts:
-        attrs = script.attributes
+    for script, attrs in zip(head.scripts, head.script_attrs, strict=True):
         kind = (attrs.get("type") or "").strip().lower()
         if "src" in attrs:
             continue
