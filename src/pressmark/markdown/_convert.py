@@ -177,14 +177,19 @@ class Converter:
                 buf.md.append(" ")
                 buf.plain.append(" ")
             return
-        text = _escape.clean(text)
-        words = text.split()
-        if not words:
-            if text:
-                buf.md.append(" ")
-                buf.plain.append(" ")
-            return
-        joined = " ".join(words)
+        if text.isprintable() and "  " not in text:
+            # one line (most inline text): ``clean`` keeps it as it is, and a space is
+            # the only whitespace a printable string holds, so collapsing is a strip
+            joined = text.strip(" ")
+        else:
+            text = _escape.clean(text)
+            words = text.split()
+            if not words:
+                if text:
+                    buf.md.append(" ")
+                    buf.plain.append(" ")
+                return
+            joined = " ".join(words)
         lead = " " if text[0].isspace() else ""
         trail = " " if text[-1].isspace() else ""
         buf.md.append(lead + _escape.escape_text(joined) + trail)

@@ -305,7 +305,10 @@ def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str],
                     if text:
                         add_child(text)
                         if not text.isspace():  # indentation between tags adds nothing
-                            own += len(" ".join(text.split()))
+                            # collapsed length; in one printable line a space is the
+                            # only whitespace, and collapsing it is a strip
+                            own += len(text.strip(" ")) if text.isprintable() and \
+                                "  " not in text else len(" ".join(text.split()))
             elif tag and tag[0] != "-":  # processing instructions have no tag: skipped
                 n = counts.get(tag, 0) + 1
                 counts[tag] = n
