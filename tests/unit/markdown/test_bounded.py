@@ -145,6 +145,11 @@ def test_screen_counts_formatting_as_the_full_scan_does() -> None:
     # a link around plain text adds one and takes it back, even past many open ones
     assert screen("<b>" * 99 + "<a href='/x'>link</a> " * 500)
     assert not screen("<b>" * 100 + "<a href='/x'>link</a> " * 500)
+    for name in ("i", "b", "em", "strong", "code", "small", "u", "s"):  # as other pairs do
+        assert screen("<b>" * 99 + f"<{name} class=x>text</{name}> " * 500)
+        assert not screen("<b>" * 100 + f"<{name}>text</{name}> " * 500)
+    # a pair of two names is no pair: "<b>x</i>" leaves the <b> open
+    assert not screen("<p>" + "<b>x</i> " * 101)
     # after an SVG <desc>, a CDATA-wrapped script opens nothing
     icon = "<svg><desc>logo</desc></svg>"
     assert screen(icon + "<script>//<![CDATA[\nif (a<b) go();\n//]]></script><p>x")
