@@ -153,7 +153,16 @@ class Converter:
     def _flush(self, buf: InlineBuf, owner: Node, out: list[Block]) -> None:
         if not buf.md:
             return
-        md_lines = buf.text(" ").split("\n")
+        md = buf.text(" ")
+        if "\n" not in md:
+            # one line, the commonest paragraph: what the loop below makes of it, with
+            # the plain text collapsed whole (its breaks, if any, collapse all the same)
+            line = squeeze(md).strip()
+            if line:
+                out.append(Para(_escape.escape_line_start(line),
+                                " ".join("".join(buf.plain).split()), owner))
+            return
+        md_lines = md.split("\n")
         plain_lines = "".join(buf.plain).split("\n")
         if len(plain_lines) != len(md_lines):  # defensive: keep the pairing total
             plain_lines = [" ".join(plain_lines), *[""] * (len(md_lines) - 1)]
@@ -180,7 +189,7 @@ class Converter:
         if text.isprintable() and "  " not in text:
             # one line (most inline text): ``clean`` keeps it as it is, and a space is
             # the only whitespace a printable string holds, so collapsing is a strip
-            joined = text.strip(" ")
+            plain = text.strip(" ")
         else:
             text = _escape.clean(text)
             words = text.split()
@@ -189,11 +198,18 @@ class Converter:
                     buf.md.append(" ")
                     buf.plain.append(" ")
                 return
-            joined = " ".join(words)
+            plain = " ".join(words)
+        md = _escape.escape_text(plain)  # the very string when nothing needed escaping
         lead = " " if text[0].isspace() else ""
         trail = " " if text[-1].isspace() else ""
-        buf.md.append(lead + _escape.escape_text(joined) + trail)
-        buf.plain.append(lead + joined + trail)
+        if lead or trail:
+            if md is plain:
+                md = plain = lead + plain + trail
+            else:
+                md = lead + md + trail
+                plain = lead + plain + trail
+        buf.md.append(md)
+        buf.plain.append(plain)
 
     def _inline_children(self, node: Node, buf: InlineBuf, state: int) -> None:
         for child in node.children:

@@ -60,17 +60,19 @@ def escape_text(text: str) -> str:
 
 def resolve(text: str) -> str:
     """Settle marked ``_ < & !`` in assembled inline Markdown (see ``escape_text``)."""
+    if text.isascii():
+        return text  # the marks are not ASCII (and ``isascii`` is O(1) in CPython)
+    # each mark is settled and restored before the next is looked at, in the old order:
+    # no later lookaround tells a restored mark from the mark (``_`` and U+FDD0 both fail
+    # ``_LT``'s and ``_AMP``'s lookaheads, ``<`` and U+FDD1 ``_AMP``'s and ``_BANG``'s)
     if "\ufdd0" in text:
-        text = _UNDERSCORE.sub(r"\\_", text)
+        text = _UNDERSCORE.sub(r"\\_", text).replace("\ufdd0", "_")
     if "\ufdd1" in text:
-        text = _LT.sub(r"\\<", text)
+        text = _LT.sub(r"\\<", text).replace("\ufdd1", "<")
     if "\ufdd2" in text:
-        text = _AMP.sub(r"\\&", text)
+        text = _AMP.sub(r"\\&", text).replace("\ufdd2", "&")
     if "\ufdd3" in text:
-        text = _BANG.sub(r"\\!", text)
-    for char, mark in _MARKS.items():
-        if mark in text:
-            text = text.replace(mark, char)
+        text = _BANG.sub(r"\\!", text).replace("\ufdd3", "!")
     return text
 
 
