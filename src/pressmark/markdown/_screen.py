@@ -63,7 +63,11 @@ _SPECIAL = (r"(?:s(?:cript|tyle|vg|mall|trike|trong)|t(?:extarea|itle|t)|xmp|ifr
 # Formatting elements around plain text, each name closed by its own end tag (the name
 # to the end tag's name end); the commonest first.
 _PAIRS = "|".join(rf"{n}{_NAME_END}{_ATTRS_END}[^<]*+</{n}"
-                  for n in ("a", "i", "b", "em", "strong", "code", "small", "u", "s"))
+                  for n in ("i", "b", "em", "strong", "code", "small", "u", "s"))
+# A link may hold tags the loop has nothing to do with (an image, a span): they leave
+# what it counts as it is, so the link still opens and closes one formatting element.
+_PAIRS = (rf"a{_NAME_END}{_ATTRS_END}(?:[^<]++|</?(?!{_SPECIAL}{_NAME_END}){_LOWER_NAME}"
+          rf"{_ATTRS_END})*+</a|{_PAIRS}")
 
 # What the tokenizer reads without changing state in a way that matters here: text, a
 # tag within the attribute cap, comments, bogus comments and doctypes, a lone ``<`` (the

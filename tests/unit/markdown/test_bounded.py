@@ -148,6 +148,10 @@ def test_screen_counts_formatting_as_the_full_scan_does() -> None:
     for name in ("i", "b", "em", "strong", "code", "small", "u", "s"):  # as other pairs do
         assert screen("<b>" * 99 + f"<{name} class=x>text</{name}> " * 500)
         assert not screen("<b>" * 100 + f"<{name}>text</{name}> " * 500)
+    # so does a link around tags that count for nothing (an image, a span)
+    card = "<a href='/x'><img src=y><span>t</span> text</a> "
+    assert screen("<b>" * 99 + card * 500)
+    assert not screen("<b>" * 100 + card * 500)
     # a pair of two names is no pair: "<b>x</i>" leaves the <b> open
     assert not screen("<p>" + "<b>x</i> " * 101)
     # after an SVG <desc>, a CDATA-wrapped script opens nothing
