@@ -390,49 +390,55 @@ def _survey(blocks: list[Block], hints: frozenset[str]) -> tuple[
     sentences, and validation must not call it empty. An item with a heading of
     its own is a teaser card (a section front's list of stories), not prose.
     """
-    counts = dict.fromkeys(("headings", "paragraphs", "lists", "list_items", "tables",
-                            "code_blocks", "quotes", "images", "links"), 0)
+    # plain local counters: this walks every block of every page, and a dict's item
+    # update costs several times an int's
+    n_headings = n_paragraphs = n_lists = n_items = n_tables = n_code = n_quotes = 0
+    n_images = n_links = 0
     headings: list[tuple[int, str]] = []
     hashes: list[str] = []
     chars = 0
     chrome = 0
     prose_items = 0
     stack: list[tuple[Block, bool, bool]] = [(b, False, False) for b in reversed(blocks)]
+    pop = stack.pop
     while stack:
-        block, nested, card = stack.pop()
-        if isinstance(block, Heading):
-            counts["headings"] += 1
-            headings.append((block.level, block.plain))
-            hashes.append(collapsed_hash(block.plain))  # plain is collapsed (_convert)
-            chars += len(block.plain)
-        elif isinstance(block, Para):
-            counts["paragraphs"] += 0 if nested else 1
-            if nested and not card and len(block.plain) >= PROSE_ITEM \
-                    and block.text.count("](") < 3:
+        block, nested, card = pop()
+        if isinstance(block, Para):
+            text = block.text
+            plain = block.plain
+            if not nested:
+                n_paragraphs += 1
+            elif not card and len(plain) >= PROSE_ITEM and text.count("](") < 3:
                 prose_items += 1
-            counts["images"] += block.text.count("![")
-            counts["links"] += block.text.count("](") - block.text.count("![")
-            digest = collapsed_hash(block.plain)
+            images = text.count("![")
+            n_images += images
+            n_links += text.count("](") - images
+            digest = collapsed_hash(plain)
             hashes.append(digest)
-            chars += len(block.plain)
+            chars += len(plain)
             src = block.source
             if (src is not None and 0 < src.own_len < LONG_BLOCK
                     and src.own_link > 0.5 * src.own_len) or (hints and digest in hints):
-                chrome += len(block.plain)
+                chrome += len(plain)
+        elif isinstance(block, Heading):
+            n_headings += 1
+            headings.append((block.level, block.plain))
+            hashes.append(collapsed_hash(block.plain))  # plain is collapsed (_convert)
+            chars += len(block.plain)
         elif isinstance(block, ListBlock):
-            counts["lists"] += 1
-            counts["list_items"] += len(block.items)
+            n_lists += 1
+            n_items += len(block.items)
             for item in reversed(block.items):
                 headed = card or any(isinstance(b, Heading) for b in item.blocks)
                 stack.extend((b, True, headed) for b in reversed(item.blocks))
         elif isinstance(block, Code):
-            counts["code_blocks"] += 1
+            n_code += 1
             chars += len(block.text)
         elif isinstance(block, Quote):
-            counts["quotes"] += 1
+            n_quotes += 1
             stack.extend((b, nested, card) for b in reversed(block.blocks))
         elif isinstance(block, Table):
-            counts["tables"] += 1
+            n_tables += 1
             chars += sum(len(c) for row in block.rows for c in row)
         elif isinstance(block, DefList):
             for term, defs in reversed(block.items):
@@ -441,7 +447,10 @@ def _survey(blocks: list[Block], hints: frozenset[str]) -> tuple[
                 chars += len(term)
         elif isinstance(block, Rule):
             pass
-    return Structure(**counts), tuple(headings), tuple(hashes), chars, chrome, prose_items
+    structure = Structure(
+        headings=n_headings, paragraphs=n_paragraphs, lists=n_lists, list_items=n_items,
+        tables=n_tables, code_blocks=n_code, quotes=n_quotes, images=n_images, links=n_links)
+    return structure, tuple(headings), tuple(hashes), chars, chrome, prose_items
 
 
 def _preview(text: str, limit: int) -> str:

@@ -75,6 +75,7 @@ def _laid_out(cells: list[Node]) -> bool:
             with_blocks += 1
     return with_blocks >= max(1.0, LAYOUT_CELL_SHARE * len(cells))
 _LISTS = frozenset(("ul", "ol", "menu", "dir"))
+_STRUCTURES = HEADINGS | _LISTS | {"pre", "blockquote", "table", "dl", "hr"}  # see ``block``
 _CODE = frozenset(("code", "kbd", "samp", "tt"))
 _EM = frozenset(("em", "i", "cite", "dfn", "var"))
 _STRONG = frozenset(("strong", "b"))
@@ -107,26 +108,34 @@ class Converter:
     def blocks(self, node: Node) -> list[Block]:
         out: list[Block] = []
         buf = InlineBuf()
+        text = self._text
+        inline = self._inline
         for child in node.children:
             if isinstance(child, str):
-                self._text(child, buf)
+                # whitespace before any inline content (the indentation between blocks)
+                # is stripped from the paragraph anyway: ``_flush`` would drop it
+                if buf.md or child.strip(" \t\n\r"):
+                    text(child, buf)
             elif child.removed is not None:
                 continue
-            elif child.tag in BLOCK_TAGS or (child.blocky and child.tag != "a"):
-                self._flush(buf, node, out)
-                buf = InlineBuf()
-                out.extend(self.block(child))
-            elif child.blocky:  # a link wrapped around blocks: keep the blocks
-                self._flush(buf, node, out)
-                buf = InlineBuf()
-                out.extend(self.blocks(child))
+            elif child.tag in BLOCK_TAGS or child.blocky:
+                if buf.md:
+                    self._flush(buf, node, out)
+                    buf = InlineBuf()
+                elif buf.plain:  # (plain text without Markdown is dropped with it)
+                    buf = InlineBuf()
+                # (a link wrapped around blocks keeps the blocks: "a" is no block tag)
+                out.extend(self.blocks(child) if child.tag == "a" else self.block(child))
             else:
-                self._inline(child, buf, 0)
-        self._flush(buf, node, out)
+                inline(child, buf, 0)
+        if buf.md:
+            self._flush(buf, node, out)
         return out
 
     def block(self, node: Node) -> list[Block]:
         tag = node.tag
+        if tag not in _STRUCTURES:  # most blocks (div, p, section, li ...) hold just blocks
+            return self.blocks(node)
         if tag in HEADINGS:
             buf = InlineBuf()
             self._inline_children(node, buf, IN_HEADING)
@@ -212,11 +221,13 @@ class Converter:
         buf.plain.append(plain)
 
     def _inline_children(self, node: Node, buf: InlineBuf, state: int) -> None:
+        text = self._text
+        inline = self._inline
         for child in node.children:
             if isinstance(child, str):
-                self._text(child, buf)
+                text(child, buf)
             elif child.removed is None:
-                self._inline(child, buf, state)
+                inline(child, buf, state)
 
     # state bits: 1 in link, 2 in emphasis, 4 in strong, 8 in strikethrough, 16 in heading
     def _inline(self, node: Node, buf: InlineBuf, state: int) -> None:
