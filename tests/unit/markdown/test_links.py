@@ -1,4 +1,4 @@
-"""Link resolution: the resolver's fast path for settled URLs is the egress parser's answer.
+"""Fast paths held to the slow ones: a settled URL is the egress parser's answer.
 
 ``_api.settled`` claims that ``parse_url(url).url == url`` for a URL of its shape; the
 egress parser stays the one URL parser, so every claim is checked against it here, on
@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pressmark.egress import EgressDenied, join_url, parse_url
+from pressmark.markdown import _escape
 from pressmark.markdown._api import _joined, _parsed, settled
 
 
@@ -96,3 +97,12 @@ def test_joined_matches_the_parser_for_relative_references() -> None:
             except EgressDenied:
                 slow = None
             assert _joined(base, ref) == slow, (base_url, ref)
+
+
+def test_escape_text_fast_path_knows_every_syntax_character() -> None:
+    """``escape_text`` returns text at once when it holds none of the characters it
+    escapes or marks; that written-out list must be the loops' own set."""
+    syntax = set(_escape._ALWAYS_CHARS) | set(_escape._MARKS)
+    for code in range(0x80):
+        char = chr(code)
+        assert (_escape.escape_text(f"a{char}b") != f"a{char}b") == (char in syntax), char
