@@ -199,6 +199,10 @@ class Converter:
             # one line (most inline text): ``clean`` keeps it as it is, and a space is
             # the only whitespace a printable string holds, so collapsing is a strip
             plain = text.strip(" ")
+            if plain is text:  # no space at either edge (strip gave the very string back)
+                buf.md.append(_escape.escape_text(text))
+                buf.plain.append(text)
+                return
         else:
             text = _escape.clean(text)
             words = text.split()
