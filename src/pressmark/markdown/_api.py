@@ -462,8 +462,7 @@ def _provenance(placed: list[Placed], markdown: str,
                 policy: ConversionPolicy) -> tuple[Provenance, ...]:
     out: list[Provenance] = []
     paragraphs = 0
-    for item in placed:
-        block = item.block
+    for block, start, end in placed:
         if isinstance(block, Heading):
             kind = "heading"
         elif isinstance(block, Para) and paragraphs < policy.provenance_paragraphs:
@@ -473,7 +472,7 @@ def _provenance(placed: list[Placed], markdown: str,
             continue
         source = block.source
         out.append(Provenance(
-            kind=kind, markdown_span=(item.start, item.end),
+            kind=kind, markdown_span=(start, end),
             dom_selector=source.css_path() if source is not None else "",
             text_preview=_preview(block.plain, policy.preview_chars),
         ))

@@ -23,19 +23,9 @@ from pressmark.markdown._blocks import (
     Table,
 )
 
-
-class Placed:
-    """A top-level block and its ``[start, end)`` character span in the Markdown.
-
-    Plain slots, not a dataclass: internal, and a dataclass costs start-up (``_blocks``).
-    """
-
-    __slots__ = ("block", "end", "start")
-
-    def __init__(self, block: Block, start: int, end: int) -> None:
-        self.block = block
-        self.start = start
-        self.end = end
+# A top-level block and its ``[start, end)`` character span in the Markdown. A plain
+# tuple, not a class: one is made per block of every page, and a tuple is built in C.
+Placed = tuple[Block, int, int]
 
 
 def render(blocks: list[Block]) -> tuple[str, list[Placed]]:
@@ -48,13 +38,13 @@ def render(blocks: list[Block]) -> tuple[str, list[Placed]]:
         if not text:
             continue
         if parts:
-            if _same_list(previous, block):
+            if isinstance(block, ListBlock) and _same_list(previous, block):
                 parts.append(f"\n\n{LIST_BREAK}")
                 offset += 2 + len(LIST_BREAK)
             parts.append("\n\n")
             offset += 2
         parts.append(text)
-        placed.append(Placed(block, offset, offset + len(text)))
+        placed.append((block, offset, offset + len(text)))
         offset += len(text)
         previous = block
     if not parts:
