@@ -124,8 +124,9 @@ class Converter:
                     buf = InlineBuf()
                 elif buf.plain:  # (plain text without Markdown is dropped with it)
                     buf = InlineBuf()
-                # (a link wrapped around blocks keeps the blocks: "a" is no block tag)
-                out.extend(self.blocks(child) if child.tag == "a" else self.block(child))
+                # (a link wrapped around blocks keeps the blocks: "a" is no block tag; a
+                # plain container goes straight where ``block`` would send it)
+                out.extend(self.block(child) if child.tag in _STRUCTURES else self.blocks(child))
             else:
                 inline(child, buf, 0)
         if buf.md:
