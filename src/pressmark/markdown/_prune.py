@@ -75,11 +75,12 @@ def prune(root: Node, hints: Collection[str]) -> tuple[list[str], int]:
     removed = 0
     order = root.iter()  # document order, walked once for both surveys below
     repeated = _repeated_texts(order)
+    sections: dict[int, bool] = {}  # lists kept as sections, by node index (_is_section)
     marks = _section_marks(root, order)
     stack: list[Node] = list(reversed(root.elems))
     while stack:
         node = stack.pop()
-        rule = marks.get(node.idx) or _prune_rule(node, keep_share, repeated, hints)
+        rule = marks.get(node.idx) or _prune_rule(node, keep_share, repeated, hints, sections)
         if rule is not None:
             node.removed = rule
             fired.add(rule)
@@ -90,7 +91,7 @@ def prune(root: Node, hints: Collection[str]) -> tuple[list[str], int]:
 
 
 def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
-                hints: Collection[str]) -> str | None:
+                hints: Collection[str], sections: dict[int, bool]) -> str | None:
     if node.bad is not None and node.pos <= keep_share:
         return node.bad
     text_len = node.text_len
@@ -125,9 +126,9 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
     if (node.tag in BLOCK_TAGS and node.tag not in _CELLS and node.score <= 0 and text_len >= 20
             and node.link_len > 0.6 * text_len and node.tag not in HEADINGS
             and not (node.own_len >= LONG_BLOCK and node.own_len >= 0.9 * text_len)
-            and not _item_of_prose_list(node)
+            and not _item_of_prose_list(node) and not _item_of_section(node, sections)
             and not (node.tag in _LISTS and node.prose >= PROSE_ITEM)
-            and not _section_list(node) and not _labelled_value(node)):
+            and not _is_section(node, sections) and not _labelled_value(node)):
         return "link_density"
     text: str | None = None  # the subtree's text, built once for the rules below
     if node.tag in _REPEATABLE and text_len <= 100 and (repeated or hints):
@@ -182,6 +183,22 @@ def _section_list(node: Node) -> bool:
         return False  # above the body's first prose: a sidebar's list ("Mac Apps")
     links = [a for a in node.iter() if a.tag == "a"]
     return bool(links) and sum(a.attr("href").startswith("#") for a in links) * 2 < len(links)
+
+
+def _is_section(node: Node, sections: dict[int, bool]) -> bool:
+    """``_section_list``, remembered for the items below it (parents are pruned first)."""
+    found = sections.get(node.idx)
+    if found is None:
+        found = sections[node.idx] = _section_list(node)
+    return found
+
+
+def _item_of_section(node: Node, sections: dict[int, bool]) -> bool:
+    """An item of a list kept as a section ("New contributors": a name and a linked fix);
+    not one with a heading of its own, which is a teaser card pointing elsewhere."""
+    parent = node.parent
+    return node.tag == "li" and parent is not None and _is_section(parent, sections) \
+        and not any(n.tag in HEADINGS for n in node.iter())
 
 
 def _labelled_value(node: Node) -> bool:

@@ -241,3 +241,11 @@ def test_figures_keep_their_captions_not_the_credits(caption: str, kept: str | N
         assert kept in md and "![Harbour](https://t.test/h.jpg)" in md
     if gone is not None:
         assert gone not in md
+
+
+def test_release_notes_keep_their_linked_items_under_a_heading() -> None:
+    items = "".join(f"<li>Contributor {i} <a href='/bug/{i}'>fixed an issue with the tab "
+                    f"strip number {i}</a></li>" for i in range(4))
+    html = f"<article>{PROSE * 3}<h4>New contributors</h4><ul>{items}</ul>{PROSE}</article>"
+    md = to_markdown(html).markdown
+    assert md.count("- Contributor ") == 4
