@@ -13,7 +13,8 @@ snapshots built in code and WARC imports all reach it through ``new_snapshot``, 
 the same bytes with the same header decode the same way whichever way they came
 in. Its order is the HTML standard's (minus statistical guessing): a byte-order
 mark, then a *valid* ``charset`` label in the Content-Type header, then, for HTML,
-the ``<meta>`` prescan of the first 1024 bytes, then UTF-8.
+the ``<meta>`` prescan of the first 1024 bytes (unless the bytes are invalid in that
+encoding and valid UTF-8: a transcoded page's stale declaration), then UTF-8.
 
 Rules of :func:`decode_text_body` (reading with an already chosen label):
 
@@ -122,9 +123,33 @@ def decide_charset(data: bytes, content_type: str | None, *, is_html: bool) -> C
         return CharsetDecision(label=valid, source="header", warnings=tuple(warnings))
     if is_html:
         meta = prescan_meta_charset(data)
-        if meta is not None:
+        if meta is not None and _meta_misstates(data, meta):
+            warnings.append(f"charset-meta-ignored: <meta> says {_shown(meta)}, but the bytes "
+                            "are not valid in it and are valid UTF-8; read as UTF-8")
+        elif meta is not None:
             return CharsetDecision(label=meta, source="meta", warnings=tuple(warnings))
     return CharsetDecision(label=None, source="default", warnings=tuple(warnings))
+
+
+def _meta_misstates(data: bytes, label: str) -> bool:
+    """A ``<meta charset>`` the bytes contradict: invalid in it, valid UTF-8 with non-ASCII.
+
+    A page transcoded to UTF-8 (a saved copy, a CMS migration) often keeps its old
+    declaration; read by the label it is mojibake. Valid multi-byte UTF-8 does not
+    happen by chance in a legacy encoding's text, and a header label still wins (this
+    is the meta step only). Labels under which every byte is valid (windows-1252) are
+    taken as declared.
+    """
+    name = lookup_encoding(label)
+    if name is None or name == "UTF-8" or data.isascii():
+        return False
+    if _decode(data, name)[1]:
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def sniff_charset(data: bytes, content_type: str | None, *, is_html: bool,

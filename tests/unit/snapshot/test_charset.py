@@ -137,6 +137,20 @@ def test_an_unknown_header_label_is_ignored_for_the_meta_and_noted() -> None:
     assert decision.warnings[0].startswith("charset-unknown-header")
 
 
+def test_a_meta_label_the_bytes_contradict_gives_way_to_valid_utf8() -> None:
+    """A page transcoded to UTF-8 that kept ``<meta charset=gb2312>``: invalid GBK, valid
+    UTF-8, so it reads as UTF-8 and says why; bytes valid in the label keep the label."""
+    text = "<meta charset=gb2312><p>腾讯科技讯 10月14日消息，据外媒报道</p>"
+    decision = decide_charset(text.encode("utf-8"), None, is_html=True)
+    assert (decision.label, decision.source) == (None, "default")
+    assert decision.warnings[0].startswith("charset-meta-ignored")
+    assert decide_charset(text.encode("gbk"), None, is_html=True).label == "gb2312"
+    latin = "<meta charset=iso-8859-1><p>café</p>".encode()  # valid windows-1252 too
+    assert decide_charset(latin, None, is_html=True).label == "iso-8859-1"
+    header = decide_charset(text.encode("utf-8"), "text/html; charset=gbk", is_html=True)
+    assert (header.label, header.source) == ("gbk", "header")  # the header still wins
+
+
 def test_new_snapshot_makes_the_same_decision() -> None:
     body = codecs.BOM_UTF8 + "café".encode()
     snap = new_snapshot(source_id="s", requested_url="https://e.test/", url="https://e.test/",
