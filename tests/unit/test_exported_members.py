@@ -19,8 +19,8 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "EgressPolicy", "EgressProxy", "EgressTarget", "EgressTimeout", "GuardedClient",
         "GuardedResponse", "NetworkError", "ParsedURL", "ProxyDenial", "RedirectHop", "Resolver",
         "ResponseTooLarge", "StaticResolver", "SystemResolver", "Timeout", "canonical_url",
-        "classify_address", "evaluate_url", "join_url", "normalise_percent_encoding",
-        "parse_url",
+        "classify_address", "evaluate_url", "is_canonical_url", "join_url",
+        "normalise_percent_encoding", "parse_url",
     ),
     "pressmark.snapshot": (
         "CharsetDecision", "CharsetSource", "ContentKind", "DecodedText", "HashBasis",

@@ -24,7 +24,7 @@ from pressmark.egress._errors import (
     NetworkError,
     ResponseTooLarge,
 )
-from pressmark.egress._url import ParsedURL, join_url, parse_url
+from pressmark.egress._url import ParsedURL, is_canonical_url, join_url, parse_url
 
 if TYPE_CHECKING:
     from pressmark.egress._address import classify_address
@@ -80,6 +80,7 @@ __all__ = [
     "canonical_url",
     "classify_address",
     "evaluate_url",
+    "is_canonical_url",
     "join_url",
     "normalise_percent_encoding",
     "parse_url",

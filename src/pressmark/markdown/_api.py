@@ -6,7 +6,7 @@ import re
 from collections.abc import Collection
 from typing import Any
 
-from pressmark.egress import EgressDenied, ParsedURL, join_url, parse_url
+from pressmark.egress import EgressDenied, ParsedURL, is_canonical_url, join_url, parse_url
 from pressmark.markdown._blocks import (
     Block,
     Code,
@@ -88,35 +88,9 @@ def _parsed(url: str | None) -> ParsedURL | None:
         return None
 
 
-# An absolute http(s) URL the egress parser would give back unchanged, told by its shape:
-# a lower-case ASCII name (the parser's own simple-domain pattern, no port), a path, and
-# then query and fragment, each of characters its percent-encode set keeps as they are
-# (no backslash in the path, which it turns into "/"). tests/unit/markdown/test_links.py
-# holds the fast path to ``parse_url`` on real and hostile URLs.
-_SETTLED = re.compile(
-    r"https?://(?:[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?\.)*[a-z_](?:[a-z0-9_-]*[a-z0-9_])?"
-    r"/[!$-;=@-\[\]-_a-z|~]*(?:\?[!$-&(-;=?-~]*)?(?:#[!#-;=?-_a-~]*)?"
-)
-
-
-def settled(url: str) -> bool:
-    """Is ``parse_url(url).url`` provably ``url`` itself? (Most links on a page are.)
-
-    Beyond the pattern: no ``xn--`` label (an A-label is checked by decoding it) and no
-    path segment that starts with ``.`` or ``%2`` (every dot segment, ``%2e`` included,
-    does, and only dot segments are rewritten). Then the parser strips nothing, finds
-    this scheme, host and no port, encodes nothing and resolves no segment, and its
-    serialisation is the string it was given.
-    """
-    if _SETTLED.fullmatch(url) is None:
-        return False
-    path = url[url.index("/", 8):]
-    return "xn--" not in url[:len(url) - len(path)] and "/." not in path and "/%2" not in path
-
-
 def _joined(base: ParsedURL | None, href: str) -> str | None:
     url = href if base is None else join_url(base, href)
-    if settled(url):
+    if is_canonical_url(url):
         return url  # what the parse below returns, without building a ParsedURL
     try:
         return parse_url(url).url

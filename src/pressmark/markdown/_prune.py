@@ -135,7 +135,7 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
         text = node.text()
         if _text_rules.is_placeholder(text):
             return "ui_label"
-        if text in repeated and not any(n.tag == "img" for n in node.iter()):
+        if text in repeated and not _has_image(node):
             return "repeated_block"  # (beside an image it is a credit: the image stays)
         if hints and block_hash(text) in hints:
             return "cross_page_repetition"
@@ -150,7 +150,7 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
             # the banner's box, not a paragraph: a cookie policy's first sentence stays
             return "exclude_cookie_banner"
         rule = _text_rules.text_rule(text) if text_len < _text_rules.PAYWALL_MAX else None
-        if rule is not None and not any(n.tag == "img" for n in node.iter()):
+        if rule is not None and not _has_image(node):
             return rule  # (with an image inside, the credit's own element goes instead)
     if hints and node.own_len and node.tag in BLOCK_TAGS and block_hash(
             node.text() if text is None else text) in hints:
@@ -226,6 +226,10 @@ def _beside_heading_text(node: Node) -> bool:
     return False
 
 
+def _has_image(node: Node) -> bool:
+    return any(n.tag == "img" for n in node.iter())
+
+
 def _caption_line(node: Node) -> bool:
     """A short line set in italics right under an image: a caption without the markup."""
     parent = node.parent
@@ -236,7 +240,7 @@ def _caption_line(node: Node) -> bool:
     if at == 0:
         return False
     before = elems[at - 1]
-    return before.text_len == 0 and any(n.tag == "img" for n in before.iter())
+    return before.text_len == 0 and _has_image(before)
 
 
 def _all_emphasis(node: Node) -> bool:

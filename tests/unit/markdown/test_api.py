@@ -69,7 +69,7 @@ def test_markdown_package_imports_only_errors_and_the_url_parser() -> None:
              for node in ast.walk(ast.parse(source.read_text(encoding="utf-8")))
              if isinstance(node, ast.ImportFrom) and node.module == "pressmark.egress"
              for alias in node.names}
-    assert names <= {"EgressDenied", "ParsedURL", "join_url", "parse_url"}
+    assert names <= {"EgressDenied", "ParsedURL", "is_canonical_url", "join_url", "parse_url"}
 
 
 def test_links_resolve_as_a_browser_resolves_them() -> None:

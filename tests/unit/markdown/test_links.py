@@ -1,6 +1,6 @@
 """Fast paths held to the slow ones: a settled URL is the egress parser's answer.
 
-``_api.settled`` claims that ``parse_url(url).url == url`` for a URL of its shape; the
+``egress.is_canonical_url`` claims that ``parse_url(url).url == url`` for a URL of its shape; the
 egress parser stays the one URL parser, so every claim is checked against it here, on
 URLs built to break the claim (case, slashes, ports, userinfo, A-labels, numeric
 hosts, dot segments, percent escapes, controls, non-ASCII, surrogates).
@@ -13,9 +13,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pressmark.egress import EgressDenied, join_url, parse_url
+from pressmark.egress import EgressDenied, is_canonical_url, join_url, parse_url
 from pressmark.markdown import _escape
-from pressmark.markdown._api import _joined, _parsed, settled
+from pressmark.markdown._api import _joined, _parsed
 
 
 def _parsed_url(url: str) -> str | None:
@@ -26,7 +26,7 @@ def _parsed_url(url: str) -> str | None:
 
 
 def _check(url: str) -> bool:
-    if settled(url):
+    if is_canonical_url(url):
         assert _parsed_url(url) == url, url
         return True
     return False
