@@ -11,10 +11,14 @@ STAMP  := $(VENV)/.pressmark-installed
 
 setup: $(STAMP) chromium
 
-$(STAMP): pyproject.toml
+# The Markdown layer's hot modules are compiled in place (mypyc; pyproject.toml lists
+# them): an edit to any of them reinstalls, so no stale compiled module shadows it.
+NATIVE_SRC := $(wildcard src/pressmark/markdown/*.py)
+
+$(STAMP): pyproject.toml $(NATIVE_SRC)
 	@sh scripts/ensure-venv.sh "$(PYTHON)" "$(VENV)"
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[render,dev,ray,mcp]'
+	@sh scripts/install-editable.sh "$(PY)" '.[render,dev,ray,mcp]'
 	@touch $(STAMP)
 
 chromium:
@@ -38,3 +42,4 @@ bench: setup
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache pressmark-demo
+	find src -name '*.so' -delete

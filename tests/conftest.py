@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -21,6 +22,25 @@ _NETWORK_ENV = (
     "http_proxy", "https_proxy", "all_proxy", "no_proxy",
     "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
 )
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Refuse to test compiled converter modules older than their source.
+
+    The Markdown layer's hot modules are compiled in place (mypyc, see pyproject.toml),
+    and Python imports a ``.so`` before the ``.py`` beside it: after an edit, the tests
+    would silently run yesterday's code. ``make`` rebuilds them when a source changes.
+    """
+    package = Path(__file__).resolve().parents[1] / "src" / "pressmark" / "markdown"
+    stale = sorted(
+        source.name for source in package.glob("*.py")
+        if any(built.stat().st_mtime < source.stat().st_mtime
+               for built in package.glob(f"{source.stem}.*.so"))
+    )
+    if stale:
+        pytest.exit(f"compiled modules older than their source ({', '.join(stale)}): run "
+                    "`make setup` to rebuild them (or delete src/pressmark/markdown/*.so "
+                    "to test the pure-Python code)", returncode=3)
 
 
 @pytest.fixture(autouse=True)

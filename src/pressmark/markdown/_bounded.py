@@ -32,6 +32,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from typing import ClassVar
 
 from selectolax.lexbor import LexborHTMLParser
 
@@ -228,7 +229,7 @@ class _Memo:
     """The last page this process bounded: the converter re-enters :func:`bound_html` with
     the very text the crawl's page work just bounded, and need not scan it twice."""
 
-    last: BoundedHtml | None = None
+    last: ClassVar[BoundedHtml | None] = None
 
 
 def bound_html(text: str) -> BoundedHtml:

@@ -14,18 +14,17 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Collection
-from typing import TYPE_CHECKING
 
 from pressmark.markdown import _text_rules
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
 
-if TYPE_CHECKING:
+# CPython's own SHA-256 (as ``random`` takes its SHA-512): the same digest, and no OpenSSL
+# loaded by every start-up of the command line, as hashlib would. (Not behind
+# ``TYPE_CHECKING``: compiled code takes such an ``else`` branch for dead code.)
+try:
+    from _sha256 import sha256  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - a build without it
     from hashlib import sha256
-else:  # CPython's own SHA-256 (as ``random`` takes its SHA-512): the same digest, and no
-    try:  # OpenSSL loaded by every start-up of the command line, as hashlib would
-        from _sha256 import sha256
-    except ImportError:  # pragma: no cover - a build without it
-        from hashlib import sha256
 
 LONG_BLOCK = 300        # chars: a block this long is prose even when dense with links
 CAPTION_MAX = 80        # chars: an italic line under an image this short is its caption
@@ -65,7 +64,8 @@ def block_hash(text: str) -> str:
 def collapsed_hash(text: str) -> str:
     """``block_hash`` of text already whitespace-collapsed (a block's ``plain``): the
     evidence hashes every block, and collapsing it again would only repeat the work."""
-    return sha256(text.casefold().encode("utf-8")).hexdigest()[:16]
+    digest: str = sha256(text.casefold().encode("utf-8")).hexdigest()
+    return digest[:16]
 
 
 def prune(root: Node, hints: Collection[str]) -> tuple[list[str], int]:
