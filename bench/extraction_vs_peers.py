@@ -8,7 +8,9 @@ the means; Markdown stripped to text) and times the extraction calls in this
 process, interleaved page by page, so the ratio compares like with like.
 pressmark is also timed end to end through ``pressmark md --batch`` (process
 start-up included), the way the scorer's ``--cmd`` mode runs it, each run paired
-with a trafilatura pass over the same pages just before it. Times are CPU seconds
+with a trafilatura pass over the same pages just before it; and like for like, with
+trafilatura run as a command too (the scorer's ``--as-cmd``: its start-up and imports
+counted as pressmark's are). Times are CPU seconds
 (``process_time``, and ``RUSAGE_CHILDREN`` for the CLI): on a shared machine wall
 time mostly measures the neighbours.
 
@@ -114,6 +116,22 @@ class _Cli:
         shutil.rmtree(out, ignore_errors=True)
         return 1000 * wall / self.pages, 1000 * cpu / self.pages
 
+    def run_peer_command(self, bench: Path, name: str) -> float:
+        """The shared harness acting as a command for a peer (``--as-cmd NAME``) over the
+        same folder: CPU ms per page, its interpreter start-up and imports included, the
+        like-for-like of :meth:`run`."""
+        self.runs += 1
+        out = self.tmp / f"out{self.runs}"
+        out.mkdir()
+        env = dict(self.env, INPUT_DIR=str(self.src), OUTPUT_DIR=str(out))
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run([sys.executable, str(bench / "extraction_eval.py"), "--as-cmd", name],
+                       check=True, env=env, stderr=subprocess.DEVNULL)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        shutil.rmtree(out, ignore_errors=True)
+        return 1000 * cpu / self.pages
+
     def close(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
@@ -126,19 +144,27 @@ def _cpu_ms_per_page(fn: Callable[[str], str], htmls: dict[str, str]) -> float:
 
 
 def _time_cli_paired(paths: dict[str, Path], htmls: dict[str, str], peer: Callable[[str], str],
-                     repeat: int) -> dict[str, tuple[float, float, float]]:
+                     repeat: int, bench: Path) -> dict[str, tuple[float, float, float]]:
     """Each ``md --batch`` run right after a pass of the peer over the same pages.
 
     On a shared machine the load changes from minute to minute; a ratio of two figures
     taken apart compares the load, not the code. So every CLI run gets its own peer pass,
     and the ratio reported is the median of the paired ratios. Returns, per ``--jobs``
     value: (median CLI CPU ms/page, median wall ms/page, median peer-CPU / CLI-CPU).
+    Under ``"peer-cmd"``: trafilatura run as a command by the shared harness (start-up
+    included on both sides), paired with a ``--jobs 1`` run: (its CPU ms/page, 0, ratio).
     """
     cli = _Cli(paths)
     try:
-        samples: dict[str, list[tuple[float, float, float]]] = {"auto": [], "1": []}
+        samples: dict[str, list[tuple[float, float, float]]] = {"auto": [], "1": [],
+                                                                 "peer-cmd": []}
         for _ in range(repeat):
             for jobs, runs in samples.items():
+                if jobs == "peer-cmd":
+                    peer_cmd_ms = cli.run_peer_command(bench, "trafilatura")
+                    _, cpu = cli.run("1")
+                    runs.append((peer_cmd_ms, 0.0, peer_cmd_ms / cpu))
+                    continue
                 peer_ms = _cpu_ms_per_page(peer, htmls)
                 wall, cpu = cli.run(jobs)
                 runs.append((cpu, wall, peer_ms / cpu))
@@ -173,11 +199,15 @@ def _run_split(ev: ModuleType, data: Path, args: argparse.Namespace) -> None:
         # paired with trafilatura run by run (see _time_cli_paired); two settings: the
         # default (auto: a worker per core once there are enough pages) and one process,
         # which is the CPU floor
-        paired = _time_cli_paired(paths, htmls, fns[1], args.repeat)
+        paired = _time_cli_paired(paths, htmls, fns[1], args.repeat, args.bench)
+        peer_cmd_ms, _, peer_cmd_ratio = paired.pop("peer-cmd")
         for jobs, (cpu, wall, ratio) in paired.items():
             print(f"pressmark md --batch --jobs {jobs:<4} (process start-up included): "
                   f"{cpu:5.2f} ms/page CPU, {wall:5.2f} ms/page wall; trafilatura in the "
                   f"same minute: {ratio:.1f}x the CLI's CPU (median of {args.repeat})")
+        print(f"like for like, both as commands (start-up included on both sides): "
+              f"trafilatura {peer_cmd_ms:5.2f} ms/page CPU, {peer_cmd_ratio:.1f}x pressmark "
+              f"md --batch --jobs 1 run just after it (median of {args.repeat})")
 
 
 def main() -> None:
@@ -188,6 +218,7 @@ def main() -> None:
     parser.add_argument("--no-cli", action="store_true", help="skip the end-to-end CLI timing")
     args = parser.parse_args()
     bench = _bench_dir()
+    args.bench = bench
     ev = _load_eval(bench)
     splits = args.data or [bench / "extraction-dev", bench / "extraction-dev-readability"]
     for data in splits:
