@@ -7,9 +7,10 @@ subtree, and the main region is the element with the highest score (ties go to
 the deeper element, the tighter fit). A semantic anchor (``article``, ``main``,
 ``[role=main]``, ``[itemprop=articleBody]``) inside that element wins when it
 keeps nearly all of the score. Sibling blocks of the same body then join the
-pick, and a pick that holds little of the page's prose is widened (both steps
-are named in the evidence). Inside the region, chrome is pruned by ``_prune``,
-which names every rule that fired.
+pick, a pick that holds little of the page's prose is widened, and a data table
+or term list right beside it joins it (each step is named in the evidence).
+Inside the region, chrome is pruned by ``_prune``, which names every rule that
+fired.
 
 Nothing here depends on dict or set iteration order of unordered data, on
 hashing or on time: the same tree always yields the same region.
@@ -271,12 +272,15 @@ def select(doc: Document, *, hints: Collection[str] = ()) -> Selection:
     widened = _widen_for_recall(doc, chosen, scale)
     merged = _merge_siblings(chosen, scale) if widened is chosen else chosen
     widened = merged if widened is chosen else widened
-    selection = Selection(root=widened, selectors=[widened.css_path()])
-    selection.rules, selection.removed_chars = prune(widened, hints)
+    region = _join_data(chosen) if widened is chosen else widened
+    selection = Selection(root=region, selectors=[region.css_path()])
+    selection.rules, selection.removed_chars = prune(region, hints)
     if merged is not chosen:
         selection.rules.append("merged_siblings")
     if widened is not merged:
         selection.rules.append("widened_for_recall")
+    if region is not widened:
+        selection.rules.append("joined_data")
     selection.rules.sort()
     if doc.skipped:
         selection.rules = sorted(set(selection.rules) | doc.skipped)
@@ -355,3 +359,40 @@ def _widen_for_recall(doc: Document, chosen: Node, scale: float) -> Node:
 def _is_article(node: Node) -> bool:
     return node.tag == "article" or (
         bool(node.attrs) and node.attr("itemprop").strip() == "articleBody")
+
+
+DATA_LINKS = 0.2  # link share up to which a sibling's table or list of terms is data
+
+
+def _join_data(chosen: Node) -> Node:
+    """The parent, when a sibling right beside ``chosen`` is a data table or term list.
+
+    A product's specifications, a recipe's nutrition facts, a report's figures: a
+    ``<table>`` or ``<dl>`` block (with its heading) beside the prose has no prose of
+    its own, so sibling merging passes it by. Only adjacent siblings join, link-poor,
+    outside chrome; the rest of the parent is left out (``outside_main``).
+    """
+    parent = chosen.parent
+    if parent is None or parent.parent is None or chosen.score <= 0:
+        return chosen
+    elems = parent.elems
+    at = next(i for i, n in enumerate(elems) if n is chosen)
+    keep = {chosen.idx}
+    for step in (1, -1):
+        i = at + step
+        while 0 <= i < len(elems) and _is_data(elems[i]):
+            keep.add(elems[i].idx)
+            i += step
+    if len(keep) == 1:
+        return chosen
+    for node in elems:
+        if node.idx not in keep and node.text_len:
+            node.removed = "outside_main"
+    return parent
+
+
+def _is_data(node: Node) -> bool:
+    if node.bad is not None or not node.text_len or node.link_len > DATA_LINKS * node.text_len:
+        return False
+    data = sum(n.text_len for n in node.iter() if n.tag in ("table", "dl"))
+    return 2 * data >= node.text_len

@@ -1,5 +1,5 @@
 """Rules for page types beyond the dev sets' news and blogs: wikis, forums, docs,
-recipes, public services, listicles, stories told a sentence per paragraph.
+recipes, public services, shops, listicles, stories told a sentence per paragraph.
 
 The golden pages (``golden/page_*``) pin the whole output; these tests say which part
 of it each rule is responsible for.
@@ -92,6 +92,26 @@ def test_recipe_card_keeps_times_ingredients_and_steps() -> None:
         assert part in md
     for chrome in ("Jump to Recipe", "Share this", "Popular recipes", "gone in an hour"):
         assert chrome not in md
+
+
+def test_product_page_keeps_the_specifications_beside_the_description() -> None:
+    md, rules = _page("page_product_specs")
+    for part in ("## About this kettle", "boils a litre of water", "## Specifications",
+                 "| Weight | 240 g |"):
+        assert part in md
+    for chrome in ("Customers also bought", "Windshield", "registered in England"):
+        assert chrome not in md
+    assert "joined_data" in rules
+
+
+def test_a_data_sibling_joins_only_beside_the_pick() -> None:
+    table = "<div><table><tr><th>Size</th><td>12 cm</td></tr></table></div>"
+    body = f"<div>{PROSE}{PROSE}</div>"
+    links = "<div><p>x</p><ul><li><a href=/a>A</a></li></ul></div>"
+    apart = f"<body><main><div>{body}{links}{table}</div></main></body>"
+    beside = f"<body><main><div>{body}{table}</div></main></body>"
+    assert "12 cm" in to_markdown(beside).markdown
+    assert "12 cm" not in to_markdown(apart).markdown
 
 
 def test_public_service_page_keeps_the_procedure_not_the_survey_box() -> None:
