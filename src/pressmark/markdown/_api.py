@@ -261,6 +261,24 @@ def _reads_as_sentence(text: str) -> bool:
 _BYLINE = re.compile(r"(?:by|por|von|par|door|di|af|av|przez)\s", re.IGNORECASE)
 LEAD_BLOCK = 100   # chars: the lead section ends at the first paragraph this long
 DATE_ONLY = 30     # chars: a date or time line this short says nothing else
+KICKER_CHARS = 40  # chars: a line this short above the headline labels it
+_SENTENCE_END = frozenset(".!?…。！？؟:")
+
+
+def _headline_at(blocks: list[Block]) -> int:
+    """Index of the ``<h1>`` that opens the body, when only short lines precede it (else 0).
+
+    What sits above a headline inside the article is its label: a section kicker
+    ("Transports"), a slide counter ("1 / 5"), a category. Such lines go
+    (``exclude_kicker``); a sentence, an image or a longer line stops the search.
+    """
+    for at, block in enumerate(blocks):
+        if isinstance(block, Heading):
+            return at if block.level == 1 else 0
+        if not isinstance(block, Para) or len(block.plain) >= KICKER_CHARS \
+                or block.plain[-1:] in _SENTENCE_END:
+            return 0
+    return 0
 
 
 def _lead_trim(blocks: list[Block], title: str | None, rules: set[str],
@@ -275,9 +293,14 @@ def _lead_trim(blocks: list[Block], title: str | None, rules: set[str],
     out: list[Block] = []
     lead = True
     timeline = _timeline(blocks)
-    for block in blocks:
+    headline = _headline_at(blocks)
+    for at, block in enumerate(blocks):
         if lead and isinstance(block, Para) and len(block.plain) >= LEAD_BLOCK:
             lead = False
+        if at < headline and isinstance(block, Para) and len(block.plain) < KICKER_CHARS \
+                and block.plain[-1:] not in _SENTENCE_END:
+            rules.add("exclude_kicker")
+            continue
         if lead and not policy.keep_title and isinstance(block, Heading) and (
                 block.level == 1 or (key and block.plain.casefold() in key)) \
                 and "exclude_title" not in rules:

@@ -114,6 +114,19 @@ def test_a_data_sibling_joins_only_beside_the_pick() -> None:
     assert "12 cm" not in to_markdown(apart).markdown
 
 
+@pytest.mark.parametrize(("lead", "kept"), [
+    ("<p>Transports</p>", False),        # a section kicker
+    ("<p>1 / 5</p>", False),             # a slide counter
+    ("<p>Opinion</p><p>Guest essay</p>", False),
+    ("<p>Read this before you travel.</p>", True),  # a sentence is the text's own
+])
+def test_short_labels_above_the_headline_go(lead: str, kept: bool) -> None:
+    html = f"<body><article>{lead}<h1>Buses on hydrogen</h1>{PROSE}{PROSE}</article></body>"
+    result = to_markdown(html)
+    assert result.markdown.startswith("# Buses on hydrogen") is not kept
+    assert ("exclude_kicker" in result.evidence.boilerplate_rules_used) is not kept
+
+
 def test_public_service_page_keeps_the_procedure_not_the_survey_box() -> None:
     md, rules = _page("page_public_service")
     for part in ("valable 15 ans", "- une photo d'identité de moins de 6 mois",
