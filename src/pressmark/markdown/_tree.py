@@ -280,30 +280,31 @@ def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str],
     Each element's own text (its text children, collapsed) is measured here, where the
     strings are at hand; ``_measure`` adds up the subtrees.
     """
+    # Typed locals and direct calls on typed lists: compiled (mypyc), a ``str`` or a
+    # ``list`` gets C-level operations, where a value from Lexbor (``Any``) or a cached
+    # bound method takes a generic call each time.
     stack: list[tuple[Any, Node]] = [(lex_root, root)]
-    drop = _DROP
+    drop = _DROP  # module globals are dictionary lookups, locals are not
     blocks = BLOCK_TAGS
     chrome_tags = _CHROME_TAGS
     strong = _STRONG_WORD_RULES
-    add_node = nodes.append
-    push = stack.append
     limit = _ChromeLimit(lex_root)
     while stack:
         lex, parent = stack.pop()
         counts: dict[str, int] = {}
         summary_only = parent.tag == "details" and "open" not in parent.attrs
-        add_child = parent.children.append
-        add_elem = parent.elems.append
+        children = parent.children
+        elems = parent.elems
         depth = parent.depth + 1
         own = 0
         child = lex.child
         while child is not None:
-            tag = child.tag
+            tag: str | None = child.tag
             if tag == "-text":
                 if not summary_only:
-                    text = child.text_content
+                    text: str | None = child.text_content
                     if text:
-                        add_child(text)
+                        children.append(text)
                         if not text.isspace():  # indentation between tags adds nothing
                             # collapsed length; in one printable line a space is the
                             # only whitespace, and collapsing it is a strip
@@ -313,7 +314,7 @@ def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str],
                 n = counts.get(tag, 0) + 1
                 counts[tag] = n
                 if tag not in drop and not (summary_only and tag != "summary"):
-                    attrs = child.attributes
+                    attrs: dict[str, str | None] = child.attributes
                     if attrs and ("hidden" in attrs or "style" in attrs
                                   or "aria-hidden" in attrs) and _hidden(attrs):
                         pass
@@ -330,11 +331,11 @@ def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str],
                         parent.chrome += found[1]  # still weighs against its container
                     else:
                         node = Node(tag, attrs, parent, n, depth, len(nodes))
-                        add_node(node)
-                        add_child(node)
-                        add_elem(node)
+                        nodes.append(node)
+                        children.append(node)
+                        elems.append(node)
                         if depth >= MAX_DEPTH:
-                            flat = child.text(deep=True)
+                            flat: str = child.text(deep=True)
                             size = 0
                             if flat:
                                 node.children.append(flat)
@@ -342,7 +343,7 @@ def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str],
                                     size = len(" ".join(flat.split()))
                             _own_text(node, size)
                         else:  # asking Lexbor for .child here would wrap it twice
-                            push((child, node))
+                            stack.append((child, node))
             child = child.next
         _own_text(parent, own)
 
