@@ -157,7 +157,26 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
         return "cross_page_repetition"
     if node.tag in _TEXT_RULE_TAGS and text_len < CAPTION_MAX and _caption_line(node):
         return "exclude_caption"
+    if node.link_len and text_len < _text_rules.TAG_LINE_MAX and node.tag in _TEXT_RULE_TAGS \
+            and _text_rules.is_tag_line(_strings_outside_links(node)):
+        return "exclude_tags"
     return None
+
+
+def _strings_outside_links(node: Node) -> list[str]:
+    """The block's text outside its links: what precedes the first link, then what
+    follows each link (a link's own text left out)."""
+    parts = [""]
+    stack: list[Node | str] = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            parts[-1] += item
+        elif item.tag == "a":
+            parts.append("")
+        else:
+            stack.extend(reversed(item.children))
+    return parts
 
 
 def _section_list(node: Node) -> bool:

@@ -289,6 +289,33 @@ def is_cookie_notice(text: str) -> bool:
     return len(text) < COOKIE_MAX and _norm(text).startswith(_COOKIES)
 
 
+# The label of a line of topic links ("Tags: a, b", "Filed under: x | y"), in the
+# languages of the other phrase lists
+_TAG_LABELS = _phrases(
+    "tags|tag|tagged|tagged with|topics|keywords|filed under|categories|category",
+    "schlagwörter|schlagworte|stichwörter|themen|kategorien",
+    "étiquettes|mots-clés|mots clés|sujets|catégories",
+    "etiquetas|temas|palabras clave|categorías",
+    "tag correlati|argomenti|parole chiave|categorie",
+    "trefwoorden|onderwerpen|categorieën",
+    "etiketter|taggar|emneord|nøkkelord|kategorier",
+    "tagi|tematy|słowa kluczowe|kategorie",
+    "marcadores|palavras-chave|categorias",
+)
+_TAG_SEPARATORS = frozenset(" ,;|/·•\u00a0")
+TAG_LINE_MAX = 300  # chars: a line of topic links is short
+
+
+def is_tag_line(parts: list[str]) -> bool:
+    """The text outside the links of a short block: a topic label, then separators only.
+
+    ``parts``: the text before the first link, then the text after each link.
+    """
+    label, colon, rest = parts[0].partition(":")
+    return bool(colon) and _norm(label) in _TAG_LABELS \
+        and all(ch in _TAG_SEPARATORS for part in (rest, *parts[1:]) for ch in part.strip())
+
+
 def text_rule(text: str) -> str | None:
     """A rule for a short block by its text alone: paywall or survey prompt, image credit."""
     if len(text) < CREDIT_MAX and _is_credit(text):

@@ -127,6 +127,20 @@ def test_short_labels_above_the_headline_go(lead: str, kept: bool) -> None:
     assert ("exclude_kicker" in result.evidence.boilerplate_rules_used) is not kept
 
 
+@pytest.mark.parametrize(("line", "dropped"), [
+    ('Tags: <a href="/t/a">Deals</a>, <a href="/t/b">Phones</a>', True),
+    ('Filed under: <a href="/c/x">Science</a> | <a href="/c/y">Space</a>', True),
+    ('<b>Schlagwörter:</b> <a href="/t/1">Energie</a> · <a href="/t/2">Verkehr</a>', True),
+    ('Etiquetas: <a href="/t/x">Madrid</a>', True),
+    ('Topics: we covered <a href="/a">buses</a> and <a href="/b">trams</a>', False),
+    ('Read the report: <a href="/r">PDF</a>', False),
+])
+def test_a_line_of_topic_links_goes(line: str, dropped: bool) -> None:
+    result = to_markdown(f"<body><article>{PROSE}{PROSE}<p>{line}</p></article></body>")
+    assert ("](/" not in result.markdown) is dropped
+    assert ("exclude_tags" in result.evidence.boilerplate_rules_used) is dropped
+
+
 def test_public_service_page_keeps_the_procedure_not_the_survey_box() -> None:
     md, rules = _page("page_public_service")
     for part in ("valable 15 ans", "- une photo d'identité de moins de 6 mois",
