@@ -150,6 +150,8 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
             # the banner's box, not a paragraph: a cookie policy's first sentence stays
             return "exclude_cookie_banner"
         rule = _text_rules.text_rule(text) if text_len < _text_rules.PAYWALL_MAX else None
+        if rule == "social_prompt" and not node.link_len:
+            rule = None  # it names a network but links to none: a sentence about it
         if rule is not None and not _has_image(node):
             return rule  # (with an image inside, the credit's own element goes instead)
     if hints and node.own_len and node.tag in BLOCK_TAGS and block_hash(

@@ -264,6 +264,19 @@ _FEEDBACK = tuple(sorted(_phrases(
 )))
 
 
+# "Follow us on Instagram", "Follow The Times on Facebook and X": a prompt to follow the
+# site on a social network, as it opens a short block that names one (and links to it:
+# ``_prune`` asks for the link, so a how-to's "Follow these steps on Facebook" stays)
+_FOLLOW = tuple(sorted(_phrases(
+    "follow|like us on|find us on|connect with us on|join us on",
+    "folgen sie uns|folge uns|folgt uns|suivez-nous|retrouvez-nous sur|síguenos|siguenos",
+    "seguici|seguiteci|siga-nos|sigam-nos|volg ons|följ oss|følg os|følg oss|obserwuj nas",
+)))
+_NETWORKS = re.compile(r"\b(?:twitter|facebook|instagram|linkedin|youtube|tiktok|"
+                       r"mastodon|bluesky|threads|telegram|whatsapp|pinterest|x\.com)\b")
+FOLLOW_MAX = 250      # chars: the prompt is a line or two
+
+
 # A consent banner that no class or id names ("We use cookies to ..."), in the languages
 # of the other phrase sets; matched at the start of a block shorter than COOKIE_MAX.
 _COOKIES = tuple(sorted(_phrases(
@@ -317,13 +330,16 @@ def is_tag_line(parts: list[str]) -> bool:
 
 
 def text_rule(text: str) -> str | None:
-    """A rule for a short block by its text alone: paywall or survey prompt, image credit."""
+    """A rule for a short block by its text alone: paywall, survey or follow prompt, image
+    credit."""
     if len(text) < CREDIT_MAX and _is_credit(text):
         return "image_credit"
     if len(text) < PAYWALL_MAX:
         norm = _norm(text)
         if norm.startswith(_FEEDBACK):
             return "feedback_prompt"
+        if len(text) < FOLLOW_MAX and norm.startswith(_FOLLOW) and _NETWORKS.search(norm):
+            return "social_prompt"
         if not norm.startswith(_PAYWALL):  # one C-level test before the loop over them
             return None
         for prefix in _PAYWALL:

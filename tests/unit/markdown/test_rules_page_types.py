@@ -141,6 +141,19 @@ def test_a_line_of_topic_links_goes(line: str, dropped: bool) -> None:
     assert ("exclude_tags" in result.evidence.boilerplate_rules_used) is dropped
 
 
+@pytest.mark.parametrize(("line", "dropped"), [
+    ('Follow us on <a href="https://instagram.example/x">Instagram</a>', True),
+    ('<em>Follow The Daily on <a href="/f">Facebook</a> and <a href="/t">Twitter</a></em>', True),
+    ('Folgen Sie uns auf <a href="/f">Facebook</a>', True),
+    ("Follow these steps on Facebook to lock your profile.", False),  # no link: a sentence
+    ('Follow the <a href="/guide">guide</a> to bake it.', False),     # no network named
+])
+def test_a_prompt_to_follow_the_site_goes(line: str, dropped: bool) -> None:
+    result = to_markdown(f"<body><article>{PROSE}{PROSE}<p>{line}</p></article></body>")
+    assert ("ollow" not in result.markdown) is dropped
+    assert ("social_prompt" in result.evidence.boilerplate_rules_used) is dropped
+
+
 def test_public_service_page_keeps_the_procedure_not_the_survey_box() -> None:
     md, rules = _page("page_public_service")
     for part in ("valable 15 ans", "- une photo d'identité de moins de 6 mois",
