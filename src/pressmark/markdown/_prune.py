@@ -128,7 +128,8 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
             and not (node.own_len >= LONG_BLOCK and node.own_len >= 0.9 * text_len)
             and not _item_of_prose_list(node) and not _item_of_section(node, sections)
             and not (node.tag in _LISTS and node.prose >= PROSE_ITEM)
-            and not _is_section(node, sections) and not _labelled_value(node)):
+            and not _is_section(node, sections) and not _labelled_value(node)
+            and not _described_sublist(node)):
         return "link_density"
     text: str | None = None  # the subtree's text, built once for the rules below
     if node.tag in _REPEATABLE and text_len <= 100 and (repeated or hints):
@@ -286,6 +287,25 @@ def _item_of_prose_list(node: Node) -> bool:
     parent = node.parent
     return node.tag == "li" and parent is not None and parent.text_len > 0 \
         and parent.link_len < 0.5 * parent.text_len
+
+
+DESCRIBED_ITEM = 45  # chars: a link this long, on average, describes what it links to
+
+
+def _described_sublist(node: Node) -> bool:
+    """A list nested in an item of the body's own list, whose links read as sentences.
+
+    Release notes and status reports list their bugs and pull requests as links whose
+    text says what changed ("Bug 1677080 - Fullscreen PiP window is affected by ..."),
+    under an item that introduces them ("In progress:"). A menu's sub-list holds short
+    labels instead ("Pricing", "Careers"). An item of such a list is kept with it.
+    """
+    if node.tag == "li" and node.parent is not None:
+        node = node.parent
+    if node.tag not in _LISTS or node.parent is None or node.parent.tag != "li":
+        return False
+    items = [item for item in node.elems if item.tag == "li" and item.text_len]
+    return bool(items) and node.text_len >= DESCRIBED_ITEM * len(items)
 
 
 def _link_cluster(node: Node) -> bool:

@@ -154,6 +154,22 @@ def test_a_prompt_to_follow_the_site_goes(line: str, dropped: bool) -> None:
     assert ("social_prompt" in result.evidence.boilerplate_rules_used) is dropped
 
 
+def test_a_status_report_keeps_the_linked_bugs_nested_under_an_item() -> None:
+    bugs = "".join(f'<li><a href="/b/{n}">Bug {n} - the player window jumps when the video '
+                   "source changes</a></li>" for n in range(3))
+    menu = ('<li>Products<ul><li><a href="/p">Pricing</a></li>'
+            '<li><a href="/c">Careers</a></li></ul></li>')
+    news = ("<li>Students from the university will hack on Picture-in-Picture again next "
+            "term, with two engineers mentoring them.</li>"
+            "<li>The skeleton window now shows while the rest of the browser starts, which "
+            "makes a cold start feel a second faster.</li>")
+    html = (f"<body><article>{PROSE}<ul>{news}<li>In progress:<ul>{bugs}</ul></li></ul>"
+            f"{PROSE}<ul>{menu}</ul></article></body>")
+    md = to_markdown(html).markdown
+    assert md.count("Bug ") == 3
+    assert "Pricing" not in md
+
+
 def test_public_service_page_keeps_the_procedure_not_the_survey_box() -> None:
     md, rules = _page("page_public_service")
     for part in ("valable 15 ans", "- une photo d'identité de moins de 6 mois",
