@@ -55,6 +55,34 @@ def test_same_bytes_across_processes_and_hash_seeds() -> None:
     assert len(digests) == 1
 
 
+def _compiled() -> bool:
+    from pressmark.markdown import _tree
+
+    return not (_tree.__file__ or "").endswith(".py")
+
+
+@pytest.mark.skipif(not _compiled(), reason="pure-Python install: nothing compiled to compare")
+def test_compiled_modules_give_the_pure_python_bytes(tmp_path: Path) -> None:
+    """The mypyc build is an optimisation only: the same source, interpreted, gives the same
+    Markdown and evidence for every golden page and a dozen dev pages."""
+    import shutil
+
+    import pressmark
+
+    shutil.copytree(Path(pressmark.__file__).parent, tmp_path / "pressmark",
+                    ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"))
+    script = "import pressmark.markdown._tree as t; assert t.__file__.endswith('.py')\n"
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    files = [str(p) for p in _pages()]
+    out = subprocess.run([sys.executable, "-c", script + _DIGEST_SCRIPT, *files], env=env,
+                         capture_output=True, text=True, check=True, timeout=120)
+    local = hashlib.sha256()
+    for name in files:
+        r = to_markdown(Path(name).read_text(encoding="utf-8"), url="https://example.test/a/b")
+        local.update(r.markdown.encode() + b"\0" + r.to_json().encode() + b"\0")
+    assert out.stdout.strip() == local.hexdigest()
+
+
 def _every_html_file() -> list[Path]:
     """Every HTML file the repository tracks, and every one under ``../shared/bench``."""
     repo = Path(__file__).resolve().parents[3]
