@@ -31,6 +31,7 @@ from pressmark.markdown._result import (
     Structure,
 )
 from pressmark.markdown._select import LONG_BLOCK, Selection, select
+from pressmark.markdown._text_rules import SENTENCE_END
 from pressmark.markdown._tree import Document, Node, parse
 from pressmark.markdown._validate import SOFT_404_CHARS, Facts, not_found_tokens, validate
 
@@ -262,7 +263,7 @@ _BYLINE = re.compile(r"(?:by|por|von|par|door|di|af|av|przez)\s", re.IGNORECASE)
 LEAD_BLOCK = 100   # chars: the lead section ends at the first paragraph this long
 DATE_ONLY = 30     # chars: a date or time line this short says nothing else
 KICKER_CHARS = 40  # chars: a line this short above the headline labels it
-_SENTENCE_END = frozenset(".!?…。！？؟:")
+_LEAD_END = SENTENCE_END | {":"}  # "In this story:" introduces what follows, like a sentence
 
 
 def _headline_at(blocks: list[Block]) -> int:
@@ -276,7 +277,7 @@ def _headline_at(blocks: list[Block]) -> int:
         if isinstance(block, Heading):
             return at if block.level == 1 else 0
         if not isinstance(block, Para) or len(block.plain) >= KICKER_CHARS \
-                or block.plain[-1:] in _SENTENCE_END:
+                or block.plain[-1:] in _LEAD_END:
             return 0
     return 0
 
@@ -298,7 +299,7 @@ def _lead_trim(blocks: list[Block], title: str | None, rules: set[str],
         if lead and isinstance(block, Para) and len(block.plain) >= LEAD_BLOCK:
             lead = False
         if at < headline and isinstance(block, Para) and len(block.plain) < KICKER_CHARS \
-                and block.plain[-1:] not in _SENTENCE_END:
+                and block.plain[-1:] not in _LEAD_END:
             rules.add("exclude_kicker")
             continue
         if lead and not policy.keep_title and isinstance(block, Heading) and (

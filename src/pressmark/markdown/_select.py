@@ -22,7 +22,7 @@ import functools
 import re
 from collections.abc import Collection
 
-from pressmark.markdown import _boilerplate
+from pressmark.markdown import _boilerplate, _text_rules
 from pressmark.markdown._prune import LONG_BLOCK, block_hash, prune
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Document, Node
 
@@ -184,7 +184,6 @@ def _weigh(doc: Document, scale: float) -> None:
 
 
 SENTENCE_MIN = 25         # chars: a paragraph this long that ends a sentence is prose
-_SENTENCE_END = frozenset(".!?…。！？؟\"'”’»)")
 
 
 def _ends_sentence(node: Node) -> bool:
@@ -196,7 +195,7 @@ def _ends_sentence(node: Node) -> bool:
         if isinstance(last, str):
             tail = last.rstrip()
             if tail:
-                return tail[-1] in _SENTENCE_END
+                return tail[-1] in _text_rules.SENTENCE_END
         elif last.text_len:
             children = last.children
             continue

@@ -33,6 +33,11 @@ _LOADING = re.compile(
 _NON_WORD = re.compile(r"\W+")
 
 
+SENTENCE_END = frozenset(".!?…。！？؟।\"'”’»)")
+"""Characters a sentence ends with (a closing quote or bracket after its stop included),
+in the scripts the phrase lists cover: a line ending otherwise is a label, not prose."""
+
+
 def _norm(text: str) -> str:
     r"""Lower case, whitespace collapsed, punctuation and symbols trimmed at both ends.
 
