@@ -3,9 +3,9 @@
 Rules (the golden tests pin each one):
 
 * ``h1``-``h6`` become headings of the same level; empty headings vanish. A link
-  inside a heading that points at this page (``#x``, or the page URL plus a
-  fragment) is its permalink: the text stays unlinked, a bare symbol (``#``, ``¶``)
-  goes.
+  inside a heading that points at this page (``#x``, the page URL, or the page URL
+  plus a fragment) is its permalink: the text stays unlinked, a bare symbol (``#``,
+  ``¶``) goes.
 * Inline runs between blocks become paragraphs; ``<br>`` is a hard break and
   two or more ``<br>`` in a row end the paragraph.
 * ``ul``/``ol`` become lists; ordered lists keep their source numbering
@@ -312,10 +312,11 @@ class Converter:
         buf.md.append(f"{lead}[{core}]({_escape.escape_url(url)}){trail}")
 
     def _self_anchor(self, href: str, url: str | None) -> bool:
-        """A link to a place on this very page (fragment only, or the page URL + fragment)."""
+        """A link to this very page: a fragment only, or the page's URL (with a fragment or
+        not: a forum's or a blog's title linked to the page it heads)."""
         if href.strip().startswith("#"):
             return True
-        if url is None or "#" not in url:
+        if url is None:
             return False
         if self._page is None:
             self._page = self.resolve("#") or ""
