@@ -175,7 +175,7 @@ def _time_cli_paired(paths: dict[str, Path], htmls: dict[str, str], peer: Callab
         cli.close()
 
 
-def _run_split(ev: ModuleType, data: Path, args: argparse.Namespace) -> None:
+def _run_split(ev: ModuleType, data: Path, bench: Path, args: argparse.Namespace) -> None:
     truth, paths = ev.load_split(data)
     htmls = {k: ev.read_html_bytes(p).decode("utf-8", errors="replace") for k, p in paths.items()}
     print(f"\n== {data.name} ({len(htmls)} pages, sha256 {ev.corpus_digest(truth, paths)[:16]})")
@@ -199,7 +199,7 @@ def _run_split(ev: ModuleType, data: Path, args: argparse.Namespace) -> None:
         # paired with trafilatura run by run (see _time_cli_paired); two settings: the
         # default (auto: a worker per core once there are enough pages) and one process,
         # which is the CPU floor
-        paired = _time_cli_paired(paths, htmls, fns[1], args.repeat, args.bench)
+        paired = _time_cli_paired(paths, htmls, fns[1], args.repeat, bench)
         peer_cmd_ms, _, peer_cmd_ratio = paired.pop("peer-cmd")
         for jobs, (cpu, wall, ratio) in paired.items():
             print(f"pressmark md --batch --jobs {jobs:<4} (process start-up included): "
@@ -218,11 +218,10 @@ def main() -> None:
     parser.add_argument("--no-cli", action="store_true", help="skip the end-to-end CLI timing")
     args = parser.parse_args()
     bench = _bench_dir()
-    args.bench = bench
     ev = _load_eval(bench)
     splits = args.data or [bench / "extraction-dev", bench / "extraction-dev-readability"]
     for data in splits:
-        _run_split(ev, data, args)
+        _run_split(ev, data, bench, args)
 
 
 if __name__ == "__main__":

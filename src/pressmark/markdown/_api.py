@@ -298,8 +298,7 @@ def _lead_trim(blocks: list[Block], title: str | None, rules: set[str],
     for at, block in enumerate(blocks):
         if lead and isinstance(block, Para) and len(block.plain) >= LEAD_BLOCK:
             lead = False
-        if at < headline and isinstance(block, Para) and len(block.plain) < KICKER_CHARS \
-                and block.plain[-1:] not in _LEAD_END:
+        if at < headline:  # only short label lines precede it (``_headline_at``)
             rules.add("exclude_kicker")
             continue
         if lead and not policy.keep_title and isinstance(block, Heading) and (
