@@ -16,26 +16,10 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
 
 import click
 
 from pressmark.cli._hints import EXIT_CODES_EPILOG, EXIT_FAILURE
-
-if TYPE_CHECKING:
-    from pressmark.snapshot import DecodedText
-
-def decode_html(data: bytes) -> DecodedText:
-    """A local file's text, read the way a snapshot of the same bytes is read.
-
-    WHY the snapshot layer's decision, not a guess of our own: ``pressmark md`` on a
-    saved page and a crawl of the live page must quote the same text. With no HTTP
-    header that decision is a byte-order mark, then ``<meta charset>``, then UTF-8
-    (bytes invalid there become U+FFFD, with a warning).
-    """
-    from pressmark.snapshot import decide_charset, decode_text_body  # noqa: PLC0415 - lazy
-
-    return decode_text_body(data, decide_charset(data, None, is_html=True).label)
 
 
 def _read(path: str) -> bytes:
@@ -66,7 +50,7 @@ def _convert_one(job: tuple[str, str, bool]) -> str | None:
     name = os.path.basename(source)
     stem = os.path.splitext(name)[0]
     try:
-        result = to_markdown(decode_html(_read(source)).text)
+        result = to_markdown(_read(source))  # bytes: read as a snapshot of them is
         _write(out_dir, f"{stem}.md", result.markdown)
         if with_json:
             _write(out_dir, f"{stem}.json", result.to_json() + "\n")
@@ -221,10 +205,9 @@ def md(  # noqa: PLR0917 - click's signature: one parameter per option
             data = _read(source)
         except OSError as exc:
             raise click.UsageError(f"cannot read {source}: {exc.strerror}") from exc
-    decoded = decode_html(data)
-    result = to_markdown(decoded.text, url=url)
+    result = to_markdown(data, url=url)
     # bytes the charset could not read, caps the page was cut to: say so
-    for warning in (*decoded.warnings, *result.warnings):
+    for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     out = result.to_json() + "\n" if as_json else result.markdown
     sys.stdout.buffer.write(out.encode("utf-8"))

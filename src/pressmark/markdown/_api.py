@@ -110,9 +110,10 @@ def _base_url(node: Any, url: str | None) -> str | None:
 
 
 def to_markdown(
-    html: str,
+    html: str | bytes,
     *,
     url: str | None = None,
+    content_type: str | None = None,
     policy: ConversionPolicy = _DEFAULT_POLICY,
     readiness: ReadinessFacts | None = None,
     boilerplate_hints: Collection[str] | None = None,
@@ -120,14 +121,26 @@ def to_markdown(
 ) -> MarkdownResult:
     """Convert one HTML page to deterministic Markdown with its evidence.
 
+    ``html`` is the page's text, or its body bytes as served or saved: bytes are read
+    the way a snapshot of them is read (``pressmark.snapshot``'s charset decision: the
+    ``content_type`` header's charset, a byte-order mark, ``<meta charset>``, then
+    UTF-8), and what that decision noted joins the result's ``warnings``.
     ``url`` is the page's final URL (links resolve against it); ``requested_url``
     the URL first asked for (defaults to ``url``). ``boilerplate_hints`` are
     ``block_hash`` values the caller saw repeated across a host's pages; blocks
     with those hashes are pruned as chrome.
     """
-    if not isinstance(html, str):
-        raise MarkdownError("to_markdown() takes decoded HTML text (str)", code="invalid-input")
-    doc = parse(html, skip_chrome=policy.select_main)
+    utf8: bytes | None = None
+    decode_warnings: tuple[str, ...] = ()
+    if isinstance(html, bytes):
+        html, utf8, decode_warnings = _decode_body(html, content_type)
+    elif not isinstance(html, str):
+        raise MarkdownError("to_markdown() takes HTML as text (str) or body bytes",
+                            code="invalid-input")
+    elif content_type is not None:
+        raise MarkdownError("content_type names the charset of body bytes; this HTML is "
+                            "already text", code="invalid-input")
+    doc = parse(html, skip_chrome=policy.select_main, utf8=utf8)
     head = HeadNodes(doc.parser)
     resolve = _Resolver(_base_url(head.base, url))
     state = read_embedded_state(head)
@@ -179,8 +192,27 @@ def to_markdown(
         validation=report, evidence=evidence, embedded_state=state,
         policy_version=POLICY_VERSION,
         headings=tuple(f"{level} {text}" for level, text in headings),
-        block_hashes=hashes, warnings=doc.limits,
+        block_hashes=hashes, warnings=(*decode_warnings, *doc.limits),
     )
+
+
+def _decode_body(data: bytes, content_type: str | None,
+                 ) -> tuple[str, bytes | None, tuple[str, ...]]:
+    """The text of body bytes, the bytes again when they are exactly its UTF-8 (no BOM,
+    nothing replaced), and the charset decision's warnings.
+
+    WHY hand the bytes on: Lexbor parses UTF-8, and a page given as text is encoded
+    back to it first, about a twentieth of a conversion; bytes that decoded cleanly as
+    UTF-8 are already that encoding.
+    """
+    from pressmark.snapshot import decide_charset, decode_text_body  # noqa: PLC0415 - only bytes need it
+
+    decision = decide_charset(data, content_type, is_html=True)
+    decoded = decode_text_body(data, decision.label)
+    warnings = (*decision.warnings, *decoded.warnings)
+    exact = decoded.encoding == "UTF-8" and not decoded.bom_removed and not any(
+        w.startswith("charset-invalid-bytes") for w in decoded.warnings)
+    return decoded.text, data if exact else None, warnings
 
 
 def _not_found_markers(doc: Document, head: HeadNodes) -> tuple[str, ...]:

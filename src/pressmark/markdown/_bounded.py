@@ -346,35 +346,41 @@ def _bound(text: str, *, screened_out: bool = False) -> BoundedHtml:
     return BoundedHtml(text="".join(pieces), warnings=tuple(warnings))
 
 
-PARSE_FIRST_STARTS = 2 * SCREEN_STARTS
+PARSE_FIRST_STARTS = 4 * SCREEN_STARTS
 """A page past :data:`SCREEN_STARTS` but within every other cap, with at most this many
 start tags, is parsed first and its tree checked for depth (see :func:`parse_html`)."""
 _DEEP = "html" + " > *" * (MAX_DEPTH // 2)  # an element this deep sends a page to the scan
 _TEMPLATE = re.compile(r"<template", re.I | re.A)  # template contents escape the query
 
 
-def parse_html(text: str, *, screened: bool = False,
+def parse_html(text: str, *, screened: bool = False, utf8: bytes | None = None,
                ) -> tuple[LexborHTMLParser, tuple[str, ...]]:
     """Lexbor's tree of the bounded page, and the ``parse-limit:*`` warnings it took.
 
     ``screened``: the caller has just seen :func:`screen` pass on this very text.
+    ``utf8``: ``text`` encoded as UTF-8, when the caller holds those bytes (a body that
+    decoded cleanly): Lexbor parses them as they are, where text would be encoded first.
 
     A page that fails the screen only on its number of start tags (up to
     :data:`PARSE_FIRST_STARTS`) is parsed as it is, then kept when no element sits
-    deeper than half of :data:`MAX_DEPTH`: Lexbor's quadratic paths cost it at most
-    ~1.4 ns x 4096^2 (about 25 ms), the depth query ~0.3 ms, while the full scan of a
-    real page that size costs ~10 ms. A deeper tree is dropped and the page scanned.
+    deeper than half of :data:`MAX_DEPTH`. Lexbor's quadratic paths cost such a page at
+    most ~1.4 ns x 8192^2 (8,192 nested ``<div>`` took 114 ms on the 2-core machine the
+    suite runs on), the depth query a few ms, while the full scan of a real page that
+    size (a long reference article, a long thread) costs 40-80 ms: the worst case of a
+    hostile page is bounded, and the common big page is not scanned. A deeper tree is
+    dropped and the page scanned.
     """
+    source: str | bytes = text if utf8 is None else utf8
     if screened:
-        return LexborHTMLParser(text), ()
+        return LexborHTMLParser(source), ()
     last = _Memo.last
     if last is not None and last.text is text:
-        return LexborHTMLParser(text), ()  # bounded just now (see ``_Memo``)
+        return LexborHTMLParser(source), ()  # bounded just now (see ``_Memo``)
     starts = screened_starts(text)
     if 0 <= starts <= SCREEN_STARTS:
-        return LexborHTMLParser(text), ()
+        return LexborHTMLParser(source), ()
     if 0 <= starts <= PARSE_FIRST_STARTS and _TEMPLATE.search(text) is None:
-        tree = LexborHTMLParser(text)
+        tree = LexborHTMLParser(source)
         if tree.css_first(_DEEP) is None:
             return tree, ()
     bounded = _bound(text, screened_out=True)

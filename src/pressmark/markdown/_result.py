@@ -101,7 +101,8 @@ class MarkdownResult:
     policy_version: str
     headings: tuple[str, ...]        # "level text" for every heading, in order
     block_hashes: tuple[str, ...]    # ``block_hash`` of each text block, in order
-    warnings: tuple[str, ...] = ()   # ``parse-limit:*``: the page was cut to the parse caps
+    # ``charset-*``: what decoding body bytes noted; ``parse-limit:*``: the caps the page was cut to
+    warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         extra: dict[str, Any] = {"warnings": list(self.warnings)} if self.warnings else {}

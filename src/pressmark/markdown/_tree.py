@@ -193,8 +193,9 @@ PLACE_PROSE = 1000      # chars of paragraphs that make a chrome-named "place" a
 PLACE_PARAGRAPH = 80    # chars: a paragraph this long is prose
 
 
-def parse(html: str, *, skip_chrome: bool = True) -> Document:
-    parser, limits = parse_html(html)
+def parse(html: str, *, skip_chrome: bool = True, utf8: bytes | None = None) -> Document:
+    """``utf8``: ``html`` encoded as UTF-8, when the caller has those bytes (``parse_html``)."""
+    parser, limits = parse_html(html, utf8=utf8)
     lex_body = parser.body
     body = Node("body", {}, None, 0, 0, 0)
     nodes: list[Node] = [body]

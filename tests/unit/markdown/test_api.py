@@ -51,7 +51,9 @@ def test_exported_names_do_not_drift() -> None:
     ])
 
 
-def test_markdown_package_imports_only_errors_and_the_url_parser() -> None:
+def test_markdown_package_imports_only_errors_the_url_parser_and_the_charset_rule() -> None:
+    """The layers below, and no more: the URL model (links), the charset decision (body
+    bytes are read as a snapshot of them is read), the shared error base."""
     import ast
     from pathlib import Path
 
@@ -64,7 +66,12 @@ def test_markdown_package_imports_only_errors_and_the_url_parser() -> None:
                 seen.update(alias.name for alias in node.names)
     foreign = {m for m in seen if m.split(".")[0] == "pressmark"
                and not m.startswith("pressmark.markdown")}
-    assert foreign == {"pressmark._errors", "pressmark.egress"}
+    assert foreign == {"pressmark._errors", "pressmark.egress", "pressmark.snapshot"}
+    charset = {alias.name for source in Path(pm.__file__).parent.glob("*.py")
+               for node in ast.walk(ast.parse(source.read_text(encoding="utf-8")))
+               if isinstance(node, ast.ImportFrom) and node.module == "pressmark.snapshot"
+               for alias in node.names}
+    assert charset == {"decide_charset", "decode_text_body"}
     names = {alias.name for source in Path(pm.__file__).parent.glob("*.py")
              for node in ast.walk(ast.parse(source.read_text(encoding="utf-8")))
              if isinstance(node, ast.ImportFrom) and node.module == "pressmark.egress"
@@ -251,10 +258,42 @@ def test_invalid_policy(kwargs: dict[str, object]) -> None:
     assert isinstance(info.value, PressmarkError) and info.value.code == "invalid-policy"
 
 
-def test_non_text_input_is_refused() -> None:
-    with pytest.raises(MarkdownError) as info:
-        to_markdown(b"<p>x</p>")  # type: ignore[arg-type]
+def test_input_that_is_neither_text_nor_bytes_is_refused() -> None:
+    for bad in (bytearray(b"<p>x</p>"), 42, None):
+        with pytest.raises(MarkdownError) as info:
+            to_markdown(bad)  # type: ignore[arg-type]
+        assert info.value.code == "invalid-input"
+    with pytest.raises(MarkdownError) as info:  # a charset for text that is already decoded
+        to_markdown("<p>x</p>", content_type="text/html; charset=utf-8")
     assert info.value.code == "invalid-input"
+
+
+_BODY = ("<html><head><title>Caf\u00e9</title></head><body><article><h1>Caf\u00e9 notes</h1>"
+         + "<p>Cr\u00e8me br\u00fbl\u00e9e, \u201cquoted\u201d and plain words here.</p>" * 8
+         + "</article></body></html>")
+
+
+@pytest.mark.parametrize(("data", "content_type", "warns"), [
+    (_BODY.encode("utf-8"), None, ()),                       # clean UTF-8: parsed as it is
+    (b"\xef\xbb\xbf" + _BODY.encode("utf-8"), None, ()),   # a byte-order mark, removed
+    (_BODY.replace("<head>", "<head><meta charset=windows-1252>").encode("cp1252"), None, ()),
+    (_BODY.encode("cp1252"), "text/html; charset=windows-1252", ()),  # the header's charset
+    (_BODY.encode("utf-8").replace(b"plain", b"pl\xffin"), None, ("charset-invalid-bytes",)),
+])
+def test_body_bytes_give_the_markdown_of_their_text(
+    data: bytes, content_type: str | None, warns: tuple[str, ...],
+) -> None:
+    """Bytes are read by the snapshot layer's charset decision, and give the very bytes
+    of the text that decision reads: clean UTF-8 goes to the parser as it is."""
+    from pressmark.snapshot import decide_charset, decode_text_body
+
+    text = decode_text_body(data, decide_charset(data, content_type, is_html=True).label).text
+    from_bytes = to_markdown(data, content_type=content_type)
+    from_text = to_markdown(text)
+    assert from_bytes.markdown == from_text.markdown and "Cr\u00e8me" in from_bytes.markdown
+    if not warns:
+        assert from_bytes.to_json() == from_text.to_json()
+    assert [w.split(":")[0] for w in from_bytes.warnings] == list(warns)
 
 
 def test_empty_and_shell_pages() -> None:

@@ -129,12 +129,16 @@ def test_screen_passes_only_what_the_full_scan_leaves_alone() -> None:
 
 
 def test_pages_past_the_screen_count_are_parsed_first_and_checked_for_depth() -> None:
-    shallow = "<p>x</p>" * 3_000  # past SCREEN_STARTS, within PARSE_FIRST_STARTS
-    assert not screen(shallow)
-    assert parse_html(shallow)[1] == ()
-    for deep in ("<div>" * 3_000, "<span><div></span>" * 1_300,
+    for shallow in ("<p>x</p>" * 3_000, "<li><a href=/x>x</a>" * 4_000):  # a long list
+        assert not screen(shallow)  # past SCREEN_STARTS, within PARSE_FIRST_STARTS
+        assert parse_html(shallow)[1] == ()
+    for deep in ("<div>" * 3_000, "<span><div></span>" * 1_300, "<div>" * 8_000,
                  "<template>" + "<div>" * 3_000):  # template contents escape a query
         assert "parse-limit:depth" in parse_html(deep)[1]
+    # past PARSE_FIRST_STARTS the page is scanned before Lexbor sees it: no quadratic parse
+    started = time.perf_counter()
+    assert "parse-limit:depth" in parse_html("<div>" * 60_000)[1]
+    assert time.perf_counter() - started < 5
 
 
 def test_screen_counts_formatting_as_the_full_scan_does() -> None:
