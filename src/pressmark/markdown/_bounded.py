@@ -66,23 +66,24 @@ class _Patterns:
     and these cost about a tenth of the Markdown layer's regex compiling at start-up.
     """
 
-    __slots__ = ("attrs_close", "attrs_more", "raw_end", "tag_close", "token")
+    __slots__ = ("attrs_more", "raw_end", "tag_close", "token")
 
     def __init__(self) -> None:
+        # A tag is one match: its name (group 2), up to MAX_ATTRIBUTES attributes (group
+        # 3) and its close (the slash is group 4). The close always matches, so the head
+        # matches as it would alone; one match per tag, not two, is most of the scan's
+        # time on a long page.
         self.token = re.compile(
             _COMMENT +
             r"|<[!?][^>]*>?|</(?![A-Za-z])[^>]*>?"     # doctype, bogus comments
-            r"|<(/?)([A-Za-z][^\t\n\f\r />]*)",        # a tag's name; attributes read apart
+            r"|<(/?)([A-Za-z][^\t\n\f\r />]*)"
+            rf"((?:{_ONE_ATTR}){{0,{MAX_ATTRIBUTES}}}){_TAG_CLOSE}",
             re.S,
         )
         # Attributes are matched in bounded runs: one regex repeat over 300k attributes
         # would hold a backtracking frame for each of them (memory, not just time).
         self.attrs_more = re.compile(rf"(?:{_ONE_ATTR}){{1,1024}}")
         self.tag_close = re.compile(_TAG_CLOSE)
-        # A tag's head (up to MAX_ATTRIBUTES attributes, group 1) and its close (the slash
-        # is group 2) in one match: the close always matches, so the head matches as it
-        # would alone.
-        self.attrs_close = re.compile(rf"((?:{_ONE_ATTR}){{0,{MAX_ATTRIBUTES}}}){_TAG_CLOSE}")
         self.raw_end = {name: re.compile(rf"</{name}[\t\n\f\r />]", re.I | re.A)
                         for name in RAW_TEXT}
 
@@ -261,7 +262,6 @@ def _bound(text: str, *, screened_out: bool = False) -> BoundedHtml:
     hit: set[str] = set()
     patterns = _patterns()
     search = patterns.token.search
-    attrs_close = patterns.attrs_close.match
     attrs_more = patterns.attrs_more.match
     tag_close = patterns.tag_close.match
     length = len(text)
@@ -269,19 +269,18 @@ def _bound(text: str, *, screened_out: bool = False) -> BoundedHtml:
         m = search(text, pos)
         if m is None:
             break
-        raw_name = m.group(2)
+        close_mark, raw_name, _, tag_slash = m.groups()
         if raw_name is None:  # comment, doctype, processing instruction
             pos = m.end()
             continue
         name = raw_name.lower() if raw_name.isascii() else raw_name.translate(_ASCII_LOWER)
-        closing = bool(m.group(1))
-        head = attrs_close(text, m.end())
-        assert head is not None  # every part of the pattern is optional
-        head_end = extra_from = head.end(1)
+        closing = bool(close_mark)
+        head_start, head_end = m.span(3)
+        extra_from = head_end
         # Fewer than MAX_ATTRIBUTES characters hold fewer attributes (each takes one at
         # least), and then the head stopped where no further attribute matches: only a
         # head this long can have more after it.
-        if head_end - m.end() >= MAX_ATTRIBUTES:
+        if head_end - head_start >= MAX_ATTRIBUTES:
             more = attrs_more(text, head_end)
             while more is not None:  # attributes past the cap: skipped in bounded runs
                 extra_from = more.end()
@@ -291,7 +290,7 @@ def _bound(text: str, *, screened_out: bool = False) -> BoundedHtml:
             assert tail is not None
             end, slash, tail_start = tail.end(), tail.group(1), tail.start()
         else:
-            end, slash, tail_start = head.end(), head.group(2), head_end
+            end, slash, tail_start = m.end(), tag_slash, head_end
         if closing:
             if dropped.get(name):
                 dropped[name] -= 1
