@@ -292,8 +292,12 @@ def _merge_siblings(chosen: Node, scale: float) -> Node:
     An article split into sibling sections (``<section>`` per heading, a lead block
     and a body block, text interrupted by a figure wrapper) scores as several blocks,
     and only the best one wins. A sibling joins when it scores well against the pick
-    or is itself mostly prose; the parent becomes the region and the siblings that do
-    not join are left out (``outside_main``), so widening adds no chrome.
+    or is itself mostly prose; the parent becomes the region. Two kinds of sibling
+    that are not prose belong to the body all the same: whatever sits between joined
+    parts (a list or table in mid-article, a section heading), and a block holding two
+    or more of the ids the body links to by fragment (footnotes, a reference list: a
+    reader follows the body's own links there). The rest, and any sibling a
+    boilerplate rule matched, is left out (``outside_main``), so widening adds no chrome.
     """
     if chosen.score <= 0:
         return chosen
@@ -322,10 +326,43 @@ def _merge_siblings(chosen: Node, scale: float) -> Node:
     if not joined:
         return chosen
     keep = {base.idx, *(n.idx for n in joined)}
-    for node in parent.elems:
+    elems = parent.elems
+    targets = _fragment_targets([n for n in elems if n.idx in keep])
+    if targets:  # notes the body links to: footnotes, references, endnotes
+        keep.update(n.idx for n in elems if n.idx not in keep and n.bad is None
+                    and n.text_len and _targeted(n, targets))
+    kept_at = [i for i, n in enumerate(elems) if n.idx in keep]
+    # what sits between parts of the body is the body's too: a list, a table, the
+    # heading of the notes (chrome among them matched a rule and stays out)
+    keep.update(n.idx for n in elems[kept_at[0]:kept_at[-1]] if n.bad is None)
+    for node in elems:
         if node.idx not in keep and node.text_len:
             node.removed = "outside_main"
     return parent
+
+
+def _fragment_targets(blocks: list[Node]) -> set[str]:
+    """The fragments the blocks' links name (``href="#cite-1"``, or the page's own URL
+    with one, as saved pages have them): the ids of the notes they point to."""
+    found: set[str] = set()
+    for block in blocks:
+        for node in block.iter():
+            if node.tag == "a":
+                fragment = node.attr("href").partition("#")[2]
+                if fragment:
+                    found.add(fragment)
+    return found
+
+
+def _targeted(block: Node, targets: set[str]) -> bool:
+    """Two or more of ``targets`` inside: notes, not one "back to top" anchor."""
+    hits = 0
+    for node in block.iter():
+        if node.attrs and node.attr("id") in targets:
+            hits += 1
+            if hits >= 2:
+                return True
+    return False
 
 
 def _kind(node: Node) -> set[str]:

@@ -225,3 +225,35 @@ def test_a_heading_whose_text_is_a_chrome_named_link_keeps_its_text() -> None:
             f"{_p('End', 2)}</article></body>")
     result = to_markdown(page)
     assert "## Setting up" in result.markdown and "## Conclusion" in result.markdown
+
+
+def test_notes_the_body_links_to_are_kept_with_it() -> None:
+    """A reference list after the body is no prose, but the body's own links point into
+    it (``#note-1``, or the page's URL with the fragment, as saved pages have them)."""
+    refs = "".join(f"<sup><a href='{'https://w.example/a' if i % 2 else ''}#note-{i}'>"
+                   f"[{i}]</a></sup>" for i in range(3))
+    notes = "<ol class='refs'>" + "".join(
+        f"<li id='note-{i}'>Source {i}: a report, 2019, page {i + 10}.</li>"
+        for i in range(3)) + "</ol>"
+    top = f"<div id='top'>{_links(70)}</div>"  # costs the wrapper: a part is the pick
+    page = (f"<body><div class='wrap'>{top}<div class='part'>{_p('First', 6)}</div>"
+            f"<div class='part'>{_p('Second', 3)}<p>Claims{refs}.</p>"
+            f"<a href='#top'>Back to top</a></div><h2>Notes</h2>{notes}</div></body>")
+    result = to_markdown(page)
+    markdown = result.markdown
+    assert "merged_siblings" in result.evidence.boilerplate_rules_used
+    assert "First 0." in markdown and "Second 2." in markdown
+    assert "Source 2: a report" in markdown and "## Notes" in markdown
+    assert "Section number" not in markdown  # one "back to top" target is no note
+
+
+def test_a_table_between_parts_of_the_body_is_the_body_too() -> None:
+    table = ("<table><tr><th>Year</th><th>Title</th></tr>" + "".join(
+        f"<tr><td>{2000 + i}</td><td>Entry {i}</td></tr>" for i in range(6)) + "</table>")
+    page = (f"<body><div class='wrap'>{_links(70)}<div class='part'>{_p('First', 6)}</div>"
+            f"{table}<div class='part'>{_p('Second', 3)}</div></div></body>")
+    result = to_markdown(page)
+    markdown = result.markdown
+    assert "merged_siblings" in result.evidence.boilerplate_rules_used
+    assert "Section number" not in markdown
+    assert "First 0." in markdown and "| 2003 | Entry 3 |" in markdown and "Second 2." in markdown
