@@ -345,12 +345,19 @@ def _verify_source(
 
     def head_is_stale() -> bool:
         # A put publishes its record, then moves HEAD: between the two a live writer
-        # legitimately shows a newer record than HEAD. Only a lag that outlives a few
-        # short looks, with no live writer, is a crash leftover.
+        # legitimately shows a newer record than HEAD. Only the same lag seen on a few
+        # short looks, with no live writer, is a crash leftover: a lag that moves (a
+        # writer putting one record after another can be caught between its steps on
+        # every look) is progress.
+        lag: tuple[str | None, str] | None = None
         for attempt in range(3):
             now = [e for e in store.entries(state) if parse_record_name(e) is not None]
-            if not now or read_symlink(state.file("HEAD")) == max(now):
+            head_now = read_symlink(state.file("HEAD"))
+            if not now or head_now == max(now):
                 return False
+            if lag is not None and lag != (head_now, max(now)):
+                return False
+            lag = (head_now, max(now))
             if attempt < 2:
                 time.sleep(0.02)
         return not _live_lock(lock)
