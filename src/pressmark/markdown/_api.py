@@ -210,8 +210,7 @@ def _decode_body(data: bytes, content_type: str | None,
     decision = decide_charset(data, content_type, is_html=True)
     decoded = decode_text_body(data, decision.label)
     warnings = (*decision.warnings, *decoded.warnings)
-    exact = decoded.encoding == "UTF-8" and not decoded.bom_removed and not any(
-        w.startswith("charset-invalid-bytes") for w in decoded.warnings)
+    exact = decoded.encoding == "UTF-8" and not decoded.bom_removed and not decoded.replaced
     return decoded.text, data if exact else None, warnings
 
 

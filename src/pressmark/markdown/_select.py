@@ -327,10 +327,11 @@ def _merge_siblings(chosen: Node, scale: float) -> Node:
         return chosen
     keep = {base.idx, *(n.idx for n in joined)}
     elems = parent.elems
-    targets = _fragment_targets([n for n in elems if n.idx in keep])
-    if targets:  # notes the body links to: footnotes, references, endnotes
-        keep.update(n.idx for n in elems if n.idx not in keep and n.bad is None
-                    and n.text_len and _targeted(n, targets))
+    candidates = [n for n in elems if n.idx not in keep and n.bad is None and n.text_len]
+    if candidates:  # notes the body links to: footnotes, references, endnotes
+        targets = _fragment_targets([n for n in elems if n.idx in keep])
+        if targets:
+            keep.update(n.idx for n in candidates if _targeted(n, targets))
     kept_at = [i for i, n in enumerate(elems) if n.idx in keep]
     # what sits between parts of the body is the body's too: a list, a table, the
     # heading of the notes (chrome among them matched a rule and stays out)

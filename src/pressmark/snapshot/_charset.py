@@ -65,6 +65,7 @@ class DecodedText:
     encoding: str  # WHATWG name of the encoding actually used, e.g. "windows-1252"
     warnings: tuple[str, ...] = ()
     bom_removed: bool = False
+    replaced: bool = False  # invalid byte sequences became U+FFFD (``charset-invalid-bytes``)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -183,7 +184,8 @@ def decode_text_body(data: bytes, charset: str | None) -> DecodedText:
     if not clean:
         warnings.append(f"charset-invalid-bytes: body is not valid {name}; "
                         "invalid sequences replaced with U+FFFD")
-    return DecodedText(text=text, encoding=name, warnings=tuple(warnings), bom_removed=bom_removed)
+    return DecodedText(text=text, encoding=name, warnings=tuple(warnings),
+                       bom_removed=bom_removed, replaced=not clean)
 
 
 def _decode(data: bytes, name: str) -> tuple[str, bool]:

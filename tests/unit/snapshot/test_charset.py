@@ -52,10 +52,12 @@ def test_invalid_bytes_become_replacement_characters_with_a_warning() -> None:
     decoded = decode_text_body(b"ok \xff\xfe end", "utf-8")
     assert decoded.text == "ok \ufffd\ufffd end"
     assert decoded.warnings[0].startswith("charset-invalid-bytes")
+    assert decoded.replaced
 
 
 def test_no_charset_means_utf8() -> None:
-    assert decode_text_body("naïve".encode(), None).text == "naïve"
+    decoded = decode_text_body("naïve".encode(), None)
+    assert decoded.text == "naïve" and not decoded.replaced
 
 
 def test_matching_bom_is_left_out_of_the_text() -> None:
