@@ -17,11 +17,33 @@ pages are far from every cap, and that is visible without walking them:
 
 Every count errs upwards, so a page that passes is within the caps; a page that fails
 gets the full scan, which decides exactly.
+
+The same pass is also written in C (``_native_screen.c``, built with the package): it
+reads the page as the tokenizer does, tag by tag, at about a tenth of the regular
+expressions' cost, and hands the few pages it cannot follow (a raw-text name with
+markup inside SVG or MathML, CDATA there) back to them. The regular expressions are
+compiled only then, or when the package was built without its C parts.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
+
+
+def _load_native() -> Callable[[str, int, int], int] | None:
+    try:
+        from pressmark.markdown._native_screen import scan  # noqa: PLC0415 (optional)
+    except ImportError:  # built without a C compiler (HATCH_BUILD_NO_HOOKS)
+        return None
+    return scan
+
+
+NATIVE = _load_native()
+"""The C pass ``scan(text, max_attributes, max_formatting)``, when the package was built
+with it: the start tags it read, -1 when a cap may be needed, -2 when unsure."""
+_NATIVE_UNSURE = -2
 
 MAX_DEPTH = 512
 """Open elements on the stack. Real pages stay under ~60; Lexbor's cost is ~d^2."""
@@ -89,7 +111,7 @@ _QUIET = (
 # The tokens the loop in :func:`_tokens_pass` looks at, a group each: a raw-text element
 # (name, body: a page has a few dozen); any other tag of a name the loop must see; CDATA;
 # anything else that opens with ``<`` here is a tag past the attribute cap.
-_TOKENS = re.compile(
+_TOKENS_PATTERN = (
     rf"(?:{_QUIET})*+(?:"
     rf"<((?i:{_RAW})){_NAME_END}{_TAG_REST}((?:[^<]++|<(?!/(?i:\1)[\t\n\f\r />]))*+)"
     # and its end tag, which the loop has nothing to do with (not when past the cap)
@@ -97,9 +119,17 @@ _TOKENS = re.compile(
     rf"|(</?(?i:{_SPECIAL})){_NAME_END}{_TAG_REST}"
     r"|(<!\[CDATA\[)[^>]*+>?"
     r"|(<)"
-    r"|\Z)",
-    re.S | re.A,
+    r"|\Z)"
 )
+
+
+@functools.cache
+def _tokens() -> re.Pattern[str]:
+    """Compiled on first use: about a third of the Markdown layer's start-up when it is
+    compiled at import, and needed only where the C pass is missing or unsure."""
+    return re.compile(_TOKENS_PATTERN, re.S | re.A)
+
+
 _FORMATTING = frozenset(FORMATTING)
 _INTEGRATION_POINTS = frozenset(_FOREIGN[2:])
 # In foreign content a raw-text name's body is markup; such a body is harmless when it
@@ -111,9 +141,10 @@ _OPENS = re.compile(r"<[A-Za-z!/?]")
 def screen(text: str) -> bool:
     """True when ``text`` provably needs no cap: few enough tags and no long tag.
 
-    About twice Lexbor's own parse time (~1 ms on a 200 KB page, a quarter of the full
-    scan), and a page that passes may be parsed anywhere, the event loop included (see
-    :data:`SCREEN_STARTS`). A page that fails gets the full scan.
+    A fifth of Lexbor's own parse time in C (about twice it by regular expressions: ~1 ms
+    on a 200 KB page, a quarter of the full scan), and a page that passes may be parsed
+    anywhere, the event loop included (see :data:`SCREEN_STARTS`). A page that fails
+    gets the full scan.
     """
     return 0 <= screened_starts(text) <= SCREEN_STARTS
 
@@ -125,8 +156,20 @@ def screened_starts(text: str) -> int:
     Above :data:`SCREEN_STARTS` the bound is ``count("<") - count("</")`` less the raw
     text's (module doc); at or below it, it may be the looser ``count("<")`` less those,
     which decides the same: counting ``</`` costs a pass over the page, needed only
-    when the looser bound is too high.
+    when the looser bound is too high. The C pass returns the start tags it read, which
+    is tighter still.
     """
+    if len(text) > MAX_TEXT_CHARS:
+        return -1
+    if NATIVE is not None:
+        starts = NATIVE(text, MAX_ATTRIBUTES, MAX_FORMATTING)
+        if starts != _NATIVE_UNSURE:
+            return starts
+    return regex_screened_starts(text)
+
+
+def regex_screened_starts(text: str) -> int:
+    """:func:`screened_starts` by regular expressions alone (the C pass's fallback)."""
     if len(text) > MAX_TEXT_CHARS:
         return -1
     starts = text.count("<")
@@ -161,7 +204,7 @@ def _tokens_pass(text: str) -> int:
     in_raw_text = 0
     unclosed = 0
     open_by_name: dict[str, int] = {}
-    for m in _TOKENS.finditer(text):
+    for m in _tokens().finditer(text):
         raw, body, special, cdata, other = m.groups()
         if special:
             closing = special[1] == "/"

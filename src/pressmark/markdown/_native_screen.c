@@ -1,0 +1,363 @@
+/* The parse screen's tokenizer pass in C: see _screen.py for what it proves and why.
+ *
+ * scan(text, max_attributes, max_formatting) walks ``text`` once as the HTML tokenizer
+ * does (tags and their attributes, comments, bogus comments, raw-text bodies, the
+ * script states) and returns the number of start tags it read, or
+ *   -1 when a cap may be needed: a tag with more than max_attributes attributes, or a
+ *      formatting start tag while max_formatting are unclosed (the full scan's own
+ *      count and cap: one more per start tag, one fewer per end tag of a name open);
+ *   -2 when the rest depends on tree construction this pass does not follow (a
+ *      raw-text name inside SVG or MathML whose body holds a "<", CDATA there): the
+ *      regular-expression screen in _screen.py then decides.
+ * Every count errs upwards (a tag cut off by the end of the text still counts), so a
+ * page it passes is within the caps. The text is read, never copied.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#define SCAN_FAIL (-1)
+#define SCAN_UNSURE (-2)
+#define NAME_MAX_CHARS 16
+
+enum kind { OTHER, FORMAT, RAW, SVG, MATH, INTEGRATION_POINT };
+enum { N_FORMATTING = 14 };
+
+typedef struct {
+    enum kind kind;
+    int index;  /* the formatting name's slot, or 1 for script among the raw-text names */
+} tag_kind;
+
+typedef struct {
+    const char *name;
+    tag_kind kind;
+} known_name;
+
+/* The names the pass must tell apart (_screen.py: FORMATTING, RAW_TEXT, _FOREIGN). */
+static const known_name KNOWN[] = {
+    {"a", {FORMAT, 0}}, {"b", {FORMAT, 1}}, {"big", {FORMAT, 2}}, {"code", {FORMAT, 3}},
+    {"em", {FORMAT, 4}}, {"font", {FORMAT, 5}}, {"i", {FORMAT, 6}}, {"nobr", {FORMAT, 7}},
+    {"s", {FORMAT, 8}}, {"small", {FORMAT, 9}}, {"strike", {FORMAT, 10}},
+    {"strong", {FORMAT, 11}}, {"tt", {FORMAT, 12}}, {"u", {FORMAT, 13}},
+    {"script", {RAW, 1}}, {"style", {RAW, 0}}, {"textarea", {RAW, 0}}, {"title", {RAW, 0}},
+    {"xmp", {RAW, 0}}, {"iframe", {RAW, 0}}, {"noembed", {RAW, 0}}, {"noframes", {RAW, 0}},
+    {"svg", {SVG, 0}}, {"math", {MATH, 0}},
+    {"foreignobject", {INTEGRATION_POINT, 0}}, {"desc", {INTEGRATION_POINT, 0}},
+    {"mi", {INTEGRATION_POINT, 0}}, {"mo", {INTEGRATION_POINT, 0}},
+    {"mn", {INTEGRATION_POINT, 0}}, {"ms", {INTEGRATION_POINT, 0}},
+    {"mtext", {INTEGRATION_POINT, 0}}, {"annotation-xml", {INTEGRATION_POINT, 0}},
+};
+enum { N_KNOWN = sizeof(KNOWN) / sizeof(KNOWN[0]) };
+
+/* KNOWN's entries by first letter, filled at import: a tag is compared with the two
+ * or three names that share its first letter, not with all of them. */
+static signed char BY_LETTER[26][8];
+
+static void index_known(void) {
+    memset(BY_LETTER, -1, sizeof(BY_LETTER));
+    for (int i = 0; i < N_KNOWN; i++) {
+        signed char *slots = BY_LETTER[KNOWN[i].name[0] - 'a'];
+        int used = 0;
+        while (slots[used] >= 0) used++;
+        slots[used] = (signed char)i;
+    }
+}
+
+/* ``name``: lowercase ASCII, NUL-terminated. */
+static tag_kind classify(const char *name) {
+    tag_kind other = {OTHER, 0};
+    if (name[0] < 'a' || name[0] > 'z') return other;
+    const signed char *slots = BY_LETTER[name[0] - 'a'];
+    for (int i = 0; i < 8 && slots[i] >= 0; i++) {
+        if (strcmp(name, KNOWN[slots[i]].name) == 0) return KNOWN[slots[i]].kind;
+    }
+    return other;
+}
+
+#define IS_WS(c) ((c) == '\t' || (c) == '\n' || (c) == '\f' || (c) == '\r' || (c) == ' ')
+#define IS_ALPHA(c) (((c) >= 'a' && (c) <= 'z') || ((c) >= 'A' && (c) <= 'Z'))
+#define ASCII_LOWER(c) (((c) >= 'A' && (c) <= 'Z') ? (c) + 32 : (c))
+
+/* Where the next ``c`` (ASCII) is from ``from``, or n: the scan's inner loop. Latin-1
+ * text has memchr; two- and four-byte text is compared eight or four characters at a
+ * time with SSE2, which every x86-64 CPU has (elsewhere, one at a time). */
+static Py_ssize_t find_char_1(const Py_UCS1 *s, Py_ssize_t from, Py_ssize_t n, Py_UCS1 c) {
+    if (from >= n) return n;
+    const void *hit = memchr(s + from, c, (size_t)(n - from));
+    return hit ? (const Py_UCS1 *)hit - s : n;
+}
+
+static Py_ssize_t find_char_2(const Py_UCS2 *s, Py_ssize_t from, Py_ssize_t n, Py_UCS2 c) {
+#ifdef __SSE2__
+    const __m128i wanted = _mm_set1_epi16((short)c);
+    for (; from + 8 <= n; from += 8) {
+        __m128i chunk = _mm_loadu_si128((const __m128i *)(s + from));
+        int mask = _mm_movemask_epi8(_mm_cmpeq_epi16(chunk, wanted));
+        if (mask) return from + __builtin_ctz((unsigned)mask) / 2;
+    }
+#endif
+    while (from < n && s[from] != c) from++;
+    return from;
+}
+
+static Py_ssize_t find_char_4(const Py_UCS4 *s, Py_ssize_t from, Py_ssize_t n, Py_UCS4 c) {
+#ifdef __SSE2__
+    const __m128i wanted = _mm_set1_epi32((int)c);
+    for (; from + 4 <= n; from += 4) {
+        __m128i chunk = _mm_loadu_si128((const __m128i *)(s + from));
+        int mask = _mm_movemask_epi8(_mm_cmpeq_epi32(chunk, wanted));
+        if (mask) return from + __builtin_ctz((unsigned)mask) / 4;
+    }
+#endif
+    while (from < n && s[from] != c) from++;
+    return from;
+}
+
+/* One scanner per string kind (Latin-1, UCS-2, UCS-4), from one body. */
+#define DEFINE_SCAN(SUFFIX, T)                                                           \
+static Py_ssize_t find_lt_##SUFFIX(const T *s, Py_ssize_t from, Py_ssize_t n) {          \
+    return find_char_##SUFFIX(s, from, n, '<');                                          \
+}                                                                                        \
+                                                                                         \
+static Py_ssize_t find_gt_##SUFFIX(const T *s, Py_ssize_t from, Py_ssize_t n) {          \
+    from = find_char_##SUFFIX(s, from, n, '>');                                          \
+    return from < n ? from + 1 : n;                                                      \
+}                                                                                        \
+                                                                                         \
+/* ASCII case-insensitive: does s[at:] open with the lowercase ``word``? */              \
+static int opens_with_##SUFFIX(const T *s, Py_ssize_t at, Py_ssize_t n,                  \
+                               const char *word) {                                       \
+    for (; *word; word++, at++) {                                                        \
+        if (at >= n || ASCII_LOWER(s[at]) != (T)*word) return 0;                         \
+    }                                                                                    \
+    return 1;                                                                            \
+}                                                                                        \
+                                                                                         \
+/* "</name" and a separator (the tokenizer's appropriate end tag), from ``from``. */     \
+static Py_ssize_t raw_end_##SUFFIX(const T *s, Py_ssize_t from, Py_ssize_t n,            \
+                                   const char *name) {                                   \
+    size_t len = strlen(name);                                                           \
+    for (Py_ssize_t at = find_lt_##SUFFIX(s, from, n); at < n;                           \
+         at = find_lt_##SUFFIX(s, at + 1, n)) {                                          \
+        Py_ssize_t sep = at + 2 + (Py_ssize_t)len;                                       \
+        if (sep < n && s[at + 1] == '/' && opens_with_##SUFFIX(s, at + 2, n, name)       \
+            && (IS_WS(s[sep]) || s[sep] == '/' || s[sep] == '>')) {                      \
+            return at;                                                                   \
+        }                                                                                \
+    }                                                                                    \
+    return n;                                                                            \
+}                                                                                        \
+                                                                                         \
+/* _screen.script_end: the escaped and double-escaped script states. */                  \
+static Py_ssize_t script_end_##SUFFIX(const T *s, Py_ssize_t pos, Py_ssize_t n) {        \
+    int state = 0; /* 0 data, 1 escaped, 2 double escaped */                             \
+    while (pos < n) {                                                                    \
+        T c = s[pos];                                                                    \
+        if (c == '-' && state != 0 && pos + 2 < n && s[pos + 1] == '-'                   \
+            && s[pos + 2] == '>') {                                                      \
+            state = 0;                                                                   \
+            pos += 3;                                                                    \
+        } else if (c != '<') {                                                           \
+            pos = state == 0 ? find_lt_##SUFFIX(s, pos + 1, n) : pos + 1;                \
+        } else if (opens_with_##SUFFIX(s, pos, n, "<!--")) {                             \
+            state = state ? state : 1;                                                   \
+            pos += 2; /* "<!-->" is closed by its own dashes */                          \
+        } else if (pos + 8 < n && opens_with_##SUFFIX(s, pos, n, "</script")             \
+                   && (IS_WS(s[pos + 8]) || s[pos + 8] == '/' || s[pos + 8] == '>')) {   \
+            if (state != 2) return pos;                                                  \
+            state = 1;                                                                   \
+            pos += 8;                                                                    \
+        } else if (pos + 7 < n && opens_with_##SUFFIX(s, pos, n, "<script")              \
+                   && (IS_WS(s[pos + 7]) || s[pos + 7] == '/' || s[pos + 7] == '>')) {   \
+            state = state == 1 ? 2 : state;                                              \
+            pos += 7;                                                                    \
+        } else {                                                                         \
+            pos++;                                                                       \
+        }                                                                                \
+    }                                                                                    \
+    return n;                                                                            \
+}                                                                                        \
+                                                                                         \
+/* A tag's attributes, from just after its name: the tokenizer's attribute states.       \
+ * Returns where the tag ends (after its ">", or n), or -1 past max_attributes. */       \
+static Py_ssize_t tag_end_##SUFFIX(const T *s, Py_ssize_t p, Py_ssize_t n,               \
+                                   long max_attributes) {                                \
+    long attributes = 0;                                                                 \
+    while (p < n) {                                                                      \
+        T c = s[p];                                                                      \
+        if (IS_WS(c) || c == '/') { p++; continue; }                                     \
+        if (c == '>') return p + 1;                                                      \
+        if (++attributes > max_attributes) return -1;                                    \
+        p++; /* a name's first character may be "=" */                                   \
+        while (p < n && !IS_WS(s[p]) && s[p] != '/' && s[p] != '>' && s[p] != '=') p++;  \
+        while (p < n && IS_WS(s[p])) p++;                                                \
+        if (p >= n || s[p] != '=') continue;                                             \
+        p++;                                                                             \
+        while (p < n && IS_WS(s[p])) p++;                                                \
+        if (p >= n) return n;                                                            \
+        c = s[p];                                                                        \
+        if (c == '"' || c == '\'') {                                                     \
+            p = find_char_##SUFFIX(s, p + 1, n, c) + 1;                                  \
+        } else if (c != '>') {                                                           \
+            while (p < n && !IS_WS(s[p]) && s[p] != '>') p++;                            \
+        }                                                                                \
+    }                                                                                    \
+    return n;                                                                            \
+}                                                                                        \
+                                                                                         \
+static Py_ssize_t scan_##SUFFIX(const T *s, Py_ssize_t n, long max_attributes,           \
+                                long max_formatting) {                                   \
+    Py_ssize_t starts = 0, pos = 0;                                                      \
+    long svg = 0, math = 0, unclosed = 0;                                                \
+    long open_by_name[N_FORMATTING] = {0};                                               \
+    int integration = 0;                                                                 \
+    char name[NAME_MAX_CHARS + 1];                                                       \
+    for (;;) {                                                                           \
+        Py_ssize_t lt = find_lt_##SUFFIX(s, pos, n);                                     \
+        if (lt + 1 >= n) return starts; /* a "<" last is text */                        \
+        T c = s[lt + 1];                                                                 \
+        int closing = 0;                                                                 \
+        Py_ssize_t p = lt + 1;                                                           \
+        if (c == '/') {                                                                  \
+            if (lt + 2 >= n) return starts;                                              \
+            T d = s[lt + 2];                                                             \
+            if (d == '>') { pos = lt + 3; continue; }                                    \
+            if (!IS_ALPHA(d)) { pos = find_gt_##SUFFIX(s, lt + 2, n); continue; }        \
+            closing = 1;                                                                 \
+            p = lt + 2;                                                                  \
+        } else if (c == '!') {                                                           \
+            if (opens_with_##SUFFIX(s, lt, n, "<!--")) {                                 \
+                Py_ssize_t q = lt + 4;                                                   \
+                if (q < n && s[q] == '>') { pos = q + 1; continue; }                     \
+                if (q + 1 < n && s[q] == '-' && s[q + 1] == '>') { pos = q + 2; continue; } \
+                pos = n;                                                                 \
+                for (; q + 2 < n; q++) {                                                 \
+                    if (s[q] == '-' && s[q + 1] == '-'                                   \
+                        && (s[q + 2] == '>'                                              \
+                            || (s[q + 2] == '!' && q + 3 < n && s[q + 3] == '>'))) {     \
+                        pos = q + (s[q + 2] == '>' ? 3 : 4);                             \
+                        break;                                                           \
+                    }                                                                    \
+                }                                                                        \
+                continue;                                                                \
+            }                                                                            \
+            if ((svg || math || integration)                                             \
+                && opens_with_##SUFFIX(s, lt, n, "<![cdata[")) {                         \
+                return SCAN_UNSURE; /* a CDATA section: text up to "]]>" */             \
+            }                                                                            \
+            pos = find_gt_##SUFFIX(s, lt + 2, n);                                        \
+            continue;                                                                    \
+        } else if (c == '?') {                                                           \
+            pos = find_gt_##SUFFIX(s, lt + 2, n);                                        \
+            continue;                                                                    \
+        } else if (!IS_ALPHA(c)) {                                                       \
+            pos = lt + 1;                                                                \
+            continue;                                                                    \
+        }                                                                                \
+        int name_len = 0, ascii = 1;                                                     \
+        for (; p < n && !IS_WS(s[p]) && s[p] != '/' && s[p] != '>'; p++) {               \
+            T ch = s[p];                                                                 \
+            if (ch >= 128) ascii = 0;                                                    \
+            else if (name_len < NAME_MAX_CHARS) name[name_len] = (char)ASCII_LOWER(ch);  \
+            name_len++;                                                                  \
+        }                                                                                \
+        tag_kind kind = {OTHER, 0};                                                      \
+        if (ascii && name_len <= NAME_MAX_CHARS) {                                       \
+            name[name_len] = '\0';                                                       \
+            kind = classify(name);                                                       \
+        }                                                                                \
+        Py_ssize_t end = tag_end_##SUFFIX(s, p, n, max_attributes);                      \
+        if (end < 0) return SCAN_FAIL;                                                   \
+        pos = end;                                                                       \
+        if (closing) {                                                                   \
+            if (kind.kind == FORMAT && open_by_name[kind.index] > 0) {                   \
+                open_by_name[kind.index]--;                                              \
+                unclosed--;                                                              \
+            } else if (kind.kind == SVG && svg > 0) {                                    \
+                svg--;                                                                   \
+            } else if (kind.kind == MATH && math > 0) {                                  \
+                math--;                                                                  \
+            }                                                                            \
+            continue;                                                                    \
+        }                                                                                \
+        starts++;                                                                        \
+        switch (kind.kind) {                                                             \
+        case FORMAT:                                                                     \
+            if (unclosed >= max_formatting) return SCAN_FAIL;                            \
+            open_by_name[kind.index]++;                                                  \
+            unclosed++;                                                                  \
+            break;                                                                       \
+        case SVG: svg++; break;                                                          \
+        case MATH: math++; break;                                                        \
+        case INTEGRATION_POINT: integration = integration || svg || math; break;         \
+        case RAW: {                                                                      \
+            int foreign = svg || math || integration;                                    \
+            Py_ssize_t body_end = kind.index && !foreign                                 \
+                ? script_end_##SUFFIX(s, pos, n) : raw_end_##SUFFIX(s, pos, n, name);    \
+            /* in foreign content the body is markup: the same only if it holds no "<" */ \
+            if (foreign && find_lt_##SUFFIX(s, pos, body_end) < body_end) {              \
+                return SCAN_UNSURE;                                                      \
+            }                                                                            \
+            pos = body_end;                                                              \
+            break;                                                                       \
+        }                                                                                \
+        case OTHER: break;                                                               \
+        }                                                                                \
+    }                                                                                    \
+}
+
+DEFINE_SCAN(1, Py_UCS1)
+DEFINE_SCAN(2, Py_UCS2)
+DEFINE_SCAN(4, Py_UCS4)
+
+static PyObject *scan(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 3 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "scan(text: str, max_attributes: int, max_formatting: int)");
+        return NULL;
+    }
+    long max_attributes = PyLong_AsLong(args[1]);
+    long max_formatting = PyLong_AsLong(args[2]);
+    if (PyErr_Occurred()) return NULL;
+    PyObject *text = args[0];
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0) return NULL;
+#endif
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t result;
+    Py_BEGIN_ALLOW_THREADS
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND:
+        result = scan_1((const Py_UCS1 *)data, n, max_attributes, max_formatting);
+        break;
+    case PyUnicode_2BYTE_KIND:
+        result = scan_2((const Py_UCS2 *)data, n, max_attributes, max_formatting);
+        break;
+    default:
+        result = scan_4((const Py_UCS4 *)data, n, max_attributes, max_formatting);
+        break;
+    }
+    Py_END_ALLOW_THREADS
+    return PyLong_FromSsize_t(result);
+}
+
+static PyMethodDef methods[] = {
+    {"scan", (PyCFunction)(void (*)(void))scan, METH_FASTCALL,
+     "Start tags read, -1 when a cap may be needed, -2 when the regex screen must decide."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_native_screen",
+    "The parse screen's tokenizer pass in C (see pressmark.markdown._screen).", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__native_screen(void) {
+    index_known();
+    return PyModule_Create(&module_def);
+}

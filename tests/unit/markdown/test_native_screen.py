@@ -1,0 +1,100 @@
+"""The C parse screen against the regular-expression screen and the full scan.
+
+The C pass may decide more precisely than the regular expressions (it reads tags as the
+tokenizer does), never less safely: whatever it passes, the full scan leaves alone.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pressmark.markdown import _screen
+from pressmark.markdown._bounded import _bound
+
+NATIVE = _screen.NATIVE
+UNSURE = -2
+pytestmark = pytest.mark.skipif(
+    NATIVE is None and os.environ.get("HATCH_BUILD_NO_HOOKS") == "true",
+    reason="built as pure Python (HATCH_BUILD_NO_HOOKS=true): no C screen to compare",
+)
+
+
+def _native(text: str) -> int:
+    assert NATIVE is not None, "the C screen was not built (see hatch_build.py)"
+    return NATIVE(text, _screen.MAX_ATTRIBUTES, _screen.MAX_FORMATTING)
+
+
+def _check(text: str) -> None:
+    native = _native(text)
+    if native == UNSURE:
+        return
+    regex = _screen.regex_screened_starts(text)
+    if native >= 0:
+        hit = _bound(text, screened_out=True).warnings
+        assert not [w for w in hit if w.endswith((":attributes", ":formatting"))], text
+        if regex >= 0:
+            assert native <= regex, text  # both bound the start tags; C reads them exactly
+    else:
+        assert regex < 0, text  # the C pass refuses nothing the regexes pass
+
+
+_PIECES = st.sampled_from([
+    "<p>", "</p>", "<div class='a'>", "</div>", "<b>", "</b>", "<i>", "</i>", "<a href=x>",
+    "</a>", "<a title='>'>", "<span>", "text ", "<", "< ", "</", "</>", "<!--", "-->", "--!>",
+    "<!-->", "<!--->", "<!x>", "<?p>", "<svg>", "</svg>", "<math>", "</math>", "<desc>",
+    "<foreignObject>", "<title>", "</title>", "<style>", "</style>", "<script>",
+    "</script>", "<SCRIPT>", "</script ", "<textarea>", "</textarea>", "<![CDATA[", "]]>",
+    "<img src=x/>", '"', "'", "=", ">", "/", " a=1", " b", ' c="', "<B>", "<noscript>",
+    "<xmp>", "</xmp>", "<plaintext>", "<ſcript>", "<font face=x>", "</font>",
+])
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(_PIECES, max_size=40))
+def test_generated_markup_is_screened_safely(pieces: list[str]) -> None:
+    _check("".join(pieces))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 300), st.integers(0, 130), st.sampled_from(["", "<svg>", "<p>"]))
+def test_caps_are_seen_at_their_edges(attributes: int, unclosed: int, prefix: str) -> None:
+    attrs = " ".join(f"a{i}=1" for i in range(attributes))
+    _check(f"{prefix}<div {attrs}>x</div>")
+    _check(prefix + "<b>" * unclosed + "<a href=x>link</a> <i>x</i>")
+
+
+def test_c_and_regex_screens_agree_on_every_html_file() -> None:
+    roots = [Path(__file__).parents[3], Path(__file__).parents[4] / "shared" / "bench"]
+    files = sorted(p for root in roots if root.is_dir() for p in root.rglob("*.html"))
+    assert files
+    differ = []
+    for path in files:
+        text = path.read_bytes().decode("utf-8", "replace")
+        if len(text) > _screen.MAX_TEXT_CHARS:
+            continue
+        _check(text)
+        native, regex = _native(text), _screen.regex_screened_starts(text)
+        if native != UNSURE and (0 <= native <= 2048) != (0 <= regex <= 2048):
+            differ.append(path.name)
+    # where they differ, the C pass is the precise one (a comment in a script, a page
+    # just past the regexes' looser bound): never a page the regexes pass
+    assert len(differ) <= len(files) // 50, differ
+
+
+def test_the_c_pass_reads_what_the_regexes_follow() -> None:
+    assert _native("<p>a <b>b</b> <a href=x title='<i>'>c</a>") == 3
+    assert _native("<script>if (a < b) x('<div>')</script><p>") == 2
+    assert _native("<svg><title>icon</title></svg>") == 2
+    assert _native("<svg><style>a{}</style><style>b</style>") == 3
+    assert _native("<svg><style><p></style>") == UNSURE  # markup there: the regexes decide
+    assert _native("<math><![CDATA[x]]>") == UNSURE
+    assert _native("<div " + " ".join(f"a{i}" for i in range(257)) + ">") == -1
+    assert _native("<div " + " ".join(f"a{i}" for i in range(256)) + ">") == 1
+    assert _native("<b>" * 100 + "<i>") == -1
+    assert _native("<!-- <div> --><!x <div>><? <div>>") == 0
+    assert _native("\u0100<p>\U0001f600<p>") == 2  # two- and four-byte strings
