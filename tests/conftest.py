@@ -27,13 +27,14 @@ _NETWORK_ENV = (
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Refuse to test compiled converter modules older than their source.
 
-    The Markdown layer's hot modules are compiled in place (mypyc, see pyproject.toml),
-    and Python imports a ``.so`` before the ``.py`` beside it: after an edit, the tests
-    would silently run yesterday's code. ``make`` rebuilds them when a source changes.
+    The Markdown layer's hot modules are compiled in place (mypyc, see pyproject.toml;
+    the parse screen's C pass, see hatch_build.py), and Python imports a ``.so`` before
+    the ``.py`` beside it: after an edit, the tests would silently run yesterday's code.
+    ``make`` rebuilds them when a source changes.
     """
     package = Path(__file__).resolve().parents[1] / "src" / "pressmark" / "markdown"
     stale = sorted(
-        source.name for source in package.glob("*.py")
+        source.name for source in [*package.glob("*.py"), *package.glob("*.c")]
         if any(built.stat().st_mtime < source.stat().st_mtime
                for built in package.glob(f"{source.stem}.*.so"))
     )

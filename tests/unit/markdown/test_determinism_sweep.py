@@ -63,15 +63,17 @@ def _compiled() -> bool:
 
 @pytest.mark.skipif(not _compiled(), reason="pure-Python install: nothing compiled to compare")
 def test_compiled_modules_give_the_pure_python_bytes(tmp_path: Path) -> None:
-    """The mypyc build is an optimisation only: the same source, interpreted, gives the same
-    Markdown and evidence for every golden page and a dozen dev pages."""
+    """The mypyc build and the C screen are optimisations only: the same source, interpreted
+    (the screen by its regular expressions), gives the same Markdown and evidence for
+    every golden page and a dozen dev pages."""
     import shutil
 
     import pressmark
 
     shutil.copytree(Path(pressmark.__file__).parent, tmp_path / "pressmark",
                     ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"))
-    script = "import pressmark.markdown._tree as t; assert t.__file__.endswith('.py')\n"
+    script = ("import pressmark.markdown._tree as t; assert t.__file__.endswith('.py')\n"
+              "import pressmark.markdown._screen as s; assert s.NATIVE is None\n")  # regex pass
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     files = [str(p) for p in _pages()]
     out = subprocess.run([sys.executable, "-c", script + _DIGEST_SCRIPT, *files], env=env,
