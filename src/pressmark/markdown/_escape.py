@@ -21,7 +21,10 @@ _ALWAYS_CHARS = "\\`*[]|~"  # the backslash first (see ``escape_text``)
 _MARKS = {"_": "\ufdd0", "<": "\ufdd1", "&": "\ufdd2", "!": "\ufdd3"}
 MARKED = frozenset(_MARKS.values())
 _UNDERSCORE = re.compile("(?<![^\\W_\ufdd0])\ufdd0|\ufdd0(?![^\\W_\ufdd0])")
-_LT = re.compile("\ufdd1(?=[A-Za-z/!?\ufdd3])")
+# "<" starts a tag or URI autolink before a letter, "/", "!" or "?", and an email
+# autolink ("<0@0>") before a run of the local part's characters and "@"; the marked
+# "_", "&" and "!" are among them, the backslash-escaped ones break the run
+_LT = re.compile("\ufdd1(?=[A-Za-z/!?\ufdd3]|[A-Za-z0-9.#$%'+/=?^{}\\-\ufdd0\ufdd2\ufdd3]+@)")
 _AMP = re.compile("\ufdd2(?=#?[A-Za-z0-9]+;)")
 _BANG = re.compile("\ufdd3(?=\\[)")  # "!" right before a link would make it an image
 # C0 controls but tab/LF/CR, DEL, zero-width space, BOM and the noncharacters (the marks).
