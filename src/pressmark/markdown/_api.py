@@ -142,8 +142,11 @@ def to_markdown(
                             "already text", code="invalid-input")
     doc = parse(html, skip_chrome=policy.select_main, utf8=utf8)
     head = HeadNodes(doc.parser)
+    if not doc.cut.verify(head.raw_texts):  # the tree is not the page's (``_rawcut``)
+        doc = parse(html, skip_chrome=policy.select_main, utf8=utf8, cut=False)
+        head = HeadNodes(doc.parser)
     resolve = _Resolver(_base_url(head.base, url))
-    state = read_embedded_state(head)
+    state = read_embedded_state(head, doc.cut)
     metadata = read_metadata(head, resolve, state, lambda: _first_h1(doc.body))
     hints = frozenset(boilerplate_hints or ())
     if policy.select_main:

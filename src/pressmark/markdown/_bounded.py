@@ -36,12 +36,14 @@ from typing import ClassVar
 
 from selectolax.lexbor import LexborHTMLParser
 
+from pressmark.markdown._rawcut import NO_CUT, RawCut
 from pressmark.markdown._screen import (
     MAX_ATTRIBUTES,
     MAX_DEPTH,
     MAX_ELEMENTS,
     MAX_FORMATTING,
     MAX_TEXT_CHARS,
+    NATIVE,
     RAW_TEXT,
     SCREEN_STARTS,
     screen,
@@ -369,19 +371,33 @@ def parse_html(text: str, *, screened: bool = False, utf8: bytes | None = None,
     hostile page is bounded, and the common big page is not scanned. A deeper tree is
     dropped and the page scanned.
     """
+    parser, limits, _ = parse_page(text, screened=screened, utf8=utf8, cut=False)
+    return parser, limits
+
+
+def parse_page(text: str, *, screened: bool = False, utf8: bytes | None = None,
+               cut: bool = True) -> tuple[LexborHTMLParser, tuple[str, ...], RawCut]:
+    """:func:`parse_html`, and with ``cut`` the script and style bodies left out of
+    what Lexbor parses (``_rawcut``): the caller must :meth:`RawCut.verify` the tree and
+    read those elements' text through the cut."""
     source: str | bytes = text if utf8 is None else utf8
-    if screened:
-        return LexborHTMLParser(source), ()
+    native = NATIVE if cut else None
+    cuts: list[int] | None = [] if native is not None else None
     last = _Memo.last
-    if last is not None and last.text is text:
-        return LexborHTMLParser(source), ()  # bounded just now (see ``_Memo``)
-    starts = screened_starts(text)
+    if screened or (last is not None and last.text is text):  # bounded just now (``_Memo``)
+        if native is not None:  # the C pass, for the cuts alone
+            native(source, MAX_ATTRIBUTES, MAX_FORMATTING, cuts)
+        raw = RawCut(source, cuts) if cuts else NO_CUT
+        return LexborHTMLParser(raw.cut_source() if raw.count else source), (), raw
+    starts = screened_starts(text, source=source, cuts=cuts)
+    raw = RawCut(source, cuts) if cuts else NO_CUT
+    parsed = raw.cut_source() if raw.count else source
     if 0 <= starts <= SCREEN_STARTS:
-        return LexborHTMLParser(source), ()
+        return LexborHTMLParser(parsed), (), raw
     if 0 <= starts <= PARSE_FIRST_STARTS and _TEMPLATE.search(text) is None:
-        tree = LexborHTMLParser(source)
+        tree = LexborHTMLParser(parsed)
         if tree.css_first(_DEEP) is None:
-            return tree, ()
+            return tree, (), raw
     bounded = _bound(text, screened_out=True)
     _Memo.last = bounded
-    return LexborHTMLParser(bounded.text), bounded.warnings
+    return LexborHTMLParser(bounded.text), bounded.warnings, NO_CUT

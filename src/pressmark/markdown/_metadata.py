@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pressmark.markdown._rawcut import RawCut
+
 MAX_STATE_CHARS = 2_000_000
 
 _PUBLISHED = ("article:published_time", "og:published_time", "datepublished", "pubdate",
@@ -61,9 +63,10 @@ def _clean(value: str | None) -> str | None:
 
 
 # Every element the metadata readers look at, in one CSS pass: each Lexbor query walks
-# the whole document, so six separate queries cost six walks.
-_HEAD_QUERY = ("meta, title, link[rel], script, base[href], [itemprop=datePublished], "
-               "[itemprop=dateModified]")
+# the whole document, so six separate queries cost six walks. Styles are here for the
+# raw-text cut's check (``_rawcut``), which needs every script and style.
+_HEAD_QUERY = ("meta, title, link[rel], script, style, base[href], "
+               "[itemprop=datePublished], [itemprop=dateModified]")
 _DATE_PROPS = ("datePublished", "dateModified")
 
 
@@ -72,10 +75,13 @@ class HeadNodes:
 
     Each kind's attributes sit beside it (``meta_attrs`` ...): Lexbor builds a fresh
     dict per ``attributes`` read, and every reader here and in ``_api`` needs them.
+    ``raw_texts``: (tag, text) of every script and style, for ``RawCut.verify``;
+    ``script_texts`` the scripts' (as parsed: a cut body reads as its marker).
     """
 
     __slots__ = ("base", "date_attrs", "dates", "link_attrs", "links", "meta_attrs",
-                 "metas", "parser", "script_attrs", "scripts", "title")
+                 "metas", "parser", "raw_texts", "script_attrs", "script_texts", "scripts",
+                 "title")
 
     def __init__(self, parser: Any) -> None:
         self.parser = parser
@@ -87,6 +93,8 @@ class HeadNodes:
         self.link_attrs: list[dict[str, str | None]] = []
         self.scripts: list[Any] = []
         self.script_attrs: list[dict[str, str | None]] = []
+        self.script_texts: list[str] = []
+        self.raw_texts: list[tuple[str, str]] = []
         self.title: Any = None       # the first <title>
         self.base: Any = None        # the first base[href]
         for node in parser.css(_HEAD_QUERY):
@@ -96,8 +104,13 @@ class HeadNodes:
                 self.metas.append(node)
                 self.meta_attrs.append(attrs)
             elif tag == "script":
+                text: str = node.text(deep=True)
                 self.scripts.append(node)
                 self.script_attrs.append(attrs)
+                self.script_texts.append(text)
+                self.raw_texts.append((tag, text))
+            elif tag == "style":
+                self.raw_texts.append((tag, node.text(deep=True)))
             elif tag == "link":
                 self.links.append(node)
                 self.link_attrs.append(attrs)
@@ -177,24 +190,30 @@ def _loads(text: str) -> Any:
     return json.loads(text, parse_constant=reject)
 
 
-def read_embedded_state(head: HeadNodes) -> dict[str, Any]:
-    """``{"json_ld": [...], "next_data": {...}, "initial_state": {...}}`` (keys present only)."""
+def read_embedded_state(head: HeadNodes, cut: RawCut) -> dict[str, Any]:
+    """``{"json_ld": [...], "next_data": {...}, "initial_state": {...}}`` (keys present only).
+
+    ``cut``: the script bodies Lexbor did not see; a body is read (and decoded) only
+    when it is one of these kinds.
+    """
     state: dict[str, Any] = {}
     json_ld: list[Any] = []
     invalid = 0
-    for script, attrs in zip(head.scripts, head.script_attrs, strict=True):
+    for parsed, attrs in zip(head.script_texts, head.script_attrs, strict=True):
         kind = (attrs.get("type") or "").strip().lower()
         if "src" in attrs:
             continue
-        text = script.text(deep=True)
-        if not text or len(text) > MAX_STATE_CHARS:
+        if not parsed or cut.restored_len(parsed) > MAX_STATE_CHARS:
             continue
         try:
             if kind == "application/ld+json":
+                text = cut.body(parsed)
                 json_ld.append(_loads(text.strip().removeprefix("<!--").removesuffix("-->")))
             elif attrs.get("id") == "__NEXT_DATA__":
-                state.setdefault("next_data", _loads(text))
-            elif "__INITIAL_STATE__" in text or "__PRELOADED_STATE__" in text:
+                state.setdefault("next_data", _loads(cut.body(parsed)))
+            elif cut.holds(parsed, "__INITIAL_STATE__") or cut.holds(parsed,
+                                                                      "__PRELOADED_STATE__"):
+                text = cut.body(parsed)
                 m = _STATE_ASSIGN.search(text)
                 if m is not None:
                     value, _ = json.JSONDecoder(parse_constant=_reject).raw_decode(text, m.end())

@@ -1,8 +1,9 @@
 /* The parse screen's tokenizer pass in C: see _screen.py for what it proves and why.
  *
- * scan(text, max_attributes, max_formatting) walks ``text`` once as the HTML tokenizer
- * does (tags and their attributes, comments, bogus comments, raw-text bodies, the
- * script states) and returns the number of start tags it read, or
+ * scan(text, max_attributes, max_formatting[, cuts]) walks ``text`` (a str, or bytes
+ * holding UTF-8) once as the HTML tokenizer does (tags and their attributes, comments,
+ * bogus comments, raw-text bodies, the script states) and returns the number of start
+ * tags it read, or
  *   -1 when a cap may be needed: a tag with more than max_attributes attributes, or a
  *      formatting start tag while max_formatting are unclosed (the full scan's own
  *      count and cap: one more per start tag, one fewer per end tag of a name open);
@@ -11,6 +12,20 @@
  *      regular-expression screen in _screen.py then decides.
  * Every count errs upwards (a tag cut off by the end of the text still counts), so a
  * page it passes is within the caps. The text is read, never copied.
+ *
+ * Bytes are read one byte a character: every character the tokenizer looks at is ASCII,
+ * and UTF-8 never spells a non-ASCII character with ASCII bytes, so bytes and their text
+ * give the same decisions (offsets count bytes then).
+ *
+ * ``cuts``, a list, receives the script and style bodies in HTML content that Lexbor
+ * need not tokenize (_rawcut.py): four ints each, (start, end, characters, kind), kind
+ * 1 for script, 2 for style; ``characters`` as the tokenizer's input stream counts them
+ * (UTF-8 decoded, "\r\n" one). None in SVG or MathML, nor inside a <template> (its
+ * content is out of the tree's queries), and none at all after anything this pass might
+ * have read otherwise than the tree builder: an integration point, a <plaintext>, another
+ * raw-text body holding a "<" (a <title> the tree builder ignored would hold markup).
+ * No cut either on a page holding U+FDD0, the markers' first character. The caller
+ * checks every cut against the tree it parsed (_rawcut.py).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -23,12 +38,13 @@
 #define SCAN_UNSURE (-2)
 #define NAME_MAX_CHARS 16
 
-enum kind { OTHER, FORMAT, RAW, SVG, MATH, INTEGRATION_POINT };
+enum kind { OTHER, FORMAT, RAW, SVG, MATH, INTEGRATION_POINT, PLAINTEXT, TEMPLATE };
+enum { RAW_OTHER, RAW_SCRIPT, RAW_STYLE };
 enum { N_FORMATTING = 14 };
 
 typedef struct {
     enum kind kind;
-    int index;  /* the formatting name's slot, or 1 for script among the raw-text names */
+    int index;  /* the formatting name's slot, or RAW_SCRIPT / RAW_STYLE / RAW_OTHER */
 } tag_kind;
 
 typedef struct {
@@ -42,13 +58,14 @@ static const known_name KNOWN[] = {
     {"em", {FORMAT, 4}}, {"font", {FORMAT, 5}}, {"i", {FORMAT, 6}}, {"nobr", {FORMAT, 7}},
     {"s", {FORMAT, 8}}, {"small", {FORMAT, 9}}, {"strike", {FORMAT, 10}},
     {"strong", {FORMAT, 11}}, {"tt", {FORMAT, 12}}, {"u", {FORMAT, 13}},
-    {"script", {RAW, 1}}, {"style", {RAW, 0}}, {"textarea", {RAW, 0}}, {"title", {RAW, 0}},
+    {"script", {RAW, RAW_SCRIPT}}, {"style", {RAW, RAW_STYLE}}, {"textarea", {RAW, 0}}, {"title", {RAW, 0}},
     {"xmp", {RAW, 0}}, {"iframe", {RAW, 0}}, {"noembed", {RAW, 0}}, {"noframes", {RAW, 0}},
     {"svg", {SVG, 0}}, {"math", {MATH, 0}},
     {"foreignobject", {INTEGRATION_POINT, 0}}, {"desc", {INTEGRATION_POINT, 0}},
     {"mi", {INTEGRATION_POINT, 0}}, {"mo", {INTEGRATION_POINT, 0}},
     {"mn", {INTEGRATION_POINT, 0}}, {"ms", {INTEGRATION_POINT, 0}},
     {"mtext", {INTEGRATION_POINT, 0}}, {"annotation-xml", {INTEGRATION_POINT, 0}},
+    {"plaintext", {PLAINTEXT, 0}}, {"template", {TEMPLATE, 0}},
 };
 enum { N_KNOWN = sizeof(KNOWN) / sizeof(KNOWN[0]) };
 
@@ -80,6 +97,57 @@ static tag_kind classify(const char *name) {
 #define IS_WS(c) ((c) == '\t' || (c) == '\n' || (c) == '\f' || (c) == '\r' || (c) == ' ')
 #define IS_ALPHA(c) (((c) >= 'a' && (c) <= 'z') || ((c) >= 'A' && (c) <= 'Z'))
 #define ASCII_LOWER(c) (((c) >= 'A' && (c) <= 'Z') ? (c) + 32 : (c))
+
+/* The raw-text bodies found so far (module doc: ``cuts``), four values each; filled
+ * without the GIL, turned into a list after. */
+typedef struct {
+    Py_ssize_t *values;
+    Py_ssize_t used, size;
+    int off;    /* no more cuts on this page */
+    int failed; /* out of memory: no cuts at all */
+} cut_list;
+
+static void add_cut(cut_list *cuts, Py_ssize_t start, Py_ssize_t end, Py_ssize_t chars,
+                    int kind) {
+    if (cuts->used + 4 > cuts->size) {
+        Py_ssize_t size = cuts->size ? 2 * cuts->size : 64;
+        Py_ssize_t *grown = realloc(cuts->values, (size_t)size * sizeof(Py_ssize_t));
+        if (grown == NULL) {
+            cuts->failed = 1;
+            cuts->off = 1;
+            return;
+        }
+        cuts->values = grown;
+        cuts->size = size;
+    }
+    cuts->values[cuts->used++] = start;
+    cuts->values[cuts->used++] = end;
+    cuts->values[cuts->used++] = chars;
+    cuts->values[cuts->used++] = kind;
+}
+
+/* Characters in UTF-8 bytes: every byte but the continuation bytes (10xxxxxx) starts
+ * one. As signed chars the continuation bytes are the ones below -64: SSE2 counts them
+ * sixteen at a time (script bodies are most of a page's bytes). */
+static Py_ssize_t utf8_chars(const Py_UCS1 *s, Py_ssize_t from, Py_ssize_t to) {
+    Py_ssize_t continuations = 0, at = from;
+#ifdef __SSE2__
+    /* each lane counts its matches (a match is -1: subtracted, it adds one) for up to
+     * 255 rounds; then the sum of absolute differences adds the lanes up */
+    const __m128i limit = _mm_set1_epi8(-64), zero = _mm_setzero_si128();
+    while (at + 16 <= to) {
+        __m128i lanes = zero;
+        for (int round = 0; round < 255 && at + 16 <= to; round++, at += 16) {
+            __m128i chunk = _mm_loadu_si128((const __m128i *)(s + at));
+            lanes = _mm_sub_epi8(lanes, _mm_cmplt_epi8(chunk, limit));
+        }
+        __m128i sums = _mm_sad_epu8(lanes, zero);
+        continuations += _mm_cvtsi128_si32(sums) + _mm_extract_epi16(sums, 4);
+    }
+#endif
+    for (; at < to; at++) continuations += (s[at] & 0xC0) == 0x80;
+    return (to - from) - continuations;
+}
 
 /* Where the next ``c`` (ASCII) is from ``from``, or n: the scan's inner loop. Latin-1
  * text has memchr; two- and four-byte text is compared eight or four characters at a
@@ -116,6 +184,22 @@ static Py_ssize_t find_char_4(const Py_UCS4 *s, Py_ssize_t from, Py_ssize_t n, P
     return from;
 }
 
+/* Does the text hold U+FDD0, the cut markers' first character (_rawcut.py)? Then a
+ * marker in the parsed tree could be the page's own text, and nothing is cut. */
+static int holds_mark(const void *data, Py_ssize_t n, int kind, int utf8) {
+    if (utf8) { /* U+FDD0 is EF B7 90 */
+        const Py_UCS1 *s = data;
+        for (const Py_UCS1 *at = memchr(s, 0xEF, (size_t)n); at != NULL;
+             at = memchr(at + 1, 0xEF, (size_t)(n - (at + 1 - s)))) {
+            if (at + 2 < s + n && at[1] == 0xB7 && at[2] == 0x90) return 1;
+        }
+        return 0;
+    }
+    if (kind == PyUnicode_2BYTE_KIND) return find_char_2(data, 0, n, 0xFDD0) < n;
+    if (kind == PyUnicode_4BYTE_KIND) return find_char_4(data, 0, n, 0xFDD0) < n;
+    return 0; /* Latin-1 text cannot hold it */
+}
+
 /* One scanner per string kind (Latin-1, UCS-2, UCS-4), from one body. */
 #define DEFINE_SCAN(SUFFIX, T)                                                           \
 static Py_ssize_t find_lt_##SUFFIX(const T *s, Py_ssize_t from, Py_ssize_t n) {          \
@@ -149,6 +233,16 @@ static Py_ssize_t raw_end_##SUFFIX(const T *s, Py_ssize_t from, Py_ssize_t n,   
         }                                                                                \
     }                                                                                    \
     return n;                                                                            \
+}                                                                                        \
+                                                                                         \
+/* "\r\n" pairs in s[from:to]: the input stream makes each one "\n" (one character). */ \
+static Py_ssize_t crlf_##SUFFIX(const T *s, Py_ssize_t from, Py_ssize_t to) {            \
+    Py_ssize_t pairs = 0;                                                                \
+    for (Py_ssize_t at = find_char_##SUFFIX(s, from, to, '\r'); at + 1 < to;             \
+         at = find_char_##SUFFIX(s, at + 1, to, '\r')) {                                 \
+        pairs += s[at + 1] == '\n';                                                      \
+    }                                                                                    \
+    return pairs;                                                                        \
 }                                                                                        \
                                                                                          \
 /* _screen.script_end: the escaped and double-escaped script states. */                  \
@@ -209,9 +303,9 @@ static Py_ssize_t tag_end_##SUFFIX(const T *s, Py_ssize_t p, Py_ssize_t n,      
 }                                                                                        \
                                                                                          \
 static Py_ssize_t scan_##SUFFIX(const T *s, Py_ssize_t n, long max_attributes,           \
-                                long max_formatting) {                                   \
+                                long max_formatting, cut_list *cuts, int utf8) {         \
     Py_ssize_t starts = 0, pos = 0;                                                      \
-    long svg = 0, math = 0, unclosed = 0;                                                \
+    long svg = 0, math = 0, unclosed = 0, templates = 0;                                 \
     long open_by_name[N_FORMATTING] = {0};                                               \
     int integration = 0;                                                                 \
     char name[NAME_MAX_CHARS + 1];                                                       \
@@ -280,6 +374,8 @@ static Py_ssize_t scan_##SUFFIX(const T *s, Py_ssize_t n, long max_attributes,  
                 svg--;                                                                   \
             } else if (kind.kind == MATH && math > 0) {                                  \
                 math--;                                                                  \
+            } else if (kind.kind == TEMPLATE && templates > 0) {                         \
+                templates--;                                                             \
             }                                                                            \
             continue;                                                                    \
         }                                                                                \
@@ -295,15 +391,28 @@ static Py_ssize_t scan_##SUFFIX(const T *s, Py_ssize_t n, long max_attributes,  
         case INTEGRATION_POINT: integration = integration || svg || math; break;         \
         case RAW: {                                                                      \
             int foreign = svg || math || integration;                                    \
-            Py_ssize_t body_end = kind.index && !foreign                                 \
+            Py_ssize_t body_end = kind.index == RAW_SCRIPT && !foreign                   \
                 ? script_end_##SUFFIX(s, pos, n) : raw_end_##SUFFIX(s, pos, n, name);    \
+            int holds_lt = find_lt_##SUFFIX(s, pos, body_end) < body_end;                \
             /* in foreign content the body is markup: the same only if it holds no "<" */ \
-            if (foreign && find_lt_##SUFFIX(s, pos, body_end) < body_end) {              \
-                return SCAN_UNSURE;                                                      \
+            if (foreign && holds_lt) return SCAN_UNSURE;                                 \
+            /* in foreign content nothing is cut (a body there holds no "<": above) */   \
+            if (cuts && !cuts->off && !foreign) {                                        \
+                if (kind.index == RAW_OTHER) {                                           \
+                    cuts->off = holds_lt;                                                \
+                } else if (body_end > pos && !templates) {                               \
+                    Py_ssize_t chars = utf8                                              \
+                        ? utf8_chars((const Py_UCS1 *)s, pos, body_end) : body_end - pos; \
+                    add_cut(cuts, pos, body_end,                                         \
+                            chars - crlf_##SUFFIX(s, pos, body_end), kind.index);        \
+                }                                                                        \
             }                                                                            \
             pos = body_end;                                                              \
             break;                                                                       \
         }                                                                                \
+        case PLAINTEXT: if (cuts) cuts->off = 1; break; /* the rest is text */          \
+        /* a template's content is a fragment of its own, out of the tree's queries */   \
+        case TEMPLATE: templates++; break;                                               \
         case OTHER: break;                                                               \
         }                                                                                \
     }                                                                                    \
@@ -313,41 +422,83 @@ DEFINE_SCAN(1, Py_UCS1)
 DEFINE_SCAN(2, Py_UCS2)
 DEFINE_SCAN(4, Py_UCS4)
 
+static PyObject *cut_values(const cut_list *cuts) {
+    PyObject *values = PyList_New(cuts->used);
+    if (values == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < cuts->used; i++) {
+        PyObject *value = PyLong_FromSsize_t(cuts->values[i]);
+        if (value == NULL) {
+            Py_DECREF(values);
+            return NULL;
+        }
+        PyList_SET_ITEM(values, i, value);
+    }
+    return values;
+}
+
 static PyObject *scan(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 3 || !PyUnicode_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "scan(text: str, max_attributes: int, max_formatting: int)");
+    PyObject *text = nargs >= 3 ? args[0] : NULL;
+    PyObject *out = nargs == 4 && args[3] != Py_None ? args[3] : NULL;
+    if (text == NULL || nargs > 4 || !(PyUnicode_Check(text) || PyBytes_Check(text))
+        || (out != NULL && !PyList_Check(out))) {
+        PyErr_SetString(PyExc_TypeError, "scan(text: str | bytes, max_attributes: int, "
+                        "max_formatting: int, cuts: list[int] | None = None)");
         return NULL;
     }
     long max_attributes = PyLong_AsLong(args[1]);
     long max_formatting = PyLong_AsLong(args[2]);
     if (PyErr_Occurred()) return NULL;
-    PyObject *text = args[0];
+    int kind = PyUnicode_1BYTE_KIND, utf8 = PyBytes_Check(text);
+    Py_ssize_t n;
+    const void *data;
+    if (utf8) {
+        n = PyBytes_GET_SIZE(text);
+        data = PyBytes_AS_STRING(text);
+    } else {
 #if PY_VERSION_HEX < 0x030C0000
-    if (PyUnicode_READY(text) < 0) return NULL;
+        if (PyUnicode_READY(text) < 0) return NULL;
 #endif
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    const void *data = PyUnicode_DATA(text);
+        n = PyUnicode_GET_LENGTH(text);
+        data = PyUnicode_DATA(text);
+        kind = PyUnicode_KIND(text);
+    }
+    cut_list cuts = {NULL, 0, 0, 0, 0};
+    cut_list *wanted = out != NULL ? &cuts : NULL;
     Py_ssize_t result;
     Py_BEGIN_ALLOW_THREADS
-    switch (PyUnicode_KIND(text)) {
+    if (wanted != NULL && holds_mark(data, n, kind, utf8)) cuts.off = 1;
+    switch (kind) {
     case PyUnicode_1BYTE_KIND:
-        result = scan_1((const Py_UCS1 *)data, n, max_attributes, max_formatting);
+        result = scan_1((const Py_UCS1 *)data, n, max_attributes, max_formatting, wanted,
+                        utf8);
         break;
     case PyUnicode_2BYTE_KIND:
-        result = scan_2((const Py_UCS2 *)data, n, max_attributes, max_formatting);
+        result = scan_2((const Py_UCS2 *)data, n, max_attributes, max_formatting, wanted, 0);
         break;
     default:
-        result = scan_4((const Py_UCS4 *)data, n, max_attributes, max_formatting);
+        result = scan_4((const Py_UCS4 *)data, n, max_attributes, max_formatting, wanted, 0);
         break;
     }
     Py_END_ALLOW_THREADS
+    if (out != NULL && result >= 0 && !cuts.failed && cuts.used > 0) {
+        PyObject *values = cut_values(&cuts);
+        int failed = values == NULL || PyList_SetSlice(out, PY_SSIZE_T_MAX, PY_SSIZE_T_MAX,
+                                                       values) < 0;
+        Py_XDECREF(values);
+        if (failed) {
+            free(cuts.values);
+            return NULL;
+        }
+    }
+    free(cuts.values);
     return PyLong_FromSsize_t(result);
 }
 
 static PyMethodDef methods[] = {
     {"scan", (PyCFunction)(void (*)(void))scan, METH_FASTCALL,
-     "Start tags read, -1 when a cap may be needed, -2 when the regex screen must decide."},
+     "Start tags read, -1 when a cap may be needed, -2 when the regex screen must decide; "
+     "fills ``cuts`` with the raw-text bodies Lexbor may skip."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -32,7 +32,7 @@ import re
 from collections.abc import Callable
 
 
-def _load_native() -> Callable[[str, int, int], int] | None:
+def _load_native() -> Callable[[str | bytes, int, int, list[int] | None], int] | None:
     try:
         from pressmark.markdown._native_screen import scan  # noqa: PLC0415 (optional)
     except ImportError:  # built without a C compiler (HATCH_BUILD_NO_HOOKS)
@@ -41,8 +41,9 @@ def _load_native() -> Callable[[str, int, int], int] | None:
 
 
 NATIVE = _load_native()
-"""The C pass ``scan(text, max_attributes, max_formatting)``, when the package was built
-with it: the start tags it read, -1 when a cap may be needed, -2 when unsure."""
+"""The C pass ``scan(text, max_attributes, max_formatting, cuts)``, when the package was
+built with it: the start tags it read, -1 when a cap may be needed, -2 when unsure; a
+``cuts`` list receives the raw-text bodies Lexbor may skip (``_rawcut``)."""
 _NATIVE_UNSURE = -2
 
 MAX_DEPTH = 512
@@ -149,7 +150,8 @@ def screen(text: str) -> bool:
     return 0 <= screened_starts(text) <= SCREEN_STARTS
 
 
-def screened_starts(text: str) -> int:
+def screened_starts(text: str, *, source: str | bytes | None = None,
+                    cuts: list[int] | None = None) -> int:
     """An upper bound of the page's start tags when every other cap provably holds
     (text length, formatting elements, attributes), else -1.
 
@@ -158,13 +160,21 @@ def screened_starts(text: str) -> int:
     which decides the same: counting ``</`` costs a pass over the page, needed only
     when the looser bound is too high. The C pass returns the start tags it read, which
     is tighter still.
+
+    ``source``: the text's UTF-8 bytes, when the caller parses those (the C pass reads
+    them instead, with the same decisions). ``cuts``: a list the C pass fills with the
+    script and style bodies it found (``_rawcut``); left empty when it is missing or
+    unsure.
     """
     if len(text) > MAX_TEXT_CHARS:
         return -1
     if NATIVE is not None:
-        starts = NATIVE(text, MAX_ATTRIBUTES, MAX_FORMATTING)
+        starts = NATIVE(text if source is None else source, MAX_ATTRIBUTES, MAX_FORMATTING,
+                        cuts)
         if starts != _NATIVE_UNSURE:
             return starts
+        if cuts:
+            cuts.clear()
     return regex_screened_starts(text)
 
 

@@ -25,7 +25,8 @@ from __future__ import annotations
 from typing import Any, cast
 
 from pressmark.markdown._boilerplate import PLACE_RULES, id_rule, words_rule
-from pressmark.markdown._bounded import parse_html
+from pressmark.markdown._bounded import parse_page
+from pressmark.markdown._rawcut import RawCut
 
 MAX_DEPTH = 160  # deeper subtrees are flattened to text: bounded recursion later
 
@@ -154,10 +155,11 @@ def _hidden(attrs: dict[str, str | None]) -> bool:
 class Document:
     """The parsed page: the Lexbor tree (for ``<head>``) and our body tree."""
 
-    __slots__ = ("body", "limits", "nodes", "parser", "skipped")
+    __slots__ = ("body", "cut", "limits", "nodes", "parser", "skipped")
 
-    def __init__(self, parser: Any, body: Node, nodes: list[Node]) -> None:
+    def __init__(self, parser: Any, body: Node, nodes: list[Node], cut: RawCut) -> None:
         self.parser = parser
+        self.cut = cut                # script/style bodies Lexbor did not see (``_rawcut``)
         self.body = body
         self.skipped: set[str] = set()  # landmark chrome rules applied while copying
         self.nodes = nodes            # every element, parents before children
@@ -193,20 +195,25 @@ PLACE_PROSE = 1000      # chars of paragraphs that make a chrome-named "place" a
 PLACE_PARAGRAPH = 80    # chars: a paragraph this long is prose
 
 
-def parse(html: str, *, skip_chrome: bool = True, utf8: bytes | None = None) -> Document:
-    """``utf8``: ``html`` encoded as UTF-8, when the caller has those bytes (``parse_html``)."""
-    parser, limits = parse_html(html, utf8=utf8)
+def parse(html: str, *, skip_chrome: bool = True, utf8: bytes | None = None,
+          cut: bool = True) -> Document:
+    """``utf8``: ``html`` encoded as UTF-8, when the caller has those bytes (``parse_html``).
+
+    ``cut``: Lexbor skips script and style bodies (``_rawcut``); the caller verifies the
+    cut against the tree (``Document.cut``) and parses again without it if it fails.
+    """
+    parser, limits, raw = parse_page(html, utf8=utf8, cut=cut)
     lex_body = parser.body
     body = Node("body", {}, None, 0, 0, 0)
     nodes: list[Node] = [body]
     skipped: set[str] = set()
     if lex_body is not None:
         body.attrs = lex_body.attributes
-        _build(lex_body, body, nodes, skipped, skip_chrome)
+        _build(lex_body, body, nodes, skipped, skip_chrome=skip_chrome, cut=raw)
     else:
         body.text_len = body.link_len = body.own_len = body.own_link = 0
     _measure(nodes)
-    doc = Document(parser, body, nodes)
+    doc = Document(parser, body, nodes, raw)
     doc.skipped = skipped
     doc.limits = limits
     return doc
@@ -219,15 +226,16 @@ class _ChromeLimit:
     in C, and a page with no candidate (about one in five) never pays for it.
     """
 
-    __slots__ = ("root", "value")
+    __slots__ = ("cut", "root", "value")
 
-    def __init__(self, root: Any) -> None:
+    def __init__(self, root: Any, cut: RawCut) -> None:
         self.root = root
+        self.cut = cut
         self.value: int | None = None
 
     def get(self) -> int:
         if self.value is None:
-            self.value = int(CHROME_SHARE * _visible_size(self.root))
+            self.value = int(CHROME_SHARE * _visible_size(self.root, self.cut))
         return self.value
 
 
@@ -251,31 +259,33 @@ def _chrome(lex: Any, tag: str, attrs: dict[str, str | None], parent_tag: str,
     limit = chrome_limit.get()
     if limit < 0:
         return None  # more script than text (a script inside a noscript counts twice)
-    size = len(lex.text(deep=True))  # scripts inside only make chrome look bigger: safe
-    if size >= limit or (rule in PLACE_RULES and size >= PLACE_PROSE and _prose_size(lex)
-                         >= PLACE_PROSE):
+    # scripts inside only make chrome look bigger: safe
+    size = chrome_limit.cut.restored_len(lex.text(deep=True))
+    if size >= limit or (rule in PLACE_RULES and size >= PLACE_PROSE
+                         and _prose_size(lex, chrome_limit.cut) >= PLACE_PROSE):
         return None  # big, or a "place" full of paragraphs: selection weighs it instead
     return rule, size
 
 
-def _prose_size(lex: Any) -> int:
+def _prose_size(lex: Any, cut: RawCut) -> int:
     """Characters in the paragraphs of a subtree (C-level: the copy stays cheap)."""
     total = 0
     for para in lex.css("p"):
-        n = len(para.text(deep=True))
+        n = cut.restored_len(para.text(deep=True))
         if n >= PLACE_PARAGRAPH:
             total += n
     return total
 
 
-def _visible_size(lex: Any) -> int:
+def _visible_size(lex: Any, cut: RawCut) -> int:
     """Text size of a subtree without script/style bodies (C-level, cheap)."""
-    hidden = sum(len(n.text(deep=True)) for n in lex.css("script, style, noscript, template"))
-    return len(lex.text(deep=True)) - hidden
+    hidden = sum(cut.restored_len(n.text(deep=True))
+                 for n in lex.css("script, style, noscript, template"))
+    return cut.restored_len(lex.text(deep=True)) - hidden
 
 
-def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str],
-           skip_chrome: bool) -> None:
+def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str], *,
+           skip_chrome: bool, cut: RawCut) -> None:
     """Copy the visible elements; ``nodes`` gets them parents-first (creation order).
 
     Each element's own text (its text children, collapsed) is measured here, where the
@@ -289,7 +299,7 @@ def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str],
     blocks = BLOCK_TAGS
     chrome_tags = _CHROME_TAGS
     strong = _STRONG_WORD_RULES
-    limit = _ChromeLimit(lex_root)
+    limit = _ChromeLimit(lex_root, cut)
     while stack:
         lex, parent = stack.pop()
         counts: dict[str, int] = {}
@@ -336,7 +346,7 @@ def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str],
                         children.append(node)
                         elems.append(node)
                         if depth >= MAX_DEPTH:
-                            flat: str = child.text(deep=True)
+                            flat: str = cut.restore(child.text(deep=True))
                             size = 0
                             if flat:
                                 node.children.append(flat)

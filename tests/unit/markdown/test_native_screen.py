@@ -60,6 +60,30 @@ def test_generated_markup_is_screened_safely(pieces: list[str]) -> None:
     _check("".join(pieces))
 
 
+def _bodies(text: str | bytes) -> tuple[int, list[tuple[str, int, int]]]:
+    assert NATIVE is not None
+    cuts: list[int] = []
+    starts = NATIVE(text, _screen.MAX_ATTRIBUTES, _screen.MAX_FORMATTING, cuts)
+    bodies = []
+    for at in range(0, len(cuts), 4):
+        start, end, chars, kind = cuts[at:at + 4]
+        body = text[start:end]
+        bodies.append((body.decode() if isinstance(body, bytes) else body, chars, kind))
+    return starts, bodies
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(_PIECES | st.sampled_from(["é", "\u20ac", "\U0001f600", "\r\n", "\r",
+                                           "\ufdd0"]), max_size=40))
+def test_utf8_bytes_are_read_as_their_text(pieces: list[str]) -> None:
+    """Every character the pass looks at is ASCII, so the page's UTF-8 bytes give the
+    same count and the same script and style bodies as its text."""
+    text = "".join(pieces)
+    assert _bodies(text.encode()) == _bodies(text)
+    for body, chars, _ in _bodies(text)[1]:
+        assert chars == len(body.replace("\r\n", "\n"))  # the input stream's count
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.integers(0, 300), st.integers(0, 130), st.sampled_from(["", "<svg>", "<p>"]))
 def test_caps_are_seen_at_their_edges(attributes: int, unclosed: int, prefix: str) -> None:

@@ -1,0 +1,173 @@
+"""Script and style bodies cut out before Lexbor parses a page, and put back where read.
+
+WHY: on a typical page most of the bytes are script and style (three fifths on the
+news pages of the dev set), which Lexbor tokenizes character by character and copies
+into text nodes, and which the Markdown never shows. The parse screen's C pass
+(``_native_screen.c``) already walks the page as the tokenizer does; it reports where
+each script and style body lies, and the page Lexbor parses has each body replaced by
+a short marker (``U+FDD0``, the cut's number, ``U+FDD1``).
+
+The cut must not change the tree: only the text inside those elements may differ.
+Two things make that hold:
+
+- every cut is checked against the parsed tree (:meth:`RawCut.verify`): its marker must
+  be the whole text of a ``<script>`` or ``<style>`` element. Then the tokenizer was in
+  that element's raw-text state right after its start tag, in the cut page and (the
+  text before being the same, or differing only inside elements checked the same way)
+  in the page itself; the body ends where the C pass says, since it follows the
+  tokenizer's end-tag rules (and the script escape states). A page that fails the
+  check is parsed again, whole;
+- the readers that look at such text get the page's own: sizes of a subtree's text
+  (:meth:`RawCut.restored_len`), a subtree flattened to text (:meth:`RawCut.restore`)
+  and the bodies the embedded-state reader parses (:meth:`RawCut.body`).
+
+So a page's Markdown and evidence are the same bytes with or without the cut, which
+the pure-Python build (no C pass, no cut) relies on.
+"""
+
+from __future__ import annotations
+
+MARK_OPEN = "\ufdd0"
+MARK_CLOSE = "\ufdd1"
+_KINDS = {1: "script", 2: "style"}
+_FIELDS = 4  # the C pass's values per cut: start, end, characters, kind
+
+
+class RawCut:
+    """The cuts of one page: where each body lay in ``source`` and how long it reads."""
+
+    __slots__ = ("count", "source", "values")
+
+    def __init__(self, source: str | bytes, values: list[int]) -> None:
+        self.source = source
+        self.values = values
+        self.count = len(values) // _FIELDS
+
+    def cut_source(self) -> str | bytes:
+        """``source`` with every body replaced by its marker (the page Lexbor parses)."""
+        source = self.source
+        values = self.values
+        kept = 0
+        if isinstance(source, bytes):
+            pieces: list[bytes] = []
+            for index in range(self.count):
+                start = values[index * _FIELDS]
+                pieces.append(source[kept:start])
+                pieces.append(_marker(index).encode("utf-8"))
+                kept = values[index * _FIELDS + 1]
+            pieces.append(source[kept:])
+            return b"".join(pieces)
+        texts: list[str] = []
+        for index in range(self.count):
+            start = values[index * _FIELDS]
+            texts.append(source[kept:start])
+            texts.append(_marker(index))
+            kept = values[index * _FIELDS + 1]
+        texts.append(source[kept:])
+        return "".join(texts)
+
+    def verify(self, elements: list[tuple[str, str]]) -> bool:
+        """True when each cut's marker is the whole text of one element of its kind.
+
+        ``elements``: (tag, text) of every ``<script>`` and ``<style>`` of the tree.
+        """
+        if not self.count:
+            return True
+        found = [False] * self.count
+        seen = 0
+        for tag, text in elements:
+            if not text.startswith(MARK_OPEN):
+                continue
+            index = _index(text, 0)
+            if index < 0 or index >= self.count or found[index] or _end(text, 0) != len(text) \
+                    or _KINDS.get(self.values[index * _FIELDS + 3]) != tag:
+                return False
+            found[index] = True
+            seen += 1
+        return seen == self.count
+
+    def restored_len(self, text: str) -> int:
+        """``len`` of ``text`` as the page itself reads: each marker counts as its body."""
+        if not self.count:
+            return len(text)
+        size = len(text)
+        at = text.find(MARK_OPEN)
+        while at >= 0:
+            index = _index(text, at)
+            end = _end(text, at)
+            if index >= 0:
+                size += self.values[index * _FIELDS + 2] - (end - at)
+            at = text.find(MARK_OPEN, max(end, at + 1))
+        return size
+
+    def restore(self, text: str) -> str:
+        """``text`` with every marker replaced by its body."""
+        if not self.count or MARK_OPEN not in text:
+            return text
+        pieces: list[str] = []
+        kept = 0
+        at = text.find(MARK_OPEN)
+        while at >= 0:
+            index = _index(text, at)
+            end = _end(text, at)
+            if index >= 0:
+                pieces.append(text[kept:at])
+                pieces.append(self._body(index))
+                kept = end
+            at = text.find(MARK_OPEN, max(end, at + 1))
+        pieces.append(text[kept:])
+        return "".join(pieces)
+
+    def body(self, text: str) -> str:
+        """An element's text as the page has it: the body, when ``text`` is a marker."""
+        if not self.count or not text.startswith(MARK_OPEN) or _end(text, 0) != len(text):
+            return text
+        index = _index(text, 0)
+        return self._body(index) if index >= 0 else text
+
+    def holds(self, text: str, needle: str) -> bool:
+        """``needle in self.body(text)``, without decoding a body held as bytes."""
+        if not self.count or not text.startswith(MARK_OPEN) or _end(text, 0) != len(text):
+            return needle in text
+        index = _index(text, 0)
+        if index < 0:
+            return needle in text
+        start, end = self.values[index * _FIELDS], self.values[index * _FIELDS + 1]
+        source = self.source
+        if isinstance(source, bytes):
+            return source.find(needle.encode("utf-8"), start, end) >= 0
+        return source.find(needle, start, end) >= 0
+
+    def _body(self, index: int) -> str:
+        """Cut ``index``'s body as the tokenizer's input stream reads it (newlines
+        normalised, NUL replaced), the text its element holds in the uncut tree."""
+        start, end = self.values[index * _FIELDS], self.values[index * _FIELDS + 1]
+        source = self.source
+        text = source[start:end].decode("utf-8") if isinstance(source, bytes) \
+            else source[start:end]
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        if "\x00" in text:
+            text = text.replace("\x00", "\ufffd")
+        return text
+
+
+NO_CUT = RawCut("", [])
+"""A page parsed whole."""
+
+
+def _marker(index: int) -> str:
+    return f"{MARK_OPEN}{index}{MARK_CLOSE}"
+
+
+def _end(text: str, at: int) -> int:
+    """Just past the marker opening at ``at`` (its close), or ``at + 1`` if none."""
+    close = text.find(MARK_CLOSE, at + 1, at + 24)
+    return close + 1 if close > at + 1 else at + 1
+
+
+def _index(text: str, at: int) -> int:
+    """The number of the marker opening at ``at``, or -1 when none is there."""
+    close = text.find(MARK_CLOSE, at + 1, at + 24)
+    digits = text[at + 1:close] if close > at + 1 else ""
+    return int(digits) if digits.isascii() and digits.isdigit() else -1
