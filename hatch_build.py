@@ -1,10 +1,16 @@
-"""Build hook: compiles the parse screen's C tokenizer pass (``_native_screen.c``).
+"""Build hook: compiles the Markdown layer's two C modules.
 
-WHY a hook of our own beside hatch-mypyc: mypyc compiles typed Python, and the screen's
-hot loop is a tokenizer over a page's characters, which is C's work (about a tenth of
-the regular-expression pass's CPU). The module is optional at run time: without it
+- ``_native_screen.c``, the parse screen's tokenizer pass;
+- ``_native_dom.c``, the reader of Lexbor's tree (through the functions selectolax's
+  extension exports).
+
+WHY a hook of our own beside hatch-mypyc: mypyc compiles typed Python, and these loops
+are C's work: a tokenizer over a page's characters (about a tenth of the regular-
+expression pass's CPU), and walks of a C library's tree that selectolax would otherwise
+wrap node by node in Python objects. Both are optional at run time: without them
 (``HATCH_BUILD_NO_HOOKS=true``, no compiler) ``pressmark.markdown._screen`` uses its
-regular expressions, with the same decisions.
+regular expressions and ``pressmark.markdown._dom`` selectolax's API, with the same
+results.
 
 Like hatch-mypyc, it builds in place next to the source, so an editable install
 imports the compiled module from ``src/`` and a wheel ships it as an artifact.
@@ -20,7 +26,8 @@ from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-SOURCE = Path("src/pressmark/markdown/_native_screen.c")
+SOURCES = (Path("src/pressmark/markdown/_native_screen.c"),
+           Path("src/pressmark/markdown/_native_dom.c"))
 
 
 class NativeScreenBuildHook(BuildHookInterface):  # type: ignore[type-arg]
@@ -31,14 +38,15 @@ class NativeScreenBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             return
         root = Path(self.root)
         suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
-        target = SOURCE.with_name("_native_screen" + suffix)
         compiler = shlex.split(sysconfig.get_config_var("CC") or "cc")
-        command = [
-            *compiler, "-O2", "-fPIC", "-shared", "-Wall",
-            "-I", sysconfig.get_paths()["include"],
-            str(root / SOURCE), "-o", str(root / target),
-        ]
-        subprocess.run(command, check=True)
-        build_data["artifacts"].append(target.as_posix())
+        for source in SOURCES:
+            target = source.with_name(source.stem + suffix)
+            command = [
+                *compiler, "-O2", "-fPIC", "-shared", "-Wall",
+                "-I", sysconfig.get_paths()["include"],
+                str(root / source), "-o", str(root / target), "-ldl",
+            ]
+            subprocess.run(command, check=True)
+            build_data["artifacts"].append(target.as_posix())
         build_data["pure_python"] = False
         build_data["infer_tag"] = True

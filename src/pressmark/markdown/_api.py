@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
-from typing import Any
 
 from pressmark.egress import EgressDenied, ParsedURL, is_canonical_url, join_url, parse_url
 from pressmark.markdown._blocks import (
@@ -99,9 +98,9 @@ def _joined(base: ParsedURL | None, href: str) -> str | None:
         return None
 
 
-def _base_url(node: Any, url: str | None) -> str | None:
+def _base_url(attrs: dict[str, str | None] | None, url: str | None) -> str | None:
     """The document's base URL: an http(s) ``<base href>`` resolved against ``url``."""
-    href = (node.attributes.get("href") or "").strip() if node is not None else ""
+    href = (attrs.get("href") or "").strip() if attrs is not None else ""
     if href and _scheme(href) in ("", "http", "https"):
         joined = _joined(_parsed(url), href) if url or _scheme(href) else None
         if joined is not None:
@@ -141,11 +140,11 @@ def to_markdown(
         raise MarkdownError("content_type names the charset of body bytes; this HTML is "
                             "already text", code="invalid-input")
     doc = parse(html, skip_chrome=policy.select_main, utf8=utf8)
-    head = HeadNodes(doc.parser)
+    head = HeadNodes(doc.tree)
     if not doc.cut.verify(head.raw_texts):  # the tree is not the page's (``_rawcut``)
         doc = parse(html, skip_chrome=policy.select_main, utf8=utf8, cut=False)
-        head = HeadNodes(doc.parser)
-    resolve = _Resolver(_base_url(head.base, url))
+        head = HeadNodes(doc.tree)
+    resolve = _Resolver(_base_url(head.base_attrs, url))
     state = read_embedded_state(head, doc.cut)
     metadata = read_metadata(head, resolve, state, lambda: _first_h1(doc.body))
     hints = frozenset(boilerplate_hints or ())
@@ -224,8 +223,7 @@ def _not_found_markers(doc: Document, head: HeadNodes) -> tuple[str, ...]:
     (document order, like a CSS query, and the same exact value match): a query of its
     own would walk the whole document once more.
     """
-    root = doc.parser.root
-    html_attrs = root.attributes if root is not None else {}
+    html_attrs = head.root_attrs
     body_attrs = doc.body.attrs or {}
     markers = not_found_tokens(html_attrs.get("class"), html_attrs.get("id"),
                                body_attrs.get("class"), body_attrs.get("id"))

@@ -36,6 +36,7 @@ from typing import ClassVar
 
 from selectolax.lexbor import LexborHTMLParser
 
+from pressmark.markdown._dom import Tree
 from pressmark.markdown._rawcut import NO_CUT, RawCut
 from pressmark.markdown._screen import (
     MAX_ATTRIBUTES,
@@ -350,7 +351,6 @@ def _bound(text: str, *, screened_out: bool = False) -> BoundedHtml:
 PARSE_FIRST_STARTS = 4 * SCREEN_STARTS
 """A page past :data:`SCREEN_STARTS` but within every other cap, with at most this many
 start tags, is parsed first and its tree checked for depth (see :func:`parse_html`)."""
-_DEEP = "html" + " > *" * (MAX_DEPTH // 2)  # an element this deep sends a page to the scan
 _TEMPLATE = re.compile(r"<template", re.I | re.A)  # template contents escape the query
 
 
@@ -396,7 +396,7 @@ def parse_page(text: str, *, screened: bool = False, utf8: bytes | None = None,
         return LexborHTMLParser(parsed), (), raw
     if 0 <= starts <= PARSE_FIRST_STARTS and _TEMPLATE.search(text) is None:
         tree = LexborHTMLParser(parsed)
-        if tree.css_first(_DEEP) is None:
+        if not Tree(tree).deeper_than(MAX_DEPTH // 2):
             return tree, (), raw
     bounded = _bound(text, screened_out=True)
     _Memo.last = bounded

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pressmark.markdown._dom import Tree
 from pressmark.markdown._rawcut import RawCut
 
 MAX_STATE_CHARS = 2_000_000
@@ -62,64 +63,48 @@ def _clean(value: str | None) -> str | None:
     return value or None
 
 
-# Every element the metadata readers look at, in one CSS pass: each Lexbor query walks
-# the whole document, so six separate queries cost six walks. Styles are here for the
-# raw-text cut's check (``_rawcut``), which needs every script and style.
-_HEAD_QUERY = ("meta, title, link[rel], script, style, base[href], "
-               "[itemprop=datePublished], [itemprop=dateModified]")
 _DATE_PROPS = ("datePublished", "dateModified")
 
 
 class HeadNodes:
-    """The matches of ``_HEAD_QUERY`` by kind, each list in document order.
+    """The elements the metadata readers look at (``_dom.HEAD_QUERY``, one pass over the
+    document), by kind, each list in document order.
 
-    Each kind's attributes sit beside it (``meta_attrs`` ...): Lexbor builds a fresh
-    dict per ``attributes`` read, and every reader here and in ``_api`` needs them.
     ``raw_texts``: (tag, text) of every script and style, for ``RawCut.verify``;
     ``script_texts`` the scripts' (as parsed: a cut body reads as its marker).
     """
 
-    __slots__ = ("base", "date_attrs", "dates", "link_attrs", "links", "meta_attrs",
-                 "metas", "parser", "raw_texts", "script_attrs", "script_texts", "scripts",
-                 "title")
+    __slots__ = ("base_attrs", "date_attrs", "link_attrs", "meta_attrs", "raw_texts",
+                 "root_attrs", "script_attrs", "script_texts", "title_text")
 
-    def __init__(self, parser: Any) -> None:
-        self.parser = parser
-        self.metas: list[Any] = []
+    def __init__(self, tree: Tree) -> None:
         self.meta_attrs: list[dict[str, str | None]] = []
-        self.dates: list[Any] = []   # [itemprop=datePublished], [itemprop=dateModified]
+        # [itemprop=datePublished], [itemprop=dateModified]
         self.date_attrs: list[dict[str, str | None]] = []
-        self.links: list[Any] = []   # link[rel]
-        self.link_attrs: list[dict[str, str | None]] = []
-        self.scripts: list[Any] = []
+        self.link_attrs: list[dict[str, str | None]] = []  # link[rel]
         self.script_attrs: list[dict[str, str | None]] = []
         self.script_texts: list[str] = []
         self.raw_texts: list[tuple[str, str]] = []
-        self.title: Any = None       # the first <title>
-        self.base: Any = None        # the first base[href]
-        for node in parser.css(_HEAD_QUERY):
-            tag = node.tag
-            attrs = node.attributes
+        self.title_text: str | None = None  # of the first <title>
+        self.base_attrs: dict[str, str | None] | None = None  # of the first base[href]
+        root = tree.parser.root
+        self.root_attrs: dict[str, str | None] = root.attributes if root is not None else {}
+        for tag, attrs, text in tree.head_elements():
             if tag == "meta":
-                self.metas.append(node)
                 self.meta_attrs.append(attrs)
             elif tag == "script":
-                text: str = node.text(deep=True)
-                self.scripts.append(node)
                 self.script_attrs.append(attrs)
-                self.script_texts.append(text)
-                self.raw_texts.append((tag, text))
+                self.script_texts.append(text or "")
+                self.raw_texts.append(("script", text or ""))
             elif tag == "style":
-                self.raw_texts.append((tag, node.text(deep=True)))
+                self.raw_texts.append(("style", text or ""))
             elif tag == "link":
-                self.links.append(node)
                 self.link_attrs.append(attrs)
-            elif tag == "title" and self.title is None:
-                self.title = node
-            elif tag == "base" and self.base is None:
-                self.base = node
+            elif tag == "title" and self.title_text is None:
+                self.title_text = text or ""
+            elif tag == "base" and self.base_attrs is None:
+                self.base_attrs = attrs
             if attrs.get("itemprop") in _DATE_PROPS:
-                self.dates.append(node)
                 self.date_attrs.append(attrs)
 
 
@@ -136,7 +121,6 @@ def read_metadata(head: HeadNodes, resolve: Callable[[str], str | None],
         value = attrs.get("content") or attrs.get("datetime")
         if value:
             metas.setdefault((attrs.get("itemprop", "") or "").lower(), value)
-    title_node = head.title
     canonical = None
     for attrs in head.link_attrs:
         rels = (attrs.get("rel") or "").lower().split()
@@ -144,13 +128,12 @@ def read_metadata(head: HeadNodes, resolve: Callable[[str], str | None],
         if "canonical" in rels and href:
             canonical = resolve(href.strip())
             break
-    root = head.parser.root
-    lang = (root.attributes.get("lang") if root is not None else None) \
+    lang = head.root_attrs.get("lang") \
         or metas.get("content-language") or (metas.get("og:locale") or "").replace("_", "-")
     ld = _jsonld_dates(state.get("json_ld", []))
     return PageMetadata(
         title=_clean(metas.get("og:title"))
-        or _clean(title_node.text() if title_node is not None else None) or first_h1(),
+        or _clean(head.title_text) or first_h1(),
         canonical_url=canonical,
         language=_clean(lang),
         description=_clean(metas.get("description") or metas.get("og:description")),

@@ -36,12 +36,14 @@ _FIELDS = 4  # the C pass's values per cut: start, end, characters, kind
 class RawCut:
     """The cuts of one page: where each body lay in ``source`` and how long it reads."""
 
-    __slots__ = ("count", "source", "values")
+    __slots__ = ("count", "sizes", "source", "values")
 
     def __init__(self, source: str | bytes, values: list[int]) -> None:
         self.source = source
         self.values = values
         self.count = len(values) // _FIELDS
+        # each body's length as the page reads it, by cut (the C reader's ``sizes``)
+        self.sizes: list[int] | None = values[2::_FIELDS] if values else None
 
     def cut_source(self) -> str | bytes:
         """``source`` with every body replaced by its marker (the page Lexbor parses)."""
@@ -94,10 +96,12 @@ class RawCut:
         at = text.find(MARK_OPEN)
         while at >= 0:
             index = _index(text, at)
-            end = _end(text, at)
-            if index >= 0:
+            if 0 <= index < self.count:
+                end = _end(text, at)
                 size += self.values[index * _FIELDS + 2] - (end - at)
-            at = text.find(MARK_OPEN, max(end, at + 1))
+                at = text.find(MARK_OPEN, end)
+            else:
+                at = text.find(MARK_OPEN, at + 1)
         return size
 
     def restore(self, text: str) -> str:
@@ -109,12 +113,13 @@ class RawCut:
         at = text.find(MARK_OPEN)
         while at >= 0:
             index = _index(text, at)
-            end = _end(text, at)
-            if index >= 0:
+            if 0 <= index < self.count:
                 pieces.append(text[kept:at])
                 pieces.append(self._body(index))
-                kept = end
-            at = text.find(MARK_OPEN, max(end, at + 1))
+                kept = _end(text, at)
+                at = text.find(MARK_OPEN, kept)
+            else:
+                at = text.find(MARK_OPEN, at + 1)
         pieces.append(text[kept:])
         return "".join(pieces)
 
@@ -123,14 +128,14 @@ class RawCut:
         if not self.count or not text.startswith(MARK_OPEN) or _end(text, 0) != len(text):
             return text
         index = _index(text, 0)
-        return self._body(index) if index >= 0 else text
+        return self._body(index) if 0 <= index < self.count else text
 
     def holds(self, text: str, needle: str) -> bool:
         """``needle in self.body(text)``, without decoding a body held as bytes."""
         if not self.count or not text.startswith(MARK_OPEN) or _end(text, 0) != len(text):
             return needle in text
         index = _index(text, 0)
-        if index < 0:
+        if not 0 <= index < self.count:
             return needle in text
         start, end = self.values[index * _FIELDS], self.values[index * _FIELDS + 1]
         source = self.source
@@ -160,14 +165,18 @@ def _marker(index: int) -> str:
     return f"{MARK_OPEN}{index}{MARK_CLOSE}"
 
 
+_MAX_DIGITS = 20  # as the C reader reads them (``_native_dom.c``)
+
+
 def _end(text: str, at: int) -> int:
     """Just past the marker opening at ``at`` (its close), or ``at + 1`` if none."""
-    close = text.find(MARK_CLOSE, at + 1, at + 24)
+    close = text.find(MARK_CLOSE, at + 1, at + 2 + _MAX_DIGITS)
     return close + 1 if close > at + 1 else at + 1
 
 
 def _index(text: str, at: int) -> int:
-    """The number of the marker opening at ``at``, or -1 when none is there."""
-    close = text.find(MARK_CLOSE, at + 1, at + 24)
+    """The number of the marker opening at ``at`` (one to twenty ASCII digits, then the
+    close), or -1 when none is there."""
+    close = text.find(MARK_CLOSE, at + 1, at + 2 + _MAX_DIGITS)
     digits = text[at + 1:close] if close > at + 1 else ""
     return int(digits) if digits.isascii() and digits.isdigit() else -1

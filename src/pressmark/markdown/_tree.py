@@ -26,6 +26,7 @@ from typing import Any, cast
 
 from pressmark.markdown._boilerplate import PLACE_RULES, id_rule, words_rule
 from pressmark.markdown._bounded import parse_page
+from pressmark.markdown._dom import Tree
 from pressmark.markdown._rawcut import RawCut
 
 MAX_DEPTH = 160  # deeper subtrees are flattened to text: bounded recursion later
@@ -155,10 +156,11 @@ def _hidden(attrs: dict[str, str | None]) -> bool:
 class Document:
     """The parsed page: the Lexbor tree (for ``<head>``) and our body tree."""
 
-    __slots__ = ("body", "cut", "limits", "nodes", "parser", "skipped")
+    __slots__ = ("body", "cut", "limits", "nodes", "parser", "skipped", "tree")
 
-    def __init__(self, parser: Any, body: Node, nodes: list[Node], cut: RawCut) -> None:
-        self.parser = parser
+    def __init__(self, tree: Tree, body: Node, nodes: list[Node], cut: RawCut) -> None:
+        self.tree = tree              # the reader of Lexbor's tree (``_dom``)
+        self.parser = tree.parser
         self.cut = cut                # script/style bodies Lexbor did not see (``_rawcut``)
         self.body = body
         self.skipped: set[str] = set()  # landmark chrome rules applied while copying
@@ -196,24 +198,27 @@ PLACE_PARAGRAPH = 80    # chars: a paragraph this long is prose
 
 
 def parse(html: str, *, skip_chrome: bool = True, utf8: bytes | None = None,
-          cut: bool = True) -> Document:
+          cut: bool = True, native: bool = True) -> Document:
     """``utf8``: ``html`` encoded as UTF-8, when the caller has those bytes (``parse_html``).
 
     ``cut``: Lexbor skips script and style bodies (``_rawcut``); the caller verifies the
     cut against the tree (``Document.cut``) and parses again without it if it fails.
+    ``native``: read Lexbor's tree through the C reader when it is there (``_dom``).
     """
     parser, limits, raw = parse_page(html, utf8=utf8, cut=cut)
+    tree = Tree(parser, native=native)
     lex_body = parser.body
     body = Node("body", {}, None, 0, 0, 0)
     nodes: list[Node] = [body]
     skipped: set[str] = set()
     if lex_body is not None:
         body.attrs = lex_body.attributes
-        _build(lex_body, body, nodes, skipped, skip_chrome=skip_chrome, cut=raw)
+        _build(tree, tree.handle(lex_body), body, nodes, skipped,
+               skip_chrome=skip_chrome, cut=raw)
     else:
         body.text_len = body.link_len = body.own_len = body.own_link = 0
     _measure(nodes)
-    doc = Document(parser, body, nodes, raw)
+    doc = Document(tree, body, nodes, raw)
     doc.skipped = skipped
     doc.limits = limits
     return doc
@@ -222,20 +227,21 @@ def parse(html: str, *, skip_chrome: bool = True, utf8: bytes | None = None,
 class _ChromeLimit:
     """``CHROME_SHARE`` of the body's visible text, the size below which chrome is skipped.
 
-    Measured when the first chrome candidate needs it: the measure walks the whole body
-    in C, and a page with no candidate (about one in five) never pays for it.
+    Measured when the first chrome candidate needs it: the measure walks the whole body,
+    and a page with no candidate (about one in five) never pays for it.
     """
 
-    __slots__ = ("cut", "root", "value")
+    __slots__ = ("cut", "root", "tree", "value")
 
-    def __init__(self, root: Any, cut: RawCut) -> None:
+    def __init__(self, tree: Tree, root: Any, cut: RawCut) -> None:
+        self.tree = tree
         self.root = root
         self.cut = cut
         self.value: int | None = None
 
     def get(self) -> int:
         if self.value is None:
-            self.value = int(CHROME_SHARE * _visible_size(self.root, self.cut))
+            self.value = int(CHROME_SHARE * self.tree.visible_size(self.root, self.cut))
         return self.value
 
 
@@ -259,32 +265,16 @@ def _chrome(lex: Any, tag: str, attrs: dict[str, str | None], parent_tag: str,
     limit = chrome_limit.get()
     if limit < 0:
         return None  # more script than text (a script inside a noscript counts twice)
-    # scripts inside only make chrome look bigger: safe
-    size = chrome_limit.cut.restored_len(lex.text(deep=True))
+    tree = chrome_limit.tree
+    cut = chrome_limit.cut
+    size = tree.text_size(lex, cut)  # scripts inside only make chrome look bigger: safe
     if size >= limit or (rule in PLACE_RULES and size >= PLACE_PROSE
-                         and _prose_size(lex, chrome_limit.cut) >= PLACE_PROSE):
+                         and tree.prose_size(lex, PLACE_PARAGRAPH, cut) >= PLACE_PROSE):
         return None  # big, or a "place" full of paragraphs: selection weighs it instead
     return rule, size
 
 
-def _prose_size(lex: Any, cut: RawCut) -> int:
-    """Characters in the paragraphs of a subtree (C-level: the copy stays cheap)."""
-    total = 0
-    for para in lex.css("p"):
-        n = cut.restored_len(para.text(deep=True))
-        if n >= PLACE_PARAGRAPH:
-            total += n
-    return total
-
-
-def _visible_size(lex: Any, cut: RawCut) -> int:
-    """Text size of a subtree without script/style bodies (C-level, cheap)."""
-    hidden = sum(cut.restored_len(n.text(deep=True))
-                 for n in lex.css("script, style, noscript, template"))
-    return cut.restored_len(lex.text(deep=True)) - hidden
-
-
-def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str], *,
+def _build(tree: Tree, lex_root: Any, root: Node, nodes: list[Node], skipped: set[str], *,
            skip_chrome: bool, cut: RawCut) -> None:
     """Copy the visible elements; ``nodes`` gets them parents-first (creation order).
 
@@ -299,7 +289,7 @@ def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str], *,
     blocks = BLOCK_TAGS
     chrome_tags = _CHROME_TAGS
     strong = _STRONG_WORD_RULES
-    limit = _ChromeLimit(lex_root, cut)
+    limit = _ChromeLimit(tree, lex_root, cut)
     while stack:
         lex, parent = stack.pop()
         counts: dict[str, int] = {}
@@ -308,54 +298,51 @@ def _build(lex_root: Any, root: Node, nodes: list[Node], skipped: set[str], *,
         elems = parent.elems
         depth = parent.depth + 1
         own = 0
-        child = lex.child
-        while child is not None:
-            tag: str | None = child.tag
-            if tag == "-text":
-                if not summary_only:
-                    text: str | None = child.text_content
-                    if text:
-                        children.append(text)
-                        if not text.isspace():  # indentation between tags adds nothing
-                            # collapsed length; in one printable line a space is the
-                            # only whitespace, and collapsing it is a strip
-                            own += len(text.strip(" ")) if text.isprintable() and \
-                                "  " not in text else len(" ".join(text.split()))
-            elif tag and tag[0] != "-":  # processing instructions have no tag: skipped
-                n = counts.get(tag, 0) + 1
-                counts[tag] = n
-                if tag not in drop and not (summary_only and tag != "summary"):
-                    attrs: dict[str, str | None] = child.attributes
-                    if attrs and ("hidden" in attrs or "style" in attrs
-                                  or "aria-hidden" in attrs) and _hidden(attrs):
-                        pass
-                    # only these can be chrome (``_chrome``: an inline element only by
-                    # its role, a block by a strong id or class word, asked here first:
-                    # the memoised rules are cheap, and most elements are spared the call)
-                    elif skip_chrome and (tag in chrome_tags or (attrs and (
-                        "role" in attrs or (tag in blocks and (
-                            ((value := attrs.get("id")) and id_rule(value) in strong)
-                            or ((value := attrs.get("class"))
-                                and words_rule(value) in strong)))))) and (
-                            found := _chrome(child, tag, attrs, parent.tag, limit)):
-                        skipped.add(found[0])
-                        parent.chrome += found[1]  # still weighs against its container
-                    else:
-                        node = Node(tag, attrs, parent, n, depth, len(nodes))
-                        nodes.append(node)
-                        children.append(node)
-                        elems.append(node)
-                        if depth >= MAX_DEPTH:
-                            flat: str = cut.restore(child.text(deep=True))
-                            size = 0
-                            if flat:
-                                node.children.append(flat)
-                                if not flat.isspace():
-                                    size = len(" ".join(flat.split()))
-                            _own_text(node, size)
-                        else:  # asking Lexbor for .child here would wrap it twice
-                            stack.append((child, node))
-            child = child.next
+        for item in tree.children(lex):
+            if isinstance(item, str):
+                if not summary_only and item:
+                    text: str = item
+                    children.append(text)
+                    if not text.isspace():  # indentation between tags adds nothing
+                        # collapsed length; in one printable line a space is the
+                        # only whitespace, and collapsing it is a strip
+                        own += len(text.strip(" ")) if text.isprintable() and \
+                            "  " not in text else len(" ".join(text.split()))
+                continue
+            tag, attrs, child = item
+            n = counts.get(tag, 0) + 1
+            counts[tag] = n
+            if tag in drop or (summary_only and tag != "summary"):
+                continue
+            if attrs and ("hidden" in attrs or "style" in attrs
+                          or "aria-hidden" in attrs) and _hidden(attrs):
+                continue
+            # only these can be chrome (``_chrome``: an inline element only by its role,
+            # a block by a strong id or class word, asked here first: the memoised rules
+            # are cheap, and most elements are spared the call)
+            if skip_chrome and (tag in chrome_tags or (attrs and (
+                "role" in attrs or (tag in blocks and (
+                    ((value := attrs.get("id")) and id_rule(value) in strong)
+                    or ((value := attrs.get("class"))
+                        and words_rule(value) in strong)))))) and (
+                    found := _chrome(child, tag, attrs, parent.tag, limit)):
+                skipped.add(found[0])
+                parent.chrome += found[1]  # still weighs against its container
+                continue
+            node = Node(tag, attrs, parent, n, depth, len(nodes))
+            nodes.append(node)
+            children.append(node)
+            elems.append(node)
+            if depth >= MAX_DEPTH:
+                flat = cut.restore(tree.text(child))
+                size = 0
+                if flat:
+                    node.children.append(flat)
+                    if not flat.isspace():
+                        size = len(" ".join(flat.split()))
+                _own_text(node, size)
+            else:
+                stack.append((child, node))
         _own_text(parent, own)
 
 

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from pressmark.markdown import to_markdown
 from pressmark.markdown._bounded import parse_page
+from pressmark.markdown._dom import Tree
 from pressmark.markdown._metadata import HeadNodes
 from pressmark.markdown._rawcut import NO_CUT, RawCut
 from pressmark.markdown._screen import NATIVE
@@ -57,7 +58,7 @@ def _parse(html: str, *, cut: bool) -> tuple[Any, RawCut, bool]:
     except UnicodeDecodeError:
         utf8 = None  # type: ignore[assignment]
     parser, _, raw = parse_page(html, utf8=utf8, cut=cut)
-    return parser, raw, raw.verify(HeadNodes(parser).raw_texts)
+    return parser, raw, raw.verify(HeadNodes(Tree(parser)).raw_texts)
 
 
 def check_same_tree(html: str) -> bool:

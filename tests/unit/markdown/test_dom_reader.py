@@ -1,0 +1,104 @@
+"""The C reader of Lexbor's tree against selectolax's API: the same values, always.
+
+``_dom.Tree`` reads through ``_native_dom.c`` when it is built and bound, else through
+selectolax. Everything the Markdown layer reads is compared here, reader against
+reader, on every HTML file of the repository and of the shared corpora and on
+generated markup; and the body tree ``_tree.parse`` copies through each is the same.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from selectolax.lexbor import LexborHTMLParser
+
+from pressmark.markdown import _dom
+from pressmark.markdown._bounded import parse_page
+from pressmark.markdown._rawcut import NO_CUT, RawCut
+from pressmark.markdown._tree import Node, parse
+
+pytestmark = pytest.mark.skipif(_dom.NATIVE is None, reason="the C reader is not built")
+
+REPO = Path(__file__).resolve().parents[3]
+SHARED = REPO.parent / "shared" / "bench"
+
+
+def _read_all(tree: _dom.Tree, cut: RawCut) -> list[Any]:
+    """Every reading of every element below the body, in document order."""
+    out: list[Any] = [tree.head_elements(), [tree.deeper_than(d) for d in (1, 3, 8, 40)]]
+    body = tree.parser.body
+    if body is None:
+        return out
+    stack = [tree.handle(body)]
+    while stack:
+        node = stack.pop()
+        out.append((tree.text(node), tree.text_size(node, cut), tree.visible_size(node, cut),
+                    tree.prose_size(node, 5, cut)))
+        kids = tree.children(node)
+        out.append([kid if isinstance(kid, str) else kid[:2] for kid in kids])
+        stack.extend(kid[2] for kid in reversed(kids) if not isinstance(kid, str))
+    return out
+
+
+def _same_readings(parser: Any, cut: RawCut) -> None:
+    native = _read_all(_dom.Tree(parser), cut)
+    api = _read_all(_dom.Tree(parser, native=False), cut)
+    assert native == api
+
+
+def _nodes(node: Node) -> list[Any]:
+    out: list[Any] = []
+    stack: list[Node | str] = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        out.append((item.tag, item.attrs, item.nth, item.depth, item.chrome, item.text_len,
+                    item.link_len, item.own_len, item.own_link, item.blocky))
+        stack.extend(reversed(item.children))
+    return out
+
+
+def check(html: str) -> None:
+    data = html.encode("utf-8", "surrogatepass")
+    _same_readings(LexborHTMLParser(data), NO_CUT)
+    parser, _, cut = parse_page(html, utf8=data)
+    _same_readings(parser, cut)
+    native, api = parse(html, utf8=data), parse(html, utf8=data, native=False)
+    assert _nodes(native.body) == _nodes(api.body)
+    assert native.skipped == api.skipped
+
+
+_PIECES = ["<div class='share'>", "<div>", "</div>", "<p>", "</p>", "<nav>", "</nav>",
+           "<aside class=sidebar>", "</aside>", "<script>x()</script>", "<style>p{}</style>",
+           "<noscript><script>y()</script>n</noscript>", "<template><p>t</p></template>",
+           "<title>T</title>", "<meta name=a content=b>", "<link rel=canonical href=/c>",
+           "<base href=/b/>", "<span itemprop=datePublished content=2024>", "<a href=x>",
+           "</a>", "<details><summary>s</summary>d</details>", "<b hidden>h</b>",
+           "<svg><title>i</title></svg>", "<!-- c -->", "text ", "é", "\u20ac", "\U0001f600",
+           "<p class='Share'>", "<footer>", "</footer>", " ", "\n", "<x-custom a=1>",
+           "<table><td>c</td></table>", "<math><mi>x</mi></math>", "<br>", "<img alt=a>"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_PIECES), max_size=50))
+def test_generated_markup_reads_the_same(pieces: list[str]) -> None:
+    check("".join(pieces))
+
+
+def test_deep_pages_read_the_same() -> None:
+    check("<div>" * 300 + "deep <b>text</b>" + "</div>" * 300)
+    check("<section>" * 200 + "<script>s()</script><p>x</p>")
+
+
+def test_every_corpus_page_reads_the_same() -> None:
+    pages = sorted(p for p in REPO.rglob("*.html") if ".venv" not in p.parts)
+    for name in ("extraction-dev", "extraction-dev-readability"):
+        pages.extend(sorted((SHARED / name).glob("*.html")))
+    for page in pages:
+        check(page.read_bytes().decode("utf-8", "replace"))
