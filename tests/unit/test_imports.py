@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from importlib.metadata import entry_points
 from pathlib import Path
 
 
@@ -50,3 +51,16 @@ def test_md_batch_start_up_leaves_out_what_plain_pages_never_need(tmp_path: Path
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
     assert (tmp_path / "out" / "a.md").read_text(encoding="utf-8").startswith("# Heading")
+
+
+def test_console_script_imports_the_command_line_itself() -> None:
+    """``pressmark`` is ``pressmark.cli:run``, which imports click with the collector off
+    (``pressmark.cli`` docstring): the package must leave click and ``typing`` to it."""
+    code = (
+        "import sys, pressmark.cli;"
+        "print(sorted({'click', 'typing'} & set(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    (script,) = entry_points(group="console_scripts", name="pressmark")
+    assert script.value == "pressmark.cli:run"
