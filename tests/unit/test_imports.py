@@ -82,3 +82,14 @@ def test_console_script_imports_the_command_line_itself() -> None:
     assert out.stdout.strip() == "[]"
     (script,) = entry_points(group="console_scripts", name="pressmark")
     assert script.value == "pressmark.cli:run"
+
+
+def test_md_batch_on_utf8_pages_needs_no_label_table_nor_snapshot_errors(
+    tmp_path: Path,
+) -> None:
+    """A UTF-8 page, declared or not, is read without ``webencodings`` (module doc of
+    ``pressmark.snapshot._labels``); the snapshot layer's errors load when raised."""
+    modules = _md_batch_modules(tmp_path, (
+        "<meta charset='UTF-8'><title>T</title><main><h1>Heading</h1><p>Text.</p></main>"))
+    assert not {"webencodings", "pressmark.snapshot._errors"} & modules
+    assert "pressmark.snapshot._charset" in modules
