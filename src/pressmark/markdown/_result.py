@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -22,6 +21,8 @@ class ReadinessFacts(Protocol):
 
 
 def _dumps(value: Any) -> str:
+    import json  # noqa: PLC0415 - only JSON output needs it, not every result
+
     return json.dumps(value, ensure_ascii=False, indent=2, allow_nan=False)
 
 
