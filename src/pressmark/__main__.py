@@ -1,5 +1,5 @@
 """``python -m pressmark`` runs the command line."""
 
-from pressmark.cli import main
+from pressmark.cli import run
 
-main()
+run()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from importlib.metadata import entry_points
 from pathlib import Path
 
 
@@ -30,23 +31,65 @@ def test_mcp_help_and_package_do_not_import_the_sdk() -> None:
     assert out.stdout.strip() == "[]"
 
 
+def _md_batch_modules(tmp_path: Path, html: str) -> set[str]:
+    """The modules a ``pressmark md --batch`` process (console script) holds after ``html``."""
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.html").write_text(html, encoding="utf-8")
+    argv = ["pressmark", "md", "--batch", str(src), str(tmp_path / "out"), "--jobs", "1"]
+    code = (
+        f"import sys; sys.argv = {argv!r}; from pressmark.cli import run\n"
+        "try: run()\n"
+        "except SystemExit as exc: assert exc.code == 0, exc.code\n"
+        "print('\\n'.join(sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert (tmp_path / "out" / "a.md").read_text(encoding="utf-8").startswith("# Heading")
+    return set(out.stdout.split())
+
+
 def test_md_batch_start_up_leaves_out_what_plain_pages_never_need(tmp_path: Path) -> None:
     """``pressmark md --batch`` over ordinary pages loads no pathlib, urllib.parse,
     ipaddress or idna: together they cost about a tenth of its start-up (module docs of
     ``pressmark.cli._md`` and ``pressmark.egress._url``)."""
-    src = tmp_path / "in"
-    src.mkdir()
-    (src / "a.html").write_text(
+    modules = _md_batch_modules(tmp_path, (
         "<title>T</title><main><h1>Heading</h1><p>Some text with "
         "<a href='https://Example.com/x'>a link</a> and <a href='/y'>another</a>.</p>"
-        "<a href='http://192.0.2.1/z'>an address</a></main>", encoding="utf-8")
+        "<a href='http://192.0.2.1/z'>an address</a></main>"))
+    assert not {"pathlib", "urllib.parse", "ipaddress", "idna"} & modules
+
+
+def test_md_batch_loads_the_url_parser_only_for_a_link_that_needs_it(tmp_path: Path) -> None:
+    """Links already in the parser's canonical shape (most links) need no parse: the
+    parser loads with the first page that has another (module doc of
+    ``pressmark.egress._url_shape``)."""
+    modules = _md_batch_modules(tmp_path, (
+        "<title>T</title><main><h1>Heading</h1><p>Some text with "
+        "<a href='https://example.com/x?q=1#f'>a link</a> and <a href='/y'>another</a>.</p>"
+        "</main>"))
+    assert "pressmark.egress._url_shape" in modules
+    assert "pressmark.egress._url" not in modules
+
+
+def test_console_script_imports_the_command_line_itself() -> None:
+    """``pressmark`` is ``pressmark.cli:run``, which imports click with the collector off
+    (``pressmark.cli`` docstring): the package must leave click and ``typing`` to it."""
     code = (
-        "import sys; from pressmark.cli import main\n"
-        f"try: main(['md', '--batch', {str(src)!r}, {str(tmp_path / 'out')!r}, '--jobs', '1'])\n"
-        "except SystemExit as exc: assert exc.code == 0, exc.code\n"
-        "heavy = {'pathlib', 'urllib.parse', 'ipaddress', 'idna'};"
-        "print(sorted(heavy & set(sys.modules)))"
+        "import sys, pressmark.cli;"
+        "print(sorted({'click', 'typing'} & set(sys.modules)))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
-    assert (tmp_path / "out" / "a.md").read_text(encoding="utf-8").startswith("# Heading")
+    (script,) = entry_points(group="console_scripts", name="pressmark")
+    assert script.value == "pressmark.cli:run"
+
+
+def test_md_batch_on_utf8_pages_needs_no_label_table_nor_snapshot_errors(
+    tmp_path: Path,
+) -> None:
+    """A UTF-8 page, declared or not, is read without ``webencodings`` (module doc of
+    ``pressmark.snapshot._labels``); the snapshot layer's errors load when raised."""
+    modules = _md_batch_modules(tmp_path, (
+        "<meta charset='UTF-8'><title>T</title><main><h1>Heading</h1><p>Text.</p></main>"))
+    assert not {"webencodings", "pressmark.snapshot._errors"} & modules
+    assert "pressmark.snapshot._charset" in modules

@@ -14,6 +14,7 @@ of every ``pressmark md``, which converts a page in a few milliseconds.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -110,6 +111,24 @@ def _run_forked(work: list[tuple[str, str, bool]], jobs: int) -> list[str]:
     return failed
 
 
+def _load_converter() -> None:
+    """Import the converter, and the snapshot layer every page is decoded with.
+
+    The imported modules never become garbage: frozen, the collector stops walking them
+    after every page, and a forked worker's collections do not touch (and copy) them.
+    Nor need it walk them while they load: collection is off for the import.
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        import pressmark.markdown  # noqa: PLC0415 - `--help` stays fast
+        import pressmark.snapshot  # noqa: F401, PLC0415 - as above
+    finally:
+        gc.freeze()
+        if collecting:
+            gc.enable()
+
+
 def _run_batch(in_dir: str, out_dir: str, jobs: int | None, with_json: bool) -> int:
     with os.scandir(in_dir) as entries:
         sources = sorted(e.path for e in entries
@@ -119,20 +138,7 @@ def _run_batch(in_dir: str, out_dir: str, jobs: int | None, with_json: bool) -> 
     if jobs is None:
         jobs = auto_jobs(len(work), _cores())
     jobs = min(jobs, len(work))
-    import gc  # noqa: PLC0415 - `--help` stays fast
-
-    # The imported modules never become garbage: frozen, the collector stops walking them
-    # after every page, and a forked worker's collections do not touch (and copy) them.
-    # Nor need it walk them while they load: collection is off for the import.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        import pressmark.markdown  # noqa: PLC0415 - imported once, before any fork
-        import pressmark.snapshot  # noqa: F401, PLC0415 - every page is decoded with it
-    finally:
-        gc.freeze()
-        if collecting:
-            gc.enable()
+    _load_converter()  # once, before any fork
     if jobs > 1 and hasattr(os, "fork"):
         failed = _run_forked(work, jobs)
     elif jobs > 1:
@@ -192,7 +198,8 @@ def md(  # noqa: PLR0917 - click's signature: one parameter per option
         sys.exit(_run_batch(source, out_dir, _jobs(jobs), as_json))
     if out_dir is not None:
         raise click.UsageError("OUT_DIR is only valid with --batch")
-    from pressmark.markdown import to_markdown  # noqa: PLC0415 - keeps `--help` fast
+    _load_converter()
+    from pressmark.markdown import to_markdown  # noqa: PLC0415 - loaded just above
 
     if source is None and _stdin_is_terminal():
         # Nothing piped in: waiting silently for HTML typed at a terminal helps nobody.

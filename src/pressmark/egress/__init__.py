@@ -7,8 +7,10 @@ only at an address that was checked, while TLS verifies the host name. See
 
 The policy, the resolver, the client, the proxy, URL canonicalisation and the
 address classifier load on first use, so ``import pressmark.egress`` stays light:
-the URL parser is all that layers which only parse URLs (Markdown link resolution,
-``pressmark md``) pay for, without asyncio, ssl or ``ipaddress``.
+layers which only parse URLs (Markdown link resolution, ``pressmark md``) pay for the
+URL parser alone, without asyncio, ssl or ``ipaddress``. The parser itself
+(``ParsedURL``, ``parse_url``, ``join_url``) loads on first use as well: the Markdown
+layer asks ``is_canonical_url`` first, and on most pages no link needs more.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from pressmark.egress._errors import (
     NetworkError,
     ResponseTooLarge,
 )
-from pressmark.egress._url import ParsedURL, is_canonical_url, join_url, parse_url
+from pressmark.egress._url_shape import is_canonical_url
 
 if TYPE_CHECKING:
     from pressmark.egress._address import classify_address
@@ -35,8 +37,12 @@ if TYPE_CHECKING:
     from pressmark.egress._proxy import EgressProxy, ProxyDenial
     from pressmark.egress._resolver import Resolver, StaticResolver, SystemResolver
     from pressmark.egress._response import GuardedResponse, RedirectHop
+    from pressmark.egress._url import ParsedURL, join_url, parse_url
 
 _LAZY: dict[str, str] = {
+    "ParsedURL": "pressmark.egress._url",
+    "join_url": "pressmark.egress._url",
+    "parse_url": "pressmark.egress._url",
     "classify_address": "pressmark.egress._address",
     "canonical_url": "pressmark.egress._canonical",
     "normalise_percent_encoding": "pressmark.egress._canonical",

@@ -444,32 +444,3 @@ def join_url(base: ParsedURL, reference: str) -> str:
         return f"{origin}{base.target}{ref}"
     directory = base.path.rsplit("/", 1)[0]
     return f"{origin}{directory}/{ref}"
-
-
-# An absolute http(s) URL ``parse_url`` would give back unchanged, told by its shape:
-# a lower-case ASCII name (``_SIMPLE_DOMAIN``'s shape, no port), a path, and then query
-# and fragment, each of characters the percent-encode sets above keep as they are (no
-# backslash in the path, which it turns into "/"). tests/unit/markdown/test_links.py
-# holds this check to ``parse_url`` on real and hostile URLs.
-_CANONICAL_SHAPE = re.compile(
-    r"https?://(?:[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?\.)*[a-z_](?:[a-z0-9_-]*[a-z0-9_])?"
-    r"/[!$-;=@-\[\]-_a-z|~]*(?:\?[!$-&(-;=?-~]*)?(?:#[!#-;=?-_a-~]*)?"
-)
-
-
-def is_canonical_url(url: str) -> bool:
-    """Is ``parse_url(url).url`` provably ``url`` itself? (Most links on a page are.)
-
-    WHY here: it restates the parser's host, encoding and dot-segment rules as a shape,
-    so it lives beside them; the Markdown layer asks it before paying for a full parse.
-
-    Beyond the pattern: no ``xn--`` label (an A-label is checked by decoding it) and no
-    path segment that starts with ``.`` or ``%2`` (every dot segment, ``%2e`` included,
-    does, and only dot segments are rewritten). Then the parser strips nothing, finds
-    this scheme, host and no port, encodes nothing and resolves no segment, and its
-    serialisation is the string it was given.
-    """
-    if _CANONICAL_SHAPE.fullmatch(url) is None:
-        return False
-    path = url[url.index("/", 8):]
-    return "xn--" not in url[:len(url) - len(path)] and "/." not in path and "/%2" not in path

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from typing import TYPE_CHECKING
 
-from pressmark.egress import EgressDenied, ParsedURL, is_canonical_url, join_url, parse_url
+from pressmark import egress
+from pressmark.egress import EgressDenied, is_canonical_url
 from pressmark.markdown._blocks import (
     Block,
     Code,
@@ -33,6 +35,9 @@ from pressmark.markdown._select import LONG_BLOCK, Selection, select
 from pressmark.markdown._text_rules import SENTENCE_END
 from pressmark.markdown._tree import Document, Node, parse
 from pressmark.markdown._validate import SOFT_404_CHARS, Facts, not_found_tokens, validate
+
+if TYPE_CHECKING:
+    from pressmark.egress import ParsedURL
 
 _SCHEMES = frozenset(("http", "https", "mailto", "ftp", "tel"))
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
@@ -79,21 +84,24 @@ def _scheme(href: str) -> str:
     return match.group(1).lower() if match else ""
 
 
+# ``egress.parse_url`` and ``egress.join_url`` are looked up on the package: the URL
+# parser loads on the first page that needs it (a ``<base href>``, a link of another
+# shape than ``is_canonical_url``'s), which most pages never are.
 def _parsed(url: str | None) -> ParsedURL | None:
     if not url:
         return None
     try:
-        return parse_url(url)
+        return egress.parse_url(url)
     except EgressDenied:
         return None
 
 
 def _joined(base: ParsedURL | None, href: str) -> str | None:
-    url = href if base is None else join_url(base, href)
+    url = href if base is None else egress.join_url(base, href)
     if is_canonical_url(url):
         return url  # what the parse below returns, without building a ParsedURL
     try:
-        return parse_url(url).url
+        return egress.parse_url(url).url
     except EgressDenied:
         return None
 

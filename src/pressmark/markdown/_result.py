@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -22,11 +21,15 @@ class ReadinessFacts(Protocol):
 
 
 def _dumps(value: Any) -> str:
+    import json  # noqa: PLC0415 - only JSON output needs it, not every result
+
     return json.dumps(value, ensure_ascii=False, indent=2, allow_nan=False)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Structure:
+    """How many of each kind of block the Markdown holds: a shape to compare pages by."""
+
     headings: int = 0
     paragraphs: int = 0
     lists: int = 0
@@ -48,6 +51,9 @@ class Structure:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Provenance:
+    """Where a heading or paragraph of the Markdown came from in the page, so a reader
+    can check a quoted span against the DOM it was taken from."""
+
     kind: str               # "heading" | "paragraph"
     markdown_span: tuple[int, int]
     dom_selector: str
@@ -60,6 +66,9 @@ class Provenance:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EvidencePacket:
+    """Why the Markdown is what it is: the selectors and rules that fired, validation,
+    render signals and sample provenance, for a reviewer (``to_json`` keeps key order)."""
+
     policy_version: str
     url_requested: str | None
     url_final: str | None
@@ -91,6 +100,9 @@ class EvidencePacket:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MarkdownResult:
+    """One page converted: the Markdown with everything needed to trust, cite or compare
+    it. The same input and policy give an equal result (and the same JSON) in any process."""
+
     markdown: str
     title: str | None
     metadata: PageMetadata

@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pressmark.egress import EgressDenied, parse_url
+from pressmark.egress import EgressDenied
 from pressmark.markdown._policy import ConversionPolicy
 
 _SOFT_404 = re.compile(
@@ -101,6 +101,8 @@ class Facts:
 
 def _norm_url(url: str) -> tuple[str, str, str]:
     """Host (without ``www.``), path and query, as the egress parser reads them."""
+    from pressmark.egress import parse_url  # noqa: PLC0415 - loads on first use (pressmark.egress)
+
     try:
         parsed = parse_url(url.strip())
     except EgressDenied:

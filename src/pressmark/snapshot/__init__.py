@@ -6,9 +6,10 @@ builds one with every derived field filled in; ``build_source_ref`` /
 reference from any store, exactly or with a typed error. The stores themselves
 live in :mod:`pressmark.store`.
 
-The charset decision loads with the package; the snapshot model, sourceRefs and
-replay load on first use, so ``pressmark md``, which only decodes local files the
-way a snapshot would, does not pay for hashing and the envelope format at start-up.
+The charset decision loads with the package; the snapshot model, sourceRefs, replay
+and the errors they raise load on first use, so ``pressmark md``, which only decodes
+local files the way a snapshot would, does not pay for hashing and the envelope
+format at start-up.
 """
 
 from __future__ import annotations
@@ -25,11 +26,11 @@ from pressmark.snapshot._charset import (
     header_charset,
     sniff_charset,
 )
-from pressmark.snapshot._errors import InvalidSnapshot, InvalidSourceRef, SnapshotError
 from pressmark.snapshot._labels import lookup_encoding
 from pressmark.snapshot._prescan import prescan_meta_charset
 
 if TYPE_CHECKING:
+    from pressmark.snapshot._errors import InvalidSnapshot, InvalidSourceRef, SnapshotError
     from pressmark.snapshot._kind import ContentKind, classify_content_type
     from pressmark.snapshot._model import (
         HashBasis,
@@ -46,6 +47,8 @@ if TYPE_CHECKING:
     from pressmark.snapshot._time import is_canonical_timestamp, utc_now_iso
 
 _LAZY: dict[str, str] = {
+    **dict.fromkeys(("InvalidSnapshot", "InvalidSourceRef", "SnapshotError"),
+                    "pressmark.snapshot._errors"),
     **dict.fromkeys(("ContentKind", "classify_content_type"), "pressmark.snapshot._kind"),
     **dict.fromkeys(("HashBasis", "RedirectRecord", "Snapshot", "canonical_json",
                      "new_snapshot", "snapshot_envelope", "snapshot_from_envelope",

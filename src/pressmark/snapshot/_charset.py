@@ -27,6 +27,7 @@ Rules of :func:`decode_text_body` (reading with an already chosen label):
 from __future__ import annotations
 
 import codecs
+import functools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -44,7 +45,12 @@ _BOMS: tuple[tuple[bytes, str, str], ...] = (
 
 _WHITESPACE = "\t\n\f\r "
 _MAX_LABEL_IN_WARNING = 40
-_CHARSET_PARAM = re.compile(r"""charset\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s;"',]+))""", re.I)
+
+
+@functools.cache
+def _charset_param() -> re.Pattern[str]:
+    """Compiled on first use: only a Content-Type header has one (``pressmark md`` has none)."""
+    return re.compile(r"""charset\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s;"',]+))""", re.I)
 
 
 def _c1_passthrough(exc: UnicodeError) -> tuple[str, int]:
@@ -89,7 +95,7 @@ def charset_parameter(content_type: str | None) -> str | None:
     """The lower-cased ``charset`` parameter of a Content-Type value, known or not."""
     if not content_type:
         return None
-    match = _CHARSET_PARAM.search(content_type)
+    match = _charset_param().search(content_type)
     if match is None:
         return None
     label = next(group for group in match.groups() if group is not None).strip(_WHITESPACE)

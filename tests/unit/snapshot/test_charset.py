@@ -40,6 +40,26 @@ def test_whatwg_labels(label: str, name: str) -> None:
     assert lookup_encoding(label) == name
 
 
+def test_the_utf8_shortcut_answers_as_the_label_table_does() -> None:
+    """``lookup_encoding`` answers UTF-8's labels without webencodings (module docstring of
+    ``pressmark.snapshot._labels``): every label of the table, in any case, with the
+    whitespace the standard strips, and look-alikes that are no label, say the same."""
+    import webencodings
+    from webencodings.labels import LABELS
+
+    from pressmark.snapshot._labels import codec_for
+
+    labels = [*LABELS, "utf\u20118", "\uff55tf-8", "utf-8\u00a0", "utf-8;", "utf-8 x"]
+    for label in labels:
+        for variant in (label, label.upper(), label.title(), f" \t{label}\n\x0c\r"):
+            found = webencodings.lookup(variant)
+            expected = None if found is None else found.name
+            got = lookup_encoding(variant)
+            assert (got == "UTF-8") == (expected == "utf-8"), variant
+            assert (got is None) == (expected is None), variant
+    assert codec_for("UTF-8") == webencodings.lookup("UTF-8").codec_info.name
+
+
 def test_unknown_label_falls_back_to_utf8_with_a_warning() -> None:
     decoded = decode_text_body("héllo".encode(), "x-klingon")
     assert decoded.text == "héllo"
