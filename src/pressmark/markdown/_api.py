@@ -31,6 +31,7 @@ from pressmark.markdown._result import (
     ReadinessFacts,
     Structure,
 )
+from pressmark.markdown._screen import utf8_valid
 from pressmark.markdown._select import LONG_BLOCK, Selection, select
 from pressmark.markdown._text_rules import SENTENCE_END
 from pressmark.markdown._tree import Document, Node, parse
@@ -139,18 +140,21 @@ def to_markdown(
     """
     utf8: bytes | None = None
     decode_warnings: tuple[str, ...] = ()
+    text: str | None
     if isinstance(html, bytes):
-        html, utf8, decode_warnings = _decode_body(html, content_type)
+        text, utf8, decode_warnings = _decode_body(html, content_type)
     elif not isinstance(html, str):
         raise MarkdownError("to_markdown() takes HTML as text (str) or body bytes",
                             code="invalid-input")
     elif content_type is not None:
         raise MarkdownError("content_type names the charset of body bytes; this HTML is "
                             "already text", code="invalid-input")
-    doc = parse(html, skip_chrome=policy.select_main, utf8=utf8)
+    else:
+        text = html
+    doc = parse(text, skip_chrome=policy.select_main, utf8=utf8)
     head = HeadNodes(doc.tree)
     if not doc.cut.verify(head.raw_texts):  # the tree is not the page's (``_rawcut``)
-        doc = parse(html, skip_chrome=policy.select_main, utf8=utf8, cut=False)
+        doc = parse(text, skip_chrome=policy.select_main, utf8=utf8, cut=False)
         head = HeadNodes(doc.tree)
     resolve = _Resolver(_base_url(head.base_attrs, url))
     state = read_embedded_state(head, doc.cut)
@@ -207,21 +211,33 @@ def to_markdown(
 
 
 def _decode_body(data: bytes, content_type: str | None,
-                 ) -> tuple[str, bytes | None, tuple[str, ...]]:
+                 ) -> tuple[str | None, bytes | None, tuple[str, ...]]:
     """The text of body bytes, the bytes again when they are exactly its UTF-8 (no BOM,
     nothing replaced), and the charset decision's warnings.
 
     WHY hand the bytes on: Lexbor parses UTF-8, and a page given as text is encoded
     back to it first, about a twentieth of a conversion; bytes that decoded cleanly as
-    UTF-8 are already that encoding.
+    UTF-8 are already that encoding. And when the C screen can tell they will (valid
+    UTF-8, the decision UTF-8, no BOM), the text is left undecoded (None): only the
+    rare page the screen sends to the full scan needs it (``_bounded``).
     """
-    from pressmark.snapshot import decide_charset, decode_text_body  # noqa: PLC0415 - only bytes need it
+    from pressmark.snapshot import (  # noqa: PLC0415 - only bytes need it
+        decide_charset,
+        decode_text_body,
+        text_encoding,
+    )
 
     decision = decide_charset(data, content_type, is_html=True)
+    if text_encoding(data, decision.label) == "UTF-8" and not data.startswith(_UTF8_BOM) \
+            and utf8_valid(data):
+        return None, data, decision.warnings
     decoded = decode_text_body(data, decision.label)
     warnings = (*decision.warnings, *decoded.warnings)
     exact = decoded.encoding == "UTF-8" and not decoded.bom_removed and not decoded.replaced
     return decoded.text, data if exact else None, warnings
+
+
+_UTF8_BOM = b"\xef\xbb\xbf"
 
 
 def _not_found_markers(doc: Document, head: HeadNodes) -> tuple[str, ...]:

@@ -352,6 +352,7 @@ PARSE_FIRST_STARTS = 4 * SCREEN_STARTS
 """A page past :data:`SCREEN_STARTS` but within every other cap, with at most this many
 start tags, is parsed first and its tree checked for depth (see :func:`parse_html`)."""
 _TEMPLATE = re.compile(r"<template", re.I | re.A)  # template contents escape the query
+_TEMPLATE_UTF8 = re.compile(rb"<template", re.I)
 
 
 def parse_html(text: str, *, screened: bool = False, utf8: bytes | None = None,
@@ -375,17 +376,23 @@ def parse_html(text: str, *, screened: bool = False, utf8: bytes | None = None,
     return parser, limits
 
 
-def parse_page(text: str, *, screened: bool = False, utf8: bytes | None = None,
+def parse_page(text: str | None, *, screened: bool = False, utf8: bytes | None = None,
                cut: bool = True) -> tuple[LexborHTMLParser, tuple[str, ...], RawCut]:
     """:func:`parse_html`, and with ``cut`` the script and style bodies left out of
     what Lexbor parses (``_rawcut``): the caller must :meth:`RawCut.verify` the tree and
-    read those elements' text through the cut."""
-    source: str | bytes = text if utf8 is None else utf8
+    read those elements' text through the cut. ``text`` may be None when ``utf8`` holds
+    it (valid UTF-8): it is decoded only for a page the screen cannot pass."""
+    source: str | bytes
+    if text is None:
+        assert utf8 is not None, "parse_page needs the text or its UTF-8 bytes"
+        source = utf8
+    else:
+        source = text if utf8 is None else utf8
     native = NATIVE if cut else None
     cuts: list[int] | None = [] if native is not None else None
     last = _Memo.last
-    if screened or (last is not None and last.text is text):  # bounded just now (``_Memo``)
-        if native is not None:  # the C pass, for the cuts alone
+    if screened or (last is not None and text is not None and last.text is text):
+        if native is not None:  # bounded just now (``_Memo``): the C pass, for the cuts
             native(source, MAX_ATTRIBUTES, MAX_FORMATTING, cuts)
         raw = RawCut(source, cuts) if cuts else NO_CUT
         return LexborHTMLParser(raw.cut_source() if raw.count else source), (), raw
@@ -394,10 +401,20 @@ def parse_page(text: str, *, screened: bool = False, utf8: bytes | None = None,
     parsed = raw.cut_source() if raw.count else source
     if 0 <= starts <= SCREEN_STARTS:
         return LexborHTMLParser(parsed), (), raw
-    if 0 <= starts <= PARSE_FIRST_STARTS and _TEMPLATE.search(text) is None:
+    if 0 <= starts <= PARSE_FIRST_STARTS and not _has_template(text, utf8):
         tree = LexborHTMLParser(parsed)
         if not Tree(tree).deeper_than(MAX_DEPTH // 2):
             return tree, (), raw
+    if text is None:
+        assert utf8 is not None
+        text = utf8.decode("utf-8")
     bounded = _bound(text, screened_out=True)
     _Memo.last = bounded
     return LexborHTMLParser(bounded.text), bounded.warnings, NO_CUT
+
+
+def _has_template(text: str | None, utf8: bytes | None) -> bool:
+    if text is not None:
+        return _TEMPLATE.search(text) is not None
+    assert utf8 is not None
+    return _TEMPLATE_UTF8.search(utf8) is not None

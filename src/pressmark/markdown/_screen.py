@@ -40,6 +40,23 @@ def _load_native() -> Callable[[str | bytes, int, int, list[int] | None], int] |
     return scan
 
 
+def _load_utf8_check() -> Callable[[bytes], bool] | None:
+    try:
+        from pressmark.markdown._native_screen import utf8_valid  # noqa: PLC0415 (optional)
+    except ImportError:
+        return None
+    return utf8_valid
+
+
+_UTF8_VALID = _load_utf8_check()
+
+
+def utf8_valid(data: bytes) -> bool:
+    """True when ``data`` is valid UTF-8, as told by the C module without decoding it;
+    False when it is not, or when there is no C module to tell (decode to know)."""
+    return _UTF8_VALID is not None and _UTF8_VALID(data)
+
+
 NATIVE = _load_native()
 """The C pass ``scan(text, max_attributes, max_formatting, cuts)``, when the package was
 built with it: the start tags it read, -1 when a cap may be needed, -2 when unsure; a
@@ -150,7 +167,7 @@ def screen(text: str) -> bool:
     return 0 <= screened_starts(text) <= SCREEN_STARTS
 
 
-def screened_starts(text: str, *, source: str | bytes | None = None,
+def screened_starts(text: str | None, *, source: str | bytes | None = None,
                     cuts: list[int] | None = None) -> int:
     """An upper bound of the page's start tags when every other cap provably holds
     (text length, formatting elements, attributes), else -1.
@@ -162,19 +179,27 @@ def screened_starts(text: str, *, source: str | bytes | None = None,
     is tighter still.
 
     ``source``: the text's UTF-8 bytes, when the caller parses those (the C pass reads
-    them instead, with the same decisions). ``cuts``: a list the C pass fills with the
+    them instead, with the same decisions); ``text`` may then be None, decoded only if
+    the regular expressions must decide. ``cuts``: a list the C pass fills with the
     script and style bodies it found (``_rawcut``); left empty when it is missing or
     unsure.
     """
-    if len(text) > MAX_TEXT_CHARS:
+    if text is None:
+        assert isinstance(source, bytes), "text or its UTF-8 bytes"
+        if len(source) > MAX_TEXT_CHARS:  # bytes bound characters; too many? decode
+            text = source.decode("utf-8")
+    if text is not None and len(text) > MAX_TEXT_CHARS:
         return -1
+    scanned: str | bytes = source if source is not None else text  # type: ignore[assignment]
     if NATIVE is not None:
-        starts = NATIVE(text if source is None else source, MAX_ATTRIBUTES, MAX_FORMATTING,
-                        cuts)
+        starts = NATIVE(scanned, MAX_ATTRIBUTES, MAX_FORMATTING, cuts)
         if starts != _NATIVE_UNSURE:
             return starts
         if cuts:
             cuts.clear()
+    if text is None:
+        assert isinstance(source, bytes)
+        text = source.decode("utf-8")
     return regex_screened_starts(text)
 
 

@@ -197,9 +197,10 @@ PLACE_PROSE = 1000      # chars of paragraphs that make a chrome-named "place" a
 PLACE_PARAGRAPH = 80    # chars: a paragraph this long is prose
 
 
-def parse(html: str, *, skip_chrome: bool = True, utf8: bytes | None = None,
+def parse(html: str | None, *, skip_chrome: bool = True, utf8: bytes | None = None,
           cut: bool = True, native: bool = True) -> Document:
-    """``utf8``: ``html`` encoded as UTF-8, when the caller has those bytes (``parse_html``).
+    """``utf8``: ``html`` encoded as UTF-8, when the caller has those bytes (``parse_html``);
+    ``html`` may then be None (``parse_page``).
 
     ``cut``: Lexbor skips script and style bodies (``_rawcut``); the caller verifies the
     cut against the tree (``Document.cut``) and parses again without it if it fails.

@@ -25,6 +25,7 @@ from pressmark.snapshot._charset import (
     decode_text_body,
     header_charset,
     sniff_charset,
+    text_encoding,
 )
 from pressmark.snapshot._labels import lookup_encoding
 from pressmark.snapshot._prescan import prescan_meta_charset
@@ -90,6 +91,7 @@ __all__ = [
     "snapshot_from_envelope",
     "sniff_charset",
     "source_id_for_url",
+    "text_encoding",
     "utc_now_iso",
 ]
 

@@ -166,19 +166,26 @@ def sniff_charset(data: bytes, content_type: str | None, *, is_html: bool,
     return decision.label, decision.source
 
 
+def text_encoding(data: bytes, charset: str | None) -> str | None:
+    """The encoding :func:`decode_text_body` decodes ``data`` with under the label
+    ``charset``, or None for a label it does not know (it then decodes UTF-8, with a
+    warning). A caller may skip the decode when it can tell the result another way."""
+    if charset is None or not charset.strip(_WHITESPACE):
+        return bom_encoding(data) or "UTF-8"
+    return lookup_encoding(charset)
+
+
 def decode_text_body(data: bytes, charset: str | None) -> DecodedText:
     """Decode stored body bytes with an already chosen charset label (see the module rules)."""
     warnings: list[str] = []
-    if charset is None or not charset.strip(_WHITESPACE):
-        name = bom_encoding(data) or "UTF-8"
+    found = text_encoding(data, charset)
+    if found is None:
+        assert charset is not None
+        warnings.append(f"charset-unknown: label {_shown(charset.strip(_WHITESPACE))} is "
+                        "not a known encoding; decoded as UTF-8")
+        name = "UTF-8"
     else:
-        found = lookup_encoding(charset)
-        if found is None:
-            warnings.append(f"charset-unknown: label {_shown(charset.strip(_WHITESPACE))} is "
-                            "not a known encoding; decoded as UTF-8")
-            name = "UTF-8"
-        else:
-            name = found
+        name = found
     bom_removed = False
     payload = data
     for bom, bom_name, _ in _BOMS:

@@ -73,7 +73,7 @@ def test_markdown_package_imports_only_errors_the_url_parser_and_the_charset_rul
                for node in ast.walk(ast.parse(source.read_text(encoding="utf-8")))
                if isinstance(node, ast.ImportFrom) and node.module == "pressmark.snapshot"
                for alias in node.names}
-    assert charset == {"decide_charset", "decode_text_body"}
+    assert charset == {"decide_charset", "decode_text_body", "text_encoding"}
     names = {alias.name for source in Path(pm.__file__).parent.glob("*.py")
              for node in ast.walk(ast.parse(source.read_text(encoding="utf-8")))
              if isinstance(node, ast.ImportFrom) and node.module == "pressmark.egress"

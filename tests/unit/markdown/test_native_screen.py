@@ -122,3 +122,26 @@ def test_the_c_pass_reads_what_the_regexes_follow() -> None:
     assert _native("<b>" * 100 + "<i>") == -1
     assert _native("<!-- <div> --><!x <div>><? <div>>") == 0
     assert _native("\u0100<p>\U0001f600<p>") == 2  # two- and four-byte strings
+
+
+def _decodes(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+_UTF8_PIECES = st.sampled_from([
+    b"a", b"<p>", b"\xc2\x80", b"\xdf\xbf", b"\xe0\xa0\x80", b"\xed\x9f\xbf", b"\xed\xa0\x80",
+    b"\xef\xbf\xbf", b"\xf0\x90\x80\x80", b"\xf4\x8f\xbf\xbf", b"\xf4\x90\x80\x80", b"\xc0\x80",
+    b"\xc1\xbf", b"\x80", b"\xe1", b"\xe1\x80", b"\xf5\x80\x80\x80", b"\xff", b"x" * 17,
+])
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.binary(max_size=40) | st.lists(_UTF8_PIECES, max_size=24).map(b"".join))
+def test_utf8_check_agrees_with_the_decoder(data: bytes) -> None:
+    """The C check stands in for a decode (``_api._decode_body``): it must accept exactly
+    what ``bytes.decode("utf-8")`` accepts (no overlongs, surrogates, or past U+10FFFF)."""
+    assert _screen.utf8_valid(data) == _decodes(data)
