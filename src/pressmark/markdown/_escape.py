@@ -44,7 +44,28 @@ def clean(text: str) -> str:
         return text
     if "\xa0" in text:
         text = text.replace("\xa0", " ")
+    if _no_controls(text):
+        return text
     return _CONTROL.sub("", text)
+
+
+# the ASCII characters ``_CONTROL`` removes (tab, LF and CR stay)
+_ASCII_CONTROLS = bytes((*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F))
+
+
+def _no_controls(text: str) -> bool:
+    """True when ``text`` holds nothing ``_CONTROL`` removes (False may be wrong: a hint).
+
+    WHY: most unprintable text is printable but for its line breaks and indentation
+    (a text node of pretty-printed HTML), and the regex scan costs some 30 times this
+    C-level test per character (a character class is tried at every position).
+    """
+    if text.isascii():
+        data = text.encode("ascii")
+        return len(data.translate(None, _ASCII_CONTROLS)) == len(data)
+    # with tab, LF and CR gone, printable text holds no control, no zero-width or
+    # byte-order mark and no noncharacter (Cc, Cf, Cn all fail ``isprintable``)
+    return text.replace("\n", "").replace("\t", "").replace("\r", "").isprintable()
 
 
 def escape_text(text: str) -> str:
