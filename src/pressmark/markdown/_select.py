@@ -18,8 +18,7 @@ hashing or on time: the same tree always yields the same region.
 
 from __future__ import annotations
 
-import functools
-import re
+from collections import Counter
 from collections.abc import Collection
 
 from pressmark.markdown import _boilerplate, _text_rules
@@ -56,24 +55,23 @@ DENSE_SCALE = 2.5
 HANGUL_SCALE = 1.8
 DENSE_SHARE = 0.3        # share of such characters (of non-space chars) that makes it so
 DENSE_SAMPLE = 2000      # chars of body text sampled, in document order
-# Character classes as (lowest, class). Compiled on first need: a class spanning tens of
-# thousands of code points takes ~10 ms to compile, and a page whose text has no
-# character that high (most pages) never needs it.
-_DENSE = ("\u3040", "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_HANGUL = ("\u1100", "[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]")
+# Character ranges (inclusive): kana and the CJK ideographs, then Hangul jamo and syllables.
+# Counted over the sample's distinct characters: a regex class spanning tens of thousands
+# of code points takes milliseconds to compile, in every process that meets such a page.
+_DENSE = (("\u3040", "\u30ff"), ("\u3400", "\u4dbf"), ("\u4e00", "\u9fff"),
+          ("\uf900", "\ufaff"))
+_HANGUL = (("\u1100", "\u11ff"), ("\u3130", "\u318f"), ("\uac00", "\ud7a3"))
 
 
-@functools.cache
-def _char_class(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
-
-
-def _count(text: str, chars: tuple[str, str], highest: str) -> int:
-    """How many characters of ``text`` (whose highest is ``highest``) fall in ``chars``."""
-    lowest, pattern = chars
-    return 0 if highest < lowest else len(_char_class(pattern).findall(text))
-
-
+def _count(counts: dict[str, int], ranges: tuple[tuple[str, str], ...]) -> int:
+    """How many of the counted characters fall in ``ranges``."""
+    total = 0
+    for char, n in counts.items():
+        for low, high in ranges:
+            if low <= char <= high:
+                total += n
+                break
+    return total
 
 
 class Selection:
@@ -121,10 +119,10 @@ def script_scale(doc: Document) -> float:
     # can be in either (one C-level encode instead of ``max`` and a count per character).
     if len(text.encode("utf-8", "surrogatepass")) - len(text) < 2 * floor:
         return 1.0
-    highest = max(text)
-    if _count(text, _DENSE, highest) >= floor:
+    counts = Counter(text)
+    if _count(counts, _DENSE) >= floor:
         return DENSE_SCALE
-    return HANGUL_SCALE if _count(text, _HANGUL, highest) >= floor else 1.0
+    return HANGUL_SCALE if _count(counts, _HANGUL) >= floor else 1.0
 
 
 def _weigh(doc: Document, scale: float) -> None:
