@@ -73,25 +73,44 @@ def prune(root: Node, hints: Collection[str]) -> tuple[list[str], int]:
     keep_share = 0.5 * root.pos
     fired: set[str] = set()
     removed = 0
-    order = root.iter()  # document order, walked once for both surveys below
-    repeated = _repeated_texts(order)
+    # document order, walked once for both surveys below and for the pruning itself: an
+    # element's subtree is the run of deeper elements right after it, so a pruned one
+    # is passed over by depth instead of being walked
+    order = root.iter()
+    texts: dict[int, str] = {}  # Node.text() by node index, for the rules that read it
+    repeated = _repeated_texts(order, texts)
     sections: dict[int, bool] = {}  # lists kept as sections, by node index (_is_section)
     marks = _section_marks(root, order)
-    stack: list[Node] = list(reversed(root.elems))
-    while stack:
-        node = stack.pop()
-        rule = marks.get(node.idx) or _prune_rule(node, keep_share, repeated, hints, sections)
+    at = 1  # (order[0] is the root itself)
+    end = len(order)
+    while at < end:
+        node = order[at]
+        at += 1
+        rule = marks.get(node.idx) or _prune_rule(node, keep_share, repeated, hints, sections,
+                                                   texts)
         if rule is not None:
             node.removed = rule
             fired.add(rule)
             removed += node.text_len
-            continue
-        stack.extend(reversed(node.elems))
+            depth = node.depth
+            while at < end and order[at].depth > depth:
+                at += 1
     return sorted(fired), removed
 
 
-def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
-                hints: Collection[str], sections: dict[int, bool]) -> str | None:
+def _text(node: Node, texts: dict[int, str]) -> str:
+    """``node.text()``, built once per element: the rules ask for nested blocks' texts
+    again and again, and each build walks the subtree."""
+    text = texts.get(node.idx)
+    if text is None:
+        text = texts[node.idx] = node.text()
+    return text
+
+
+def _prune_rule(  # noqa: PLR0917 - once per element: positional calls are cheaper
+    node: Node, keep_share: float, repeated: Collection[str], hints: Collection[str],
+    sections: dict[int, bool], texts: dict[int, str],
+) -> str | None:
     if node.bad is not None and node.pos <= keep_share:
         return node.bad
     text_len = node.text_len
@@ -104,12 +123,12 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
             return "inline_link_cluster"
         parent = node.parent
         if text_len < _text_rules.EDIT_LABEL_MAX and _beside_heading_text(node) \
-                and _text_rules.is_edit_label(node.text()):
+                and _text_rules.is_edit_label(_text(node, texts)):
             return "exclude_edit_link"
         if node.tag == "a" and text_len < 40 and parent is not None \
                 and parent.tag in BLOCK_TAGS and parent.tag not in HEADINGS \
                 and parent.own_link >= parent.own_len \
-                and _text_rules.is_placeholder(node.text()):
+                and _text_rules.is_placeholder(_text(node, texts)):
             # a button between blocks, alone or in a row of them ("Edit this page",
             # "Share | Improve this answer"), not a link at the end of a sentence
             return "ui_label"
@@ -119,7 +138,7 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
         if node.tag in ("span", "small") and parent is not None and text_len < \
                 _text_rules.CREDIT_MAX and text_len >= 0.9 * parent.text_len:
             # the only text beside an image: "<div><img><span>Photo: ...</span></div>"
-            return _text_rules.text_rule(node.text())
+            return _text_rules.text_rule(_text(node, texts))
         return None
     if node.tag == "figcaption" and node.link_len >= CAPTION_LINKS * text_len:
         return "exclude_caption"  # a link set as a caption: a promotion or a credit
@@ -133,7 +152,7 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
         return "link_density"
     text: str | None = None  # the subtree's text, built once for the rules below
     if node.tag in _REPEATABLE and text_len <= 100 and (repeated or hints):
-        text = node.text()
+        text = _text(node, texts)
         if _text_rules.is_placeholder(text):
             return "ui_label"
         if text in repeated and not _has_image(node):
@@ -141,12 +160,12 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
         if hints and block_hash(text) in hints:
             return "cross_page_repetition"
     elif node.tag in BLOCK_TAGS and text_len < 40 and _text_rules.is_placeholder(
-            text := node.text()):
+            text := _text(node, texts)):
         return "ui_label"
     if node.tag in _TEXT_RULE_TAGS and (text_len < _text_rules.PAYWALL_MAX or (
             node.tag != "p" and text_len < _text_rules.COOKIE_MAX)):
         if text is None:
-            text = node.text()
+            text = _text(node, texts)
         if node.tag != "p" and _text_rules.is_cookie_notice(text):
             # the banner's box, not a paragraph: a cookie policy's first sentence stays
             return "exclude_cookie_banner"
@@ -156,7 +175,7 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
         if rule is not None and not _has_image(node):
             return rule  # (with an image inside, the credit's own element goes instead)
     if hints and node.own_len and node.tag in BLOCK_TAGS and block_hash(
-            node.text() if text is None else text) in hints:
+            _text(node, texts) if text is None else text) in hints:
         return "cross_page_repetition"
     if node.tag in _TEXT_RULE_TAGS and text_len < CAPTION_MAX and _caption_line(node):
         return "exclude_caption"
@@ -314,7 +333,7 @@ def _link_cluster(node: Node) -> bool:
             and sum(1 for n in node.iter() if n.tag == "a") >= INLINE_LINKS)
 
 
-def _repeated_texts(order: list[Node]) -> set[str]:
+def _repeated_texts(order: list[Node], texts: dict[int, str]) -> set[str]:
     """Short texts that repeat inside the selected region (its elements in ``order``)."""
     counts: Counter[str] = Counter()
     counted: set[int] = set()
@@ -325,7 +344,7 @@ def _repeated_texts(order: list[Node]) -> set[str]:
             if parent is not None and parent.idx in counted \
                     and parent.text_len == node.text_len:
                 continue  # "<p><span><span>x</span></span></p>" says x once, not three times
-            counts[node.text()] += 1
+            counts[_text(node, texts)] += 1
     # a sentence said three times ("I prefer not.") is dialogue, not a UI label
     return {text for text, n in counts.items()
             if n >= REPEAT_MIN and text and not _SENTENCE.search(text)}
@@ -412,10 +431,19 @@ def _heading_of(node: Node) -> Node | None:
         return node
     if node.tag not in BLOCK_TAGS or not 0 < node.text_len < HEADING_BOX:
         return None
-    found = [n for n in node.iter() if n.tag in HEADINGS]
-    if len(found) == 1 and found[0].text_len == node.text_len:
-        return found[0]
-    return None
+    # the one heading of the subtree, if there is only one: the order of the search does
+    # not matter, and it stops at a second one
+    found: Node | None = None
+    stack = list(node.elems)
+    while stack:
+        item = stack.pop()
+        if item.tag in HEADINGS:
+            if found is not None:
+                return None
+            found = item
+        for child in item.elems:
+            stack.append(child)
+    return found if found is not None and found.text_len == node.text_len else None
 
 
 def _chrome_section(elems: list[Node], index: int) -> list[Node]:

@@ -44,11 +44,21 @@ def _norm(text: str) -> str:
     Each end is matched where it is (the end through the reversed text): one
     substitution of ``^\W+|\W+$`` would try the second branch at every position.
     """
-    text = " ".join(text.split()).lower()
-    lead = _NON_WORD.match(text)
-    if lead is not None:
+    # An element's text (``Node.text``) is collapsed already: printable (a space is the
+    # only whitespace then), no double space, none at either end. Checking that is a
+    # fraction of splitting the text into words and joining them again.
+    if "  " in text or text[:1] == " " or text[-1:] == " " or not text.isprintable():
+        text = " ".join(text.split())
+    text = text.lower()
+    # an end that is a word character (most) needs no regex call: ``isalnum`` or "_" is
+    # exactly the regex's ``\w``
+    first = text[:1]
+    if first and not (first.isalnum() or first == "_"):
+        lead = _NON_WORD.match(text)
+        assert lead is not None  # the first character is one
         text = text[lead.end():]
-    if text and _NON_WORD.match(text, len(text) - 1):
+    last = text[-1:]
+    if last and not (last.isalnum() or last == "_"):
         trail = _NON_WORD.match(text[::-1])
         assert trail is not None  # the last character is one
         text = text[:len(text) - trail.end()]
@@ -59,6 +69,27 @@ def _phrases(*groups: str) -> frozenset[str]:
     # normalised like the text they are compared with: a Devanagari vowel sign at the end
     # of a word is no word character to the regex and is trimmed from both alike
     return frozenset(_norm(p) for group in groups for p in group.split("|"))
+
+
+def _by_first(phrases: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """Phrases by their first character (each group sorted), for ``_opens``."""
+    index: dict[str, list[str]] = {}
+    for phrase in sorted(phrases):
+        if not phrase:
+            raise ValueError("an empty phrase opens every text")
+        index.setdefault(phrase[0], []).append(phrase)
+    return {first: tuple(group) for first, group in index.items()}
+
+
+def _opens(norm: str, index: dict[str, tuple[str, ...]]) -> bool:
+    """``norm`` starts with one of the phrases ``index`` holds.
+
+    WHY the index: ``str.startswith`` with a tuple tries every phrase in turn, some fifty
+    per list and several lists per short block; only those sharing the first character
+    can match.
+    """
+    group = index.get(norm[:1])
+    return group is not None and norm.startswith(group)
 
 
 # "read more", "read also", "advertisement" in German, French, Spanish, Italian, Dutch,
@@ -182,7 +213,10 @@ def comments_heading(text: str) -> bool:
     """A heading over a comment thread: all that follows it in its section is comments."""
     if len(text) >= 60:
         return False
-    norm = _norm(text)
+    return _comments(_norm(text))
+
+
+def _comments(norm: str) -> bool:
     return norm in _COMMENT_HEADINGS or _COUNTED_COMMENTS.fullmatch(norm) is not None
 
 
@@ -191,13 +225,13 @@ def chrome_heading(text: str) -> bool:
     if len(text) >= 60:
         return False
     norm = _norm(text)
-    return norm in _CHROME_HEADINGS or comments_heading(text) \
+    return norm in _CHROME_HEADINGS or _comments(norm) \
         or _CHROME_HEADING_FORMS.fullmatch(norm) is not None
 
 
 # Short lines that are a paywall or sign-in prompt, or an image credit. Matched at the
 # start and only for short blocks, so prose that mentions a photo or a subscription stays.
-_PAYWALL = tuple(sorted(_phrases(
+_PAYWALL = _by_first(_phrases(
     "this article is for subscribers|this article is only for subscribers",
     "this article is available to subscribers|this article is reserved for subscribers",
     "this story is for subscribers|this story is only for subscribers",
@@ -224,7 +258,7 @@ _PAYWALL = tuple(sorted(_phrases(
     "articolo riservato agli abbonati|contenuto riservato agli abbonati|sei già abbonato",
     "dit artikel is alleen voor abonnees|conteúdo exclusivo para assinantes",
     "já é assinante|assine",
-)))
+))
 _WORD_END = re.compile(r"\w")
 _LEAD = re.compile(r"\W*")
 # "Photo: ...", "Foto von ...", "Imagen de ...", "Crédit photo : ..."; "(Photo ...", "© ..."
@@ -253,7 +287,7 @@ def _is_credit(text: str) -> bool:
 
 
 # "Was this page helpful? Yes No": the survey box under a help or public-service page
-_FEEDBACK = tuple(sorted(_phrases(
+_FEEDBACK = _by_first(_phrases(
     "was this page helpful|was this helpful|was this article helpful|did this page help",
     "is this page useful|was this information helpful|did you find this helpful",
     "war diese seite hilfreich|war dieser artikel hilfreich|ist diese seite hilfreich",
@@ -266,17 +300,17 @@ _FEEDBACK = tuple(sorted(_phrases(
     "var denne siden nyttig|var denne side nyttig|czy ta strona była pomocna",
     "czy ta strona była przydatna|byla tato stránka užitečná|bu sayfa yardımcı oldu mu",
     "была ли эта страница полезной|была ли полезна эта информация",
-)))
+))
 
 
 # "Follow us on Instagram", "Follow The Times on Facebook and X": a prompt to follow the
 # site on a social network, as it opens a short block that names one (and links to it:
 # ``_prune`` asks for the link, so a how-to's "Follow these steps on Facebook" stays)
-_FOLLOW = tuple(sorted(_phrases(
+_FOLLOW = _by_first(_phrases(
     "follow|like us on|find us on|connect with us on|join us on",
     "folgen sie uns|folge uns|folgt uns|suivez-nous|retrouvez-nous sur|síguenos|siguenos",
     "seguici|seguiteci|siga-nos|sigam-nos|volg ons|följ oss|følg os|følg oss|obserwuj nas",
-)))
+))
 _NETWORKS = re.compile(r"\b(?:twitter|facebook|instagram|linkedin|youtube|tiktok|"
                        r"mastodon|bluesky|threads|telegram|whatsapp|pinterest|x\.com)\b")
 FOLLOW_MAX = 250      # chars: the prompt is a line or two
@@ -284,7 +318,7 @@ FOLLOW_MAX = 250      # chars: the prompt is a line or two
 
 # A consent banner that no class or id names ("We use cookies to ..."), in the languages
 # of the other phrase sets; matched at the start of a block shorter than COOKIE_MAX.
-_COOKIES = tuple(sorted(_phrases(
+_COOKIES = _by_first(_phrases(
     "we use cookies|this website uses cookies|this site uses cookies|our website uses cookies",
     "by using this website, you agree to|by continuing to browse|we and our partners use",
     "wir verwenden cookies|wir nutzen cookies|diese website verwendet cookies",
@@ -298,13 +332,13 @@ _COOKIES = tuple(sorted(_phrases(
     "vi bruger cookies|używamy plików cookie|ta strona używa plików cookie",
     "používáme cookies|tato stránka používá cookies|bu web sitesi çerez",
     "мы используем файлы cookie|этот сайт использует файлы cookie",
-)))
+))
 COOKIE_MAX = 600      # chars: a consent banner says its piece in a few sentences
 
 
 def is_cookie_notice(text: str) -> bool:
     """Text that opens like a consent banner ("We use cookies to ...")."""
-    return len(text) < COOKIE_MAX and _norm(text).startswith(_COOKIES)
+    return len(text) < COOKIE_MAX and _opens(_norm(text), _COOKIES)
 
 
 # The label of a line of topic links ("Tags: a, b", "Filed under: x | y"), in the
@@ -341,13 +375,14 @@ def text_rule(text: str) -> str | None:
         return "image_credit"
     if len(text) < PAYWALL_MAX:
         norm = _norm(text)
-        if norm.startswith(_FEEDBACK):
+        if _opens(norm, _FEEDBACK):
             return "feedback_prompt"
-        if len(text) < FOLLOW_MAX and norm.startswith(_FOLLOW) and _NETWORKS.search(norm):
+        if len(text) < FOLLOW_MAX and _opens(norm, _FOLLOW) and _NETWORKS.search(norm):
             return "social_prompt"
-        if not norm.startswith(_PAYWALL):  # one C-level test before the loop over them
+        paywall = _PAYWALL.get(norm[:1])
+        if paywall is None or not norm.startswith(paywall):  # one C-level test first
             return None
-        for prefix in _PAYWALL:
+        for prefix in paywall:
             if norm.startswith(prefix) and not _WORD_END.match(norm[len(prefix):len(prefix) + 1]):
                 return "paywall_prompt"
     return None
