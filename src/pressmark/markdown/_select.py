@@ -128,7 +128,6 @@ def script_scale(doc: Document) -> float:
 def _weigh(doc: Document, scale: float) -> None:
     total = doc.body.text_len or 1
     inbad: list[bool] = [False] * len(doc.nodes)
-    match = _boilerplate.match
     tag_rules = _boilerplate.TAG_RULES
     raw = _raw_prose(doc, scale)
     place_floor = PLACE_SHARE * raw[0]
@@ -136,7 +135,8 @@ def _weigh(doc: Document, scale: float) -> None:
         # ``match`` reads the tag, then role, id and class only: links and images carry
         # other attributes, and most are spared the call
         attrs = node.attrs
-        rule = match(node) if node.tag in tag_rules or (attrs and (
+        # (a direct call: compiled code calls a function held in a local generically)
+        rule = _boilerplate.match(node) if node.tag in tag_rules or (attrs and (
             "class" in attrs or "id" in attrs or "role" in attrs)) else None
         if rule is not None and (node.text_len > WRAPPER_SHARE * total or (
                 rule in _boilerplate.PLACE_RULES and raw[node.idx] >= place_floor
@@ -242,10 +242,13 @@ def select(doc: Document, *, hints: Collection[str] = ()) -> Selection:
     scale = script_scale(doc)
     _weigh(doc, scale)
     best = doc.body
+    anchors: list[Node] = []
     for node in doc.nodes:
         if node.tag in _CONTAINERS and (node.score > best.score or (
                 node.score == best.score and node.depth > best.depth)):
             best = node
+        if _is_anchor(node):
+            anchors.append(node)
     chosen = best
     if best.score <= 0:
         # chrome outweighs prose everywhere (short pages): the tightest container holding
@@ -255,13 +258,17 @@ def select(doc: Document, *, hints: Collection[str] = ()) -> Selection:
                     node.pos == chosen.pos and node.depth > chosen.depth)):
                 chosen = node
         if chosen.pos <= 0:
-            anchors = [n for n in doc.nodes if _is_anchor(n) and n.text_len]
-            chosen = max(anchors, key=lambda n: n.text_len, default=doc.body)
+            chosen = max((n for n in anchors if n.text_len), key=lambda n: n.text_len,
+                         default=doc.body)
     else:
+        # the anchor inside the pick that keeps the most of its score, the first in
+        # document order among equals; looked for among the page's few anchors, not by
+        # a walk of the pick's subtree
         floor = ANCHOR_KEEP * best.score
-        for node in best.iter():
-            if node is not best and _is_anchor(node) and node.score >= floor and (
+        for node in anchors:
+            if node.score >= floor and node.depth > best.depth and _inside(node, best) and (
                 chosen is best or node.score > chosen.score
+                or (node.score == chosen.score and _precedes(node, chosen))
             ):
                 chosen = node
     if chosen.tag in _TABLE_PARTS and chosen.parent is not None and chosen.parent.tag == "table":
@@ -282,6 +289,37 @@ def select(doc: Document, *, hints: Collection[str] = ()) -> Selection:
     if doc.skipped:
         selection.rules = sorted(set(selection.rules) | doc.skipped)
     return selection
+
+
+def _inside(node: Node, ancestor: Node) -> bool:
+    """``node`` is in ``ancestor``'s subtree (itself included)."""
+    while node.depth > ancestor.depth and node.parent is not None:
+        node = node.parent
+    return node is ancestor
+
+
+def _precedes(a: Node, b: Node) -> bool:
+    """``a`` comes before ``b`` in document order (an ancestor before its descendants).
+
+    Siblings were created in document order, so their ``idx`` orders them.
+    """
+    a_path = _path(a)
+    b_path = _path(b)
+    for a_node, b_node in zip(a_path, b_path, strict=False):
+        if a_node is not b_node:
+            return a_node.idx < b_node.idx
+    return len(a_path) < len(b_path)
+
+
+def _path(node: Node) -> list[Node]:
+    """The ancestors of ``node`` from the root down, and ``node``."""
+    path: list[Node] = []
+    step: Node | None = node
+    while step is not None:
+        path.append(step)
+        step = step.parent
+    path.reverse()
+    return path
 
 
 def _merge_siblings(chosen: Node, scale: float) -> Node:
