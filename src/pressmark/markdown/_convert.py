@@ -114,7 +114,7 @@ class Converter:
             if isinstance(child, str):
                 # whitespace before any inline content (the indentation between blocks)
                 # is stripped from the paragraph anyway: ``_flush`` would drop it
-                if buf.md or child.strip(" \t\n\r"):
+                if buf.md or not _blank(child):
                     text(child, buf)
             elif child.removed is not None:
                 continue
@@ -143,7 +143,7 @@ class Converter:
             text = squeeze(buf.text(" ").replace("\n", " ")).strip()
             if not text:
                 return []
-            plain = " ".join("".join(buf.plain).split())
+            plain = _collapsed(buf.plain)
             return [Heading(int(tag[1]), _escape.escape_heading_end(text), plain, node)]
         if tag in _LISTS:
             return self._list(node)
@@ -169,8 +169,7 @@ class Converter:
             # the plain text collapsed whole (its breaks, if any, collapse all the same)
             line = squeeze(md).strip()
             if line:
-                out.append(Para(_escape.escape_line_start(line),
-                                " ".join("".join(buf.plain).split()), owner))
+                out.append(Para(_escape.escape_line_start(line), _collapsed(buf.plain), owner))
             return
         md_lines = md.split("\n")
         plain_lines = "".join(buf.plain).split("\n")
@@ -191,7 +190,7 @@ class Converter:
     # ---- inline ---------------------------------------------------------------------------
 
     def _text(self, text: str, buf: InlineBuf) -> None:
-        if not text.strip(" \t\n\r"):  # the commonest text: indentation between tags
+        if _blank(text):  # the commonest text: indentation between tags
             if text:
                 buf.md.append(" ")
                 buf.plain.append(" ")
@@ -511,6 +510,34 @@ class Converter:
             return []
         table = [[grid.get((r, c), "") for c in range(width)] for r in range(height)]
         return [row for row in table if any(row)] or []
+
+
+_BLANKS = str.maketrans("", "", " \t\n\r")  # deletes the four
+
+
+def _blank(text: str) -> bool:
+    """Nothing but spaces, tabs and line breaks, or nothing: ``not text.strip(" \t\n\r")``.
+
+    WHY not that strip: it looks each character up in its argument with a C call, and
+    the indentation between tags, a few dozen such characters, is most text nodes. For
+    ASCII text ``translate`` looks each distinct character up once.
+    """
+    if not text.isspace():
+        return not text  # (a character that is no whitespace at all is none of the four)
+    return not text.translate(_BLANKS)
+
+
+def _collapsed(pieces: list[str]) -> str:
+    """``" ".join("".join(pieces).split())``: a paragraph's plain text, whitespace collapsed.
+
+    The pieces are collapsed already (``Converter._text``), so the paragraph mostly is too
+    but for its ends: printable (a space is the only whitespace then) with no double
+    space, it only needs stripping, at a fraction of splitting it into words.
+    """
+    text = "".join(pieces)
+    if "  " in text or not text.isprintable():
+        return " ".join(text.split())
+    return text.strip(" ")
 
 
 def _int(value: str | None) -> int | None:
