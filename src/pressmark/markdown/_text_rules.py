@@ -30,7 +30,6 @@ _LOADING = re.compile(
     re.IGNORECASE,
 )
 
-_NON_WORD = re.compile(r"\W+")
 
 
 SENTENCE_END = frozenset(".!?…。！？؟।\"'”’»)")
@@ -41,8 +40,9 @@ in the scripts the phrase lists cover: a line ending otherwise is a label, not p
 def _norm(text: str) -> str:
     r"""Lower case, whitespace collapsed, punctuation and symbols trimmed at both ends.
 
-    Each end is matched where it is (the end through the reversed text): one
-    substitution of ``^\W+|\W+$`` would try the second branch at every position.
+    Each end is trimmed where it is, a character at a time (most ends are a word
+    character, or one stop): a substitution of ``^\W+|\W+$`` would try the second
+    branch at every position, and a regex call costs more than a few characters' tests.
     """
     # An element's text (``Node.text``) is collapsed already: printable (a space is the
     # only whitespace then), no double space, none at either end. Checking that is a
@@ -50,19 +50,18 @@ def _norm(text: str) -> str:
     if "  " in text or text[:1] == " " or text[-1:] == " " or not text.isprintable():
         text = " ".join(text.split())
     text = text.lower()
-    # an end that is a word character (most) needs no regex call: ``isalnum`` or "_" is
-    # exactly the regex's ``\w``
-    first = text[:1]
-    if first and not (first.isalnum() or first == "_"):
-        lead = _NON_WORD.match(text)
-        assert lead is not None  # the first character is one
-        text = text[lead.end():]
-    last = text[-1:]
-    if last and not (last.isalnum() or last == "_"):
-        trail = _NON_WORD.match(text[::-1])
-        assert trail is not None  # the last character is one
-        text = text[:len(text) - trail.end()]
-    return text
+    start = 0
+    end = len(text)
+    while start < end and not _is_word(text[start]):
+        start += 1
+    while end > start and not _is_word(text[end - 1]):
+        end -= 1
+    return text[start:end] if start or end < len(text) else text
+
+
+def _is_word(char: str) -> bool:
+    r"""A word character to the ``re`` module (``\w``): exactly ``isalnum`` or "_"."""
+    return char.isalnum() or char == "_"
 
 
 def _phrases(*groups: str) -> frozenset[str]:
@@ -270,18 +269,25 @@ _CREDIT_WORDS = _phrases(
     "imagem|immagine|fotografía|fotografia|crédito|credito|credit|credits|quelle",
     "crédit photo|photo credit",
 )
+_CREDIT_INITIALS = frozenset(word[0] for word in _CREDIT_WORDS)
 CREDIT_MAX = 120      # chars: a credit line is short
 PAYWALL_MAX = 250     # chars: so is a paywall prompt
 
 
 def _is_credit(text: str) -> bool:
-    lead = _LEAD.match(text)
-    assert lead is not None  # \W* matches anywhere
-    if "©" in lead.group():
-        return True
-    rest = text[lead.end():]
-    if lead.group().endswith("(") and _BRACKETED.match(rest):
-        return True
+    if text[:1] and _is_word(text[0]):
+        rest = text  # (what ``_LEAD`` would match is empty)
+    else:
+        lead = _LEAD.match(text)
+        assert lead is not None  # \W* matches anywhere
+        if "©" in lead.group():
+            return True
+        rest = text[lead.end():]
+        if lead.group().endswith("(") and _BRACKETED.match(rest):
+            return True
+    # the credit word the forms look for opens ``rest``: most lines are spared both
+    if rest[:1].lower()[:1] not in _CREDIT_INITIALS:
+        return False
     return any((m := form.match(rest)) is not None and m.group(1).lower() in _CREDIT_WORDS
                for form in (_CREDIT_ONE, _CREDIT_TWO))
 
