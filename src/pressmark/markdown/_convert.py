@@ -108,14 +108,14 @@ class Converter:
     def blocks(self, node: Node) -> list[Block]:
         out: list[Block] = []
         buf = InlineBuf()
-        text = self._text
-        inline = self._inline
+        # (methods called as methods: compiled code calls a bound method held in a local
+        # generically, through its Python wrapper)
         for child in node.children:
             if isinstance(child, str):
                 # whitespace before any inline content (the indentation between blocks)
                 # is stripped from the paragraph anyway: ``_flush`` would drop it
                 if buf.md or not _blank(child):
-                    text(child, buf)
+                    self._text(child, buf)
             elif child.removed is not None:
                 continue
             elif child.tag in BLOCK_TAGS or child.blocky:
@@ -128,7 +128,7 @@ class Converter:
                 # plain container goes straight where ``block`` would send it)
                 out.extend(self.block(child) if child.tag in _STRUCTURES else self.blocks(child))
             else:
-                inline(child, buf, 0)
+                self._inline(child, buf, 0)
         if buf.md:
             self._flush(buf, node, out)
         return out
@@ -204,14 +204,17 @@ class Converter:
                 buf.plain.append(text)
                 return
         else:
-            text = _escape.clean(text)
             words = text.split()
+            plain = " ".join(words)
+            if not _escape.holds_no_controls(text, plain):  # rare: let ``clean`` drop them
+                text = _escape.clean(text)
+                words = text.split()
+                plain = " ".join(words)
             if not words:
                 if text:
                     buf.md.append(" ")
                     buf.plain.append(" ")
                 return
-            plain = " ".join(words)
         md = _escape.escape_text(plain)  # the very string when nothing needed escaping
         lead = " " if text[0].isspace() else ""
         trail = " " if text[-1].isspace() else ""
@@ -225,13 +228,11 @@ class Converter:
         buf.plain.append(plain)
 
     def _inline_children(self, node: Node, buf: InlineBuf, state: int) -> None:
-        text = self._text
-        inline = self._inline
         for child in node.children:
             if isinstance(child, str):
-                text(child, buf)
+                self._text(child, buf)
             elif child.removed is None:
-                inline(child, buf, state)
+                self._inline(child, buf, state)
 
     # state bits: 1 in link, 2 in emphasis, 4 in strong, 8 in strikethrough, 16 in heading
     def _inline(self, node: Node, buf: InlineBuf, state: int) -> None:
