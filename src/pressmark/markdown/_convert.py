@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Final
 
 from pressmark.markdown import _escape
 from pressmark.markdown._blocks import (
@@ -50,13 +51,15 @@ from pressmark.markdown._inline import InlineBuf, add_run, squeeze
 from pressmark.markdown._policy import ConversionPolicy
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
 
-MAX_GRID_COLS = 64
-MAX_GRID_ROWS = 2000
-_LANG = re.compile(r"(?:^|\s)(?:language|lang)-([A-Za-z0-9_+#.-]+)")
-_LAYOUT_SIGNS = frozenset(("table", "p", "ul", "ol", "pre", "blockquote", "dl",
-                           "h1", "h2", "h3", "h4", "h5", "h6"))
-_PAGE_SIGNS = frozenset(("table", "h1", "h2", "h3", "h4", "h5", "h6"))
-LAYOUT_CELL_SHARE = 0.2  # cells holding blocks, of all cells, that make a table a layout
+# (``Final``: compiled code reads a constant directly, a module global is a dictionary
+# look-up at every use, and the loops below run per element of every page)
+MAX_GRID_COLS: Final = 64
+MAX_GRID_ROWS: Final = 2000
+_LANG: Final = re.compile(r"(?:^|\s)(?:language|lang)-([A-Za-z0-9_+#.-]+)")
+_LAYOUT_SIGNS: Final = frozenset(("table", "p", "ul", "ol", "pre", "blockquote", "dl",
+                                  "h1", "h2", "h3", "h4", "h5", "h6"))
+_PAGE_SIGNS: Final = frozenset(("table", "h1", "h2", "h3", "h4", "h5", "h6"))
+LAYOUT_CELL_SHARE: Final = 0.2  # cells holding blocks, of all cells, that make a table a layout
 
 
 def _laid_out(cells: list[Node]) -> bool:
@@ -74,14 +77,14 @@ def _laid_out(cells: list[Node]) -> bool:
         if tags & _LAYOUT_SIGNS:
             with_blocks += 1
     return with_blocks >= max(1.0, LAYOUT_CELL_SHARE * len(cells))
-_LISTS = frozenset(("ul", "ol", "menu", "dir"))
-_STRUCTURES = HEADINGS | _LISTS | {"pre", "blockquote", "table", "dl", "hr"}  # see ``block``
-_CODE = frozenset(("code", "kbd", "samp", "tt"))
-_EM = frozenset(("em", "i", "cite", "dfn", "var"))
-_STRONG = frozenset(("strong", "b"))
-_STRIKE = frozenset(("del", "s", "strike"))
-IN_HEADING = 16          # inline state bit: inside a heading (permalinks are unwrapped)
-_WORDISH = re.compile(r"\w")
+_LISTS: Final = frozenset(("ul", "ol", "menu", "dir"))
+_STRUCTURES: Final = HEADINGS | _LISTS | {"pre", "blockquote", "table", "dl", "hr"}  # see ``block``
+_CODE: Final = frozenset(("code", "kbd", "samp", "tt"))
+_EM: Final = frozenset(("em", "i", "cite", "dfn", "var"))
+_STRONG: Final = frozenset(("strong", "b"))
+_STRIKE: Final = frozenset(("del", "s", "strike"))
+IN_HEADING: Final = 16          # inline state bit: inside a heading (permalinks are unwrapped)
+_WORDISH: Final = re.compile(r"\w")
 
 
 class Counts:
@@ -513,7 +516,7 @@ class Converter:
         return [row for row in table if any(row)] or []
 
 
-_BLANKS = str.maketrans("", "", " \t\n\r")  # deletes the four
+_BLANKS: Final = str.maketrans("", "", " \t\n\r")  # deletes the four
 
 
 def _blank(text: str) -> bool:

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Final
 
 from pressmark.markdown import _escape
 
-_HTML_TAG = {"*": "em", "**": "strong", "~~": "del"}
-_BREAKS = re.compile(r"\n[ \n]*\n")
+_HTML_TAG: Final = {"*": "em", "**": "strong", "~~": "del"}
+_BREAKS: Final = re.compile(r"\n[ \n]*\n")
 
 
 class InlineBuf:

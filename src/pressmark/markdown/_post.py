@@ -7,6 +7,7 @@ so that they are compiled: they walk every block of every page.
 from __future__ import annotations
 
 import re
+from typing import Final
 
 from pressmark.markdown._blocks import (
     Block,
@@ -26,7 +27,7 @@ from pressmark.markdown._result import Provenance, Structure
 from pressmark.markdown._select import LONG_BLOCK, Selection
 from pressmark.markdown._text_rules import SENTENCE_END
 
-_DATELINE = re.compile(
+_DATELINE: Final = re.compile(
     # "By ..." and its translations, or a labelled byline ("Autor: ...")
     r"^(?:by|por|von|par|door|di|af|av|przez|written by|escrito por|scritto da"
     r"|geschrieben von|écrit par)\s|^(?:texto|text|tekst|autor|auteur|autore|author"
@@ -49,9 +50,9 @@ _DATELINE = re.compile(
 # A month name next to a day number ("12. März", "3 de marzo", "mars 3"), in German,
 # French, Spanish, Italian, Portuguese, Dutch and the Scandinavian languages: a word
 # beside a number, looked up in a set (an alternation this long is slow to compile).
-_DAY_WORD = re.compile(
+_DAY_WORD: Final = re.compile(
     r"\b\d{1,2}\.? (?:de )?([^\W\d_]+)\.?(?=\s|$|,)|\b([^\W\d_]+)\.? \d{1,2}\b")
-_MONTH_NAMES = (
+_MONTH_NAMES: Final = (
     "januar februar märz mai juni juli oktober dezember janvier février mars avril juin "
     "juillet août septembre octobre novembre décembre enero febrero marzo abril mayo junio "
     "julio agosto septiembre setiembre octubre noviembre diciembre gennaio febbraio aprile "
@@ -59,10 +60,10 @@ _MONTH_NAMES = (
     "julho setembro outubro novembro dezembro januari februari maart mei augustus augusti "
     "okt dez déc ene abr ago dic mrt maj"
 )
-_MONTHS = frozenset(_MONTH_NAMES.split())
+_MONTHS: Final = frozenset(_MONTH_NAMES.split())
 
 
-SENTENCE_WORDS = 5  # lower-case words, dates and labels aside, that make a line a sentence
+SENTENCE_WORDS: Final = 5  # lower-case words, dates and labels aside, that make a line a sentence
 
 
 def is_dateline(text: str) -> bool:
@@ -84,11 +85,11 @@ def _reads_as_sentence(text: str) -> bool:
 
 
 # a byline may link its author ("By [Jane Doe](/authors/jane)"); other linked lines stay
-_BYLINE = re.compile(r"(?:by|por|von|par|door|di|af|av|przez)\s", re.IGNORECASE)
-LEAD_BLOCK = 100   # chars: the lead section ends at the first paragraph this long
-DATE_ONLY = 30     # chars: a date or time line this short says nothing else
-KICKER_CHARS = 40  # chars: a line this short above the headline labels it
-_LEAD_END = SENTENCE_END | {":"}  # "In this story:" introduces what follows, like a sentence
+_BYLINE: Final = re.compile(r"(?:by|por|von|par|door|di|af|av|przez)\s", re.IGNORECASE)
+LEAD_BLOCK: Final = 100   # chars: the lead section ends at the first paragraph this long
+DATE_ONLY: Final = 30     # chars: a date or time line this short says nothing else
+KICKER_CHARS: Final = 40  # chars: a line this short above the headline labels it
+_LEAD_END: Final = SENTENCE_END | {":"}  # "In this story:" introduces what follows, like a sentence
 
 
 def _headline_at(blocks: list[Block]) -> int:
@@ -141,7 +142,7 @@ def _lead_trim(blocks: list[Block], title: str | None, rules: set[str],
     return out
 
 
-TIMELINE_MARKS = 2  # date-only lines past the lead that make the page a timeline
+TIMELINE_MARKS: Final = 2  # date-only lines past the lead that make the page a timeline
 
 
 def _timeline(blocks: list[Block]) -> bool:
@@ -189,7 +190,7 @@ def tidy(blocks: list[Block], selection: Selection, title: str | None,
     return out
 
 
-PROSE_ITEM = 80  # chars: a list item this long and link-poor is a paragraph of prose
+PROSE_ITEM: Final = 80  # chars: a list item this long and link-poor is a paragraph of prose
 
 
 def survey(blocks: list[Block], hints: frozenset[str]) -> tuple[

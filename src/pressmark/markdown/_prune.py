@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Collection
+from typing import Final
 
 from pressmark.markdown import _text_rules
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
@@ -26,30 +27,32 @@ try:
 except ImportError:  # pragma: no cover - a build without it
     from hashlib import sha256
 
-LONG_BLOCK = 300        # chars: a block this long is prose even when dense with links
-CAPTION_MAX = 80        # chars: an italic line under an image this short is its caption
-CAPTION_LINKS = 0.5     # link share of a figcaption that makes it a promotion, not a caption
-PROSE_ITEM = 120        # chars of prose that make a link-heavy list release notes, not a menu
-_LISTS = frozenset(("ul", "ol"))
-_CELLS = frozenset(("td", "th", "tr"))
-INLINE_LINKS = 3         # links in one inline element that make it a widget
+# (``Final``: compiled code reads a constant directly, a module global is a dictionary
+# look-up at every use, and the loops below run per element of every page)
+LONG_BLOCK: Final = 300       # chars: a block this long is prose even when dense with links
+CAPTION_MAX: Final = 80       # chars: an italic line under an image this short is its caption
+CAPTION_LINKS: Final = 0.5    # link share of a figcaption that makes it a promotion, not a caption
+PROSE_ITEM: Final = 120       # chars of prose that make a link-heavy list release notes, not a menu
+_LISTS: Final = frozenset(("ul", "ol"))
+_CELLS: Final = frozenset(("td", "th", "tr"))
+INLINE_LINKS: Final = 3       # links in one inline element that make it a widget
 # blocks that may be dropped for repeating: table cells and list items repeat legitimately
-_REPEATABLE = frozenset(("p", "div", "section", "header", "footer", "aside", "figcaption",
-                         "center", "span", "form", "nav", "figure", "blockquote"))
-REPEAT_MIN = 3           # identical short blocks seen this often on a page are chrome
-_TEXT_RULE_TAGS = _REPEATABLE - {"blockquote"}  # blocks a credit or paywall line may fill
-CARD_MAX = 300           # chars: a teaser card (headline link, a line of text) is short
-CARD_MIN_RUN = 3         # sibling cards of one kind that make a teaser row
-CARD_LINK_SHARE = 0.1    # a card's link text (its headline) is at least this share of its text
-CARD_TAGS = frozenset(("div", "article", "li", "section"))
+_REPEATABLE: Final = frozenset(("p", "div", "section", "header", "footer", "aside", "figcaption",
+                                "center", "span", "form", "nav", "figure", "blockquote"))
+REPEAT_MIN: Final = 3         # identical short blocks seen this often on a page are chrome
+_TEXT_RULE_TAGS: Final = _REPEATABLE - {"blockquote"}  # blocks a credit or paywall line may fill
+CARD_MAX: Final = 300         # chars: a teaser card (headline link, a line of text) is short
+CARD_MIN_RUN: Final = 3       # sibling cards of one kind that make a teaser row
+CARD_LINK_SHARE: Final = 0.1  # a card's link text (its headline) is at least this share of its text
+CARD_TAGS: Final = frozenset(("div", "article", "li", "section"))
 # a chrome section goes only if the region keeps this much (a region that is itself a
 # "Related" box, picked on a page with almost no prose, is left alone)
-SECTION_KEEP_CHARS = 200
-SECTION_KEEP = 0.2
-STREAM_LINK_SHARE = 0.1  # a feed after a "Recommended" heading: links are its headlines
-STREAM_CARD = 600        # chars per linked headline at most, in such a feed
-HEADING_BOX = 60         # chars: a wrapper this small around one heading stands for it
-_SENTENCE = re.compile(r"\w \w.*[.!?…][\"'”’»)]*$")
+SECTION_KEEP_CHARS: Final = 200
+SECTION_KEEP: Final = 0.2
+STREAM_LINK_SHARE: Final = 0.1  # a feed after a "Recommended" heading: links are its headlines
+STREAM_CARD: Final = 600      # chars per linked headline at most, in such a feed
+HEADING_BOX: Final = 60       # chars: a wrapper this small around one heading stands for it
+_SENTENCE: Final = re.compile(r"\w \w.*[.!?…][\"'”’»)]*$")
 
 
 def block_hash(text: str) -> str:
@@ -308,7 +311,7 @@ def _item_of_prose_list(node: Node) -> bool:
         and parent.link_len < 0.5 * parent.text_len
 
 
-DESCRIBED_ITEM = 45  # chars: a link this long, on average, describes what it links to
+DESCRIBED_ITEM: Final = 45  # chars: a link this long, on average, describes what it links to
 
 
 def _described_sublist(node: Node) -> bool:

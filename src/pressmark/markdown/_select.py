@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection
+from typing import Final
 
 from pressmark.markdown import _boilerplate, _text_rules
 from pressmark.markdown._prune import LONG_BLOCK, block_hash, prune
@@ -27,40 +28,42 @@ from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Document, Node
 
 __all__ = ["LONG_BLOCK", "Selection", "block_hash", "script_scale", "select"]
 
-ANCHOR_KEEP = 0.9        # an anchor inside the best region must keep this share of its score
-WRAPPER_SHARE = 0.6      # a chrome-looking element holding this share of all text is a wrapper
-SHORT_BLOCK = 60         # chars: shorter text blocks look like labels, not prose
-LINK_HEAVY = 0.5         # own link density above which a block counts as navigation
-_CONTAINERS = BLOCK_TAGS - {"p", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "dt", "hr"}
-_TABLE_PARTS = frozenset(("tbody", "thead", "tfoot"))
-PROSE_BLOCK = 80         # chars: a block this long, and link-poor, is prose (recall measure)
-PROSE_LINKS = 0.35       # own link density up to which a block counts as prose
-PROSE_MIN_TOTAL = 400    # chars of prose on the page below which recall is not judged
-RECALL_SHARE = 0.6       # the pick must hold this share of the page's prose ...
+# (``Final``: compiled code reads a constant directly, a module global is a dictionary
+# look-up at every use, and the loops below run per element of every page)
+ANCHOR_KEEP: Final = 0.9      # an anchor inside the best region must keep this share of its score
+WRAPPER_SHARE: Final = 0.6    # a chrome-looking element holding this share of all text is a wrapper
+SHORT_BLOCK: Final = 60       # chars: shorter text blocks look like labels, not prose
+LINK_HEAVY: Final = 0.5       # own link density above which a block counts as navigation
+_CONTAINERS: Final = BLOCK_TAGS - {"p", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "dt", "hr"}
+_TABLE_PARTS: Final = frozenset(("tbody", "thead", "tfoot"))
+PROSE_BLOCK: Final = 80       # chars: a block this long, and link-poor, is prose (recall measure)
+PROSE_LINKS: Final = 0.35     # own link density up to which a block counts as prose
+PROSE_MIN_TOTAL: Final = 400  # chars of prose on the page below which recall is not judged
+RECALL_SHARE: Final = 0.6     # the pick must hold this share of the page's prose ...
 # chrome skipped while copying weighs against its container at a quarter of its size:
 # a navbox or a script-heavy widget under the article must not outweigh the article
-CHROME_WEIGHT = 0.25
-SIBLING_SHARE = 0.2      # a sibling scoring this share of the pick's score joins it
-SIBLING_PROSE = 0.6      # ... as does one whose text is at least this share prose
-SIBLING_MIN = 300        # chars of prose a sibling needs to join at all
-PLACE_SHARE = 0.5        # a chrome-named "place" holding this share of the prose is content
-PLACE_MIN = 1000         # ... and at least this many chars of it
-RECALL_TARGET = 0.8      # ... else widen to the first ancestor holding this share
+CHROME_WEIGHT: Final = 0.25
+SIBLING_SHARE: Final = 0.2    # a sibling scoring this share of the pick's score joins it
+SIBLING_PROSE: Final = 0.6    # ... as does one whose text is at least this share prose
+SIBLING_MIN: Final = 300      # chars of prose a sibling needs to join at all
+PLACE_SHARE: Final = 0.5      # a chrome-named "place" holding this share of the prose is content
+PLACE_MIN: Final = 1000       # ... and at least this many chars of it
+RECALL_TARGET: Final = 0.8    # ... else widen to the first ancestor holding this share
 # Chinese and Japanese say in one character what alphabetic scripts say in several: a
 # 30-character paragraph is a full sentence. Length thresholds (SHORT_BLOCK, PROSE_BLOCK,
 # LONG_BLOCK, SIBLING_MIN, ...) are in alphabetic characters, so on a page written mostly
 # in those scripts every character counts this many times. A Hangul syllable block
 # spells two or three letters, and Korean separates words: a smaller factor.
-DENSE_SCALE = 2.5
-HANGUL_SCALE = 1.8
-DENSE_SHARE = 0.3        # share of such characters (of non-space chars) that makes it so
-DENSE_SAMPLE = 2000      # chars of body text sampled, in document order
+DENSE_SCALE: Final = 2.5
+HANGUL_SCALE: Final = 1.8
+DENSE_SHARE: Final = 0.3      # share of such characters (of non-space chars) that makes it so
+DENSE_SAMPLE: Final = 2000    # chars of body text sampled, in document order
 # Character ranges (inclusive): kana and the CJK ideographs, then Hangul jamo and syllables.
 # Counted over the sample's distinct characters: a regex class spanning tens of thousands
 # of code points takes milliseconds to compile, in every process that meets such a page.
-_DENSE = (("\u3040", "\u30ff"), ("\u3400", "\u4dbf"), ("\u4e00", "\u9fff"),
-          ("\uf900", "\ufaff"))
-_HANGUL = (("\u1100", "\u11ff"), ("\u3130", "\u318f"), ("\uac00", "\ud7a3"))
+_DENSE: Final = (("\u3040", "\u30ff"), ("\u3400", "\u4dbf"), ("\u4e00", "\u9fff"),
+                 ("\uf900", "\ufaff"))
+_HANGUL: Final = (("\u1100", "\u11ff"), ("\u3130", "\u318f"), ("\uac00", "\ud7a3"))
 
 
 def _count(counts: dict[str, int], ranges: tuple[tuple[str, str], ...]) -> int:
@@ -181,7 +184,7 @@ def _weigh(doc: Document, scale: float) -> None:
         node.prose = prose
 
 
-SENTENCE_MIN = 25         # chars: a paragraph this long that ends a sentence is prose
+SENTENCE_MIN: Final = 25         # chars: a paragraph this long that ends a sentence is prose
 
 
 def _ends_sentence(node: Node) -> bool:
@@ -201,7 +204,7 @@ def _ends_sentence(node: Node) -> bool:
     return False
 
 
-_NAMED_HIDDEN = frozenset(("exclude_hidden", "exclude_screen_reader_text"))
+_NAMED_HIDDEN: Final = frozenset(("exclude_hidden", "exclude_screen_reader_text"))
 
 
 def _in_running_text(node: Node, rule: str) -> bool:
@@ -434,7 +437,7 @@ def _is_article(node: Node) -> bool:
         bool(node.attrs) and node.attr("itemprop").strip() == "articleBody")
 
 
-DATA_LINKS = 0.2  # link share up to which a sibling's table or list of terms is data
+DATA_LINKS: Final = 0.2  # link share up to which a sibling's table or list of terms is data
 
 
 def _join_data(chosen: Node) -> Node:

@@ -14,8 +14,11 @@ compile at every start of the command line.
 from __future__ import annotations
 
 import re
+from typing import Final
 
-_LOADING = re.compile(
+# (``Final``: compiled code reads a constant directly, a module global is a dictionary
+# look-up at every use, and the loops below run per element of every page)
+_LOADING: Final = re.compile(
     r"^\W*(?:loading|please wait|advert|advertisement|sponsored(?: content)?"
     r"|skip to (?:main )?content|\d* ?comments?|close|read more|learn more|see more|show more"
     r"|view all(?: \(\d+\))?|don.t miss|text size|share(?: this)?(?: article| story)?"
@@ -32,7 +35,7 @@ _LOADING = re.compile(
 
 
 
-SENTENCE_END = frozenset(".!?…。！？؟।\"'”’»)")
+SENTENCE_END: Final = frozenset(".!?…。！？؟।\"'”’»)")
 """Characters a sentence ends with (a closing quote or bracket after its stop included),
 in the scripts the phrase lists cover: a line ending otherwise is a label, not prose."""
 
@@ -93,7 +96,7 @@ def _opens(norm: str, index: dict[str, tuple[str, ...]]) -> bool:
 
 # "read more", "read also", "advertisement" in German, French, Spanish, Italian, Dutch,
 # Portuguese, Swedish, Norwegian, Danish and Polish
-_LABELS = _phrases(
+_LABELS: Final = _phrases(
     "weiterlesen|mehr lesen|mehr dazu|mehr zum thema|lesen sie auch|lesen sie mehr|anzeige",
     "werbung|lire la suite|lire aussi|lire plus|publicité|leer más|lea también",
     "seguir leyendo|publicidad|leggi anche|leggi di più|leggi tutto|continua a leggere",
@@ -117,7 +120,7 @@ _LABELS = _phrases(
 
 # A wiki's or CMS's "[edit]" beside a section heading: an action for editors, not part of
 # the heading. English and the languages of the larger wikis; whole text only.
-_EDIT_LABELS = _phrases(
+_EDIT_LABELS: Final = _phrases(
     "edit|edit section|edit source|edit this section|bearbeiten|quelltext bearbeiten",
     "modifier|modifier le code|editar|editar código|editar código-fonte|modifica",
     "modifica wikitesto|bewerken|brontekst bewerken|redigera|redigera wikitext|rediger",
@@ -127,7 +130,7 @@ _EDIT_LABELS = _phrases(
     "編集|ソースを編集|编辑|编辑源代码|編輯|編輯原始碼|편집|원본 편집|sửa|sửa mã nguồn",
     "sunting|sunting sumber|تعديل|تعديل المصدر|ویرایش|עריכה|संपादित करें",
 )
-EDIT_LABEL_MAX = 40  # chars: "[edit source]" in any of those languages is shorter
+EDIT_LABEL_MAX: Final = 40  # chars: "[edit source]" in any of those languages is shorter
 
 
 def is_edit_label(text: str) -> bool:
@@ -144,7 +147,7 @@ def is_placeholder(text: str) -> bool:
 
 # Headings that open a section of chrome: further reading, most read, comments,
 # newsletter boxes; English and the major European languages. Whole heading only.
-_CHROME_HEADINGS = _phrases(
+_CHROME_HEADINGS: Final = _phrases(
     "related|related articles|related article|related posts|related post|related stories",
     "related content|related news|related coverage|related reading|more stories|more news",
     "more articles|more headlines|latest stories|latest news|latest articles|latest headlines",
@@ -188,7 +191,7 @@ _CHROME_HEADINGS = _phrases(
     "اقرأ أيضا|اقرأ أيضاً|संबंधित खबरें|यह भी पढ़ें|читайте також|схожі статті",
     "σχετικά άρθρα|διαβάστε επίσης|kapcsolódó cikkek|articole similare|citește și",
 )
-_COMMENT_HEADINGS = _phrases(
+_COMMENT_HEADINGS: Final = _phrases(
     "leave a reply|leave a comment|join the conversation|join the discussion|kommentare",
     "commentaires|comentarios|commenti|reacties|comentários|kommentarer",
     "комментарии|отзывы|оставить комментарий|добавить комментарий|добавить отзыв",
@@ -197,11 +200,11 @@ _COMMENT_HEADINGS = _phrases(
     "σχόλια|hozzászólások|comentarii",
 )
 # the parametric ones: "12 comments", "more from Politics", "follow us on Instagram"
-_COUNTED_COMMENTS = re.compile(
+_COUNTED_COMMENTS: Final = re.compile(
     r"\d+ ?comments?|(?:comments?|kommentare|commentaires|comentarios|commenti|reacties"
     r"|комментарии|отзывы|komentarze|komentáře|yorumlar|评论|評論|留言|留言列表|コメント|댓글)"
     r" ?[(\[]?\d+")
-_CHROME_HEADING_FORMS = re.compile(
+_CHROME_HEADING_FORMS: Final = re.compile(
     r"(?:more|latest) from [\w ]{1,30}|follow us on [\w ]{1,20}"
     r"|(?:most popular|самые популярные|najpopularniejsze|nejoblíbenější) [\w ]{1,30}"
     r"|(?:other|more) (?:\w+ )?(?:columns|stories|articles|news|posts|videos|galleries)"
@@ -230,7 +233,7 @@ def chrome_heading(text: str) -> bool:
 
 # Short lines that are a paywall or sign-in prompt, or an image credit. Matched at the
 # start and only for short blocks, so prose that mentions a photo or a subscription stays.
-_PAYWALL = _by_first(_phrases(
+_PAYWALL: Final = _by_first(_phrases(
     "this article is for subscribers|this article is only for subscribers",
     "this article is available to subscribers|this article is reserved for subscribers",
     "this story is for subscribers|this story is only for subscribers",
@@ -258,20 +261,20 @@ _PAYWALL = _by_first(_phrases(
     "dit artikel is alleen voor abonnees|conteúdo exclusivo para assinantes",
     "já é assinante|assine",
 ))
-_WORD_END = re.compile(r"\w")
-_LEAD = re.compile(r"\W*")
+_WORD_END: Final = re.compile(r"\w")
+_LEAD: Final = re.compile(r"\W*")
 # "Photo: ...", "Foto von ...", "Imagen de ...", "Crédit photo : ..."; "(Photo ...", "© ..."
-_CREDIT_ONE = re.compile(r"(\w+)\s*(?::|©|(?:by|von|de|di|par)\b)")
-_CREDIT_TWO = re.compile(r"(\w+ \w+)\s*(?::|©|(?:by|von|de|di|par)\b)")
-_BRACKETED = re.compile(r"(?:photo|foto|image|bild)\b", re.IGNORECASE)
-_CREDIT_WORDS = _phrases(
+_CREDIT_ONE: Final = re.compile(r"(\w+)\s*(?::|©|(?:by|von|de|di|par)\b)")
+_CREDIT_TWO: Final = re.compile(r"(\w+ \w+)\s*(?::|©|(?:by|von|de|di|par)\b)")
+_BRACKETED: Final = re.compile(r"(?:photo|foto|image|bild)\b", re.IGNORECASE)
+_CREDIT_WORDS: Final = _phrases(
     "photo|image|picture|video|illustration|graphic|foto|fotos|bild|bilder|grafik|imagen",
     "imagem|immagine|fotografía|fotografia|crédito|credito|credit|credits|quelle",
     "crédit photo|photo credit",
 )
-_CREDIT_INITIALS = frozenset(word[0] for word in _CREDIT_WORDS)
-CREDIT_MAX = 120      # chars: a credit line is short
-PAYWALL_MAX = 250     # chars: so is a paywall prompt
+_CREDIT_INITIALS: Final = frozenset(word[0] for word in _CREDIT_WORDS)
+CREDIT_MAX: Final = 120      # chars: a credit line is short
+PAYWALL_MAX: Final = 250     # chars: so is a paywall prompt
 
 
 def _is_credit(text: str) -> bool:
@@ -293,7 +296,7 @@ def _is_credit(text: str) -> bool:
 
 
 # "Was this page helpful? Yes No": the survey box under a help or public-service page
-_FEEDBACK = _by_first(_phrases(
+_FEEDBACK: Final = _by_first(_phrases(
     "was this page helpful|was this helpful|was this article helpful|did this page help",
     "is this page useful|was this information helpful|did you find this helpful",
     "war diese seite hilfreich|war dieser artikel hilfreich|ist diese seite hilfreich",
@@ -312,19 +315,19 @@ _FEEDBACK = _by_first(_phrases(
 # "Follow us on Instagram", "Follow The Times on Facebook and X": a prompt to follow the
 # site on a social network, as it opens a short block that names one (and links to it:
 # ``_prune`` asks for the link, so a how-to's "Follow these steps on Facebook" stays)
-_FOLLOW = _by_first(_phrases(
+_FOLLOW: Final = _by_first(_phrases(
     "follow|like us on|find us on|connect with us on|join us on",
     "folgen sie uns|folge uns|folgt uns|suivez-nous|retrouvez-nous sur|síguenos|siguenos",
     "seguici|seguiteci|siga-nos|sigam-nos|volg ons|följ oss|følg os|følg oss|obserwuj nas",
 ))
-_NETWORKS = re.compile(r"\b(?:twitter|facebook|instagram|linkedin|youtube|tiktok|"
-                       r"mastodon|bluesky|threads|telegram|whatsapp|pinterest|x\.com)\b")
-FOLLOW_MAX = 250      # chars: the prompt is a line or two
+_NETWORKS: Final = re.compile(r"\b(?:twitter|facebook|instagram|linkedin|youtube|tiktok|"
+                              r"mastodon|bluesky|threads|telegram|whatsapp|pinterest|x\.com)\b")
+FOLLOW_MAX: Final = 250      # chars: the prompt is a line or two
 
 
 # A consent banner that no class or id names ("We use cookies to ..."), in the languages
 # of the other phrase sets; matched at the start of a block shorter than COOKIE_MAX.
-_COOKIES = _by_first(_phrases(
+_COOKIES: Final = _by_first(_phrases(
     "we use cookies|this website uses cookies|this site uses cookies|our website uses cookies",
     "by using this website, you agree to|by continuing to browse|we and our partners use",
     "wir verwenden cookies|wir nutzen cookies|diese website verwendet cookies",
@@ -339,7 +342,7 @@ _COOKIES = _by_first(_phrases(
     "používáme cookies|tato stránka používá cookies|bu web sitesi çerez",
     "мы используем файлы cookie|этот сайт использует файлы cookie",
 ))
-COOKIE_MAX = 600      # chars: a consent banner says its piece in a few sentences
+COOKIE_MAX: Final = 600      # chars: a consent banner says its piece in a few sentences
 
 
 def is_cookie_notice(text: str) -> bool:
@@ -349,7 +352,7 @@ def is_cookie_notice(text: str) -> bool:
 
 # The label of a line of topic links ("Tags: a, b", "Filed under: x | y"), in the
 # languages of the other phrase lists
-_TAG_LABELS = _phrases(
+_TAG_LABELS: Final = _phrases(
     "tags|tag|tagged|tagged with|topics|keywords|filed under|categories|category",
     "schlagwörter|schlagworte|stichwörter|themen|kategorien",
     "étiquettes|mots-clés|mots clés|sujets|catégories",
@@ -360,8 +363,8 @@ _TAG_LABELS = _phrases(
     "tagi|tematy|słowa kluczowe|kategorie",
     "marcadores|palavras-chave|categorias",
 )
-_TAG_SEPARATORS = frozenset(" ,;|/·•\u00a0")
-TAG_LINE_MAX = 300  # chars: a line of topic links is short
+_TAG_SEPARATORS: Final = frozenset(" ,;|/·•\u00a0")
+TAG_LINE_MAX: Final = 300  # chars: a line of topic links is short
 
 
 def is_tag_line(parts: list[str]) -> bool:
