@@ -245,13 +245,10 @@ def select(doc: Document, *, hints: Collection[str] = ()) -> Selection:
     scale = script_scale(doc)
     _weigh(doc, scale)
     best = doc.body
-    anchors: list[Node] = []
     for node in doc.nodes:
         if node.tag in _CONTAINERS and (node.score > best.score or (
                 node.score == best.score and node.depth > best.depth)):
             best = node
-        if _is_anchor(node):
-            anchors.append(node)
     chosen = best
     if best.score <= 0:
         # chrome outweighs prose everywhere (short pages): the tightest container holding
@@ -261,15 +258,17 @@ def select(doc: Document, *, hints: Collection[str] = ()) -> Selection:
                     node.pos == chosen.pos and node.depth > chosen.depth)):
                 chosen = node
         if chosen.pos <= 0:
-            chosen = max((n for n in anchors if n.text_len), key=lambda n: n.text_len,
-                         default=doc.body)
+            anchors = [n for n in doc.nodes if _is_anchor(n) and n.text_len]
+            chosen = max(anchors, key=lambda n: n.text_len, default=doc.body)
     else:
         # the anchor inside the pick that keeps the most of its score, the first in
-        # document order among equals; looked for among the page's few anchors, not by
-        # a walk of the pick's subtree
+        # document order among equals. Not a walk of the pick's subtree: its elements were
+        # created after it (``idx``), and a score that high rules out all but a few
         floor = ANCHOR_KEEP * best.score
-        for node in anchors:
-            if node.score >= floor and node.depth > best.depth and _inside(node, best) and (
+        nodes = doc.nodes
+        for at in range(best.idx + 1, len(nodes)):
+            node = nodes[at]
+            if node.score >= floor and _is_anchor(node) and _inside(node, best) and (
                 chosen is best or node.score > chosen.score
                 or (node.score == chosen.score and _precedes(node, chosen))
             ):
