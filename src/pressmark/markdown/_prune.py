@@ -154,25 +154,31 @@ def _prune_rule(  # noqa: PLR0917 - once per element: positional calls are cheap
             and not _described_sublist(node)):
         return "link_density"
     text: str | None = None  # the subtree's text, built once for the rules below
+    norm: str | None = None  # ... and its normal form, which several of them read
     if node.tag in _REPEATABLE and text_len <= 100 and (repeated or hints):
         text = _text(node, texts)
-        if _text_rules.is_placeholder(text):
+        norm = _text_rules.normalise(text)
+        if _text_rules.is_placeholder(text, norm):
             return "ui_label"
         if text in repeated and not _has_image(node):
             return "repeated_block"  # (beside an image it is a credit: the image stays)
         if hints and block_hash(text) in hints:
             return "cross_page_repetition"
-    elif node.tag in BLOCK_TAGS and text_len < 40 and _text_rules.is_placeholder(
-            text := _text(node, texts)):
-        return "ui_label"
+    elif node.tag in BLOCK_TAGS and text_len < 40:
+        text = _text(node, texts)
+        norm = _text_rules.normalise(text)
+        if _text_rules.is_placeholder(text, norm):
+            return "ui_label"
     if node.tag in _TEXT_RULE_TAGS and (text_len < _text_rules.PAYWALL_MAX or (
             node.tag != "p" and text_len < _text_rules.COOKIE_MAX)):
         if text is None:
             text = _text(node, texts)
-        if node.tag != "p" and _text_rules.is_cookie_notice(text):
+        if norm is None:
+            norm = _text_rules.normalise(text)
+        if node.tag != "p" and _text_rules.is_cookie_notice(text, norm):
             # the banner's box, not a paragraph: a cookie policy's first sentence stays
             return "exclude_cookie_banner"
-        rule = _text_rules.text_rule(text) if text_len < _text_rules.PAYWALL_MAX else None
+        rule = _text_rules.text_rule(text, norm) if text_len < _text_rules.PAYWALL_MAX else None
         if rule == "social_prompt" and not node.link_len:
             rule = None  # it names a network but links to none: a sentence about it
         if rule is not None and not _has_image(node):

@@ -6,7 +6,7 @@ wiki's edit links, in English and the major languages of the web. They only appl
 short text and are matched whole or at its start, so prose that mentions a photo,
 a subscription or cookies stays. Names and class words are ``_boilerplate``'s part.
 
-The multilingual rules are phrase sets looked up after ``_norm``, not regex
+The multilingual rules are phrase sets looked up after ``normalise``, not regex
 alternations: a set costs nothing to build, a long alternation costs milliseconds to
 compile at every start of the command line.
 """
@@ -40,7 +40,7 @@ SENTENCE_END: Final = frozenset(".!?…。！？؟।\"'”’»)")
 in the scripts the phrase lists cover: a line ending otherwise is a label, not prose."""
 
 
-def _norm(text: str) -> str:
+def normalise(text: str) -> str:
     r"""Lower case, whitespace collapsed, punctuation and symbols trimmed at both ends.
 
     Each end is trimmed where it is, a character at a time (most ends are a word
@@ -70,7 +70,7 @@ def _is_word(char: str) -> bool:
 def _phrases(*groups: str) -> frozenset[str]:
     # normalised like the text they are compared with: a Devanagari vowel sign at the end
     # of a word is no word character to the regex and is trimmed from both alike
-    return frozenset(_norm(p) for group in groups for p in group.split("|"))
+    return frozenset(normalise(p) for group in groups for p in group.split("|"))
 
 
 def _by_first(phrases: frozenset[str]) -> dict[str, tuple[str, ...]]:
@@ -137,12 +137,16 @@ def is_edit_label(text: str) -> bool:
     """A section's edit link ("[edit]", "[Bearbeiten | Quelltext bearbeiten]")."""
     if len(text) >= EDIT_LABEL_MAX:
         return False
-    return all(part in _EDIT_LABELS for part in _norm(text).split(" | "))
+    return all(part in _EDIT_LABELS for part in normalise(text).split(" | "))
 
 
-def is_placeholder(text: str) -> bool:
-    """Text that is UI state or a UI label, not content ("Loading...", "Read more")."""
-    return len(text) < 40 and (_LOADING.match(text) is not None or _norm(text) in _LABELS)
+def is_placeholder(text: str, norm: str | None = None) -> bool:
+    """Text that is UI state or a UI label, not content ("Loading...", "Read more").
+
+    ``norm``: ``normalise(text)``, when the caller has it (several rules read one text).
+    """
+    return len(text) < 40 and (_LOADING.match(text) is not None
+                               or (normalise(text) if norm is None else norm) in _LABELS)
 
 
 # Headings that open a section of chrome: further reading, most read, comments,
@@ -215,7 +219,7 @@ def comments_heading(text: str) -> bool:
     """A heading over a comment thread: all that follows it in its section is comments."""
     if len(text) >= 60:
         return False
-    return _comments(_norm(text))
+    return _comments(normalise(text))
 
 
 def _comments(norm: str) -> bool:
@@ -226,7 +230,7 @@ def chrome_heading(text: str) -> bool:
     """A heading that introduces further reading, comments or a newsletter box."""
     if len(text) >= 60:
         return False
-    norm = _norm(text)
+    norm = normalise(text)
     return norm in _CHROME_HEADINGS or _comments(norm) \
         or _CHROME_HEADING_FORMS.fullmatch(norm) is not None
 
@@ -345,9 +349,11 @@ _COOKIES: Final = _by_first(_phrases(
 COOKIE_MAX: Final = 600      # chars: a consent banner says its piece in a few sentences
 
 
-def is_cookie_notice(text: str) -> bool:
-    """Text that opens like a consent banner ("We use cookies to ...")."""
-    return len(text) < COOKIE_MAX and _opens(_norm(text), _COOKIES)
+def is_cookie_notice(text: str, norm: str | None = None) -> bool:
+    """Text that opens like a consent banner ("We use cookies to ..."); ``norm`` as for
+    ``is_placeholder``."""
+    return len(text) < COOKIE_MAX and _opens(normalise(text) if norm is None else norm,
+                                             _COOKIES)
 
 
 # The label of a line of topic links ("Tags: a, b", "Filed under: x | y"), in the
@@ -373,17 +379,18 @@ def is_tag_line(parts: list[str]) -> bool:
     ``parts``: the text before the first link, then the text after each link.
     """
     label, colon, rest = parts[0].partition(":")
-    return bool(colon) and _norm(label) in _TAG_LABELS \
+    return bool(colon) and normalise(label) in _TAG_LABELS \
         and all(ch in _TAG_SEPARATORS for part in (rest, *parts[1:]) for ch in part.strip())
 
 
-def text_rule(text: str) -> str | None:
+def text_rule(text: str, norm: str | None = None) -> str | None:
     """A rule for a short block by its text alone: paywall, survey or follow prompt, image
-    credit."""
+    credit; ``norm`` as for ``is_placeholder``."""
     if len(text) < CREDIT_MAX and _is_credit(text):
         return "image_credit"
     if len(text) < PAYWALL_MAX:
-        norm = _norm(text)
+        if norm is None:
+            norm = normalise(text)
         if _opens(norm, _FEEDBACK):
             return "feedback_prompt"
         if len(text) < FOLLOW_MAX and _opens(norm, _FOLLOW) and _NETWORKS.search(norm):
