@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Final
 
 from pressmark.markdown import _escape
 from pressmark.markdown._blocks import (
@@ -50,13 +51,15 @@ from pressmark.markdown._inline import InlineBuf, add_run, squeeze
 from pressmark.markdown._policy import ConversionPolicy
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
 
-MAX_GRID_COLS = 64
-MAX_GRID_ROWS = 2000
-_LANG = re.compile(r"(?:^|\s)(?:language|lang)-([A-Za-z0-9_+#.-]+)")
-_LAYOUT_SIGNS = frozenset(("table", "p", "ul", "ol", "pre", "blockquote", "dl",
-                           "h1", "h2", "h3", "h4", "h5", "h6"))
-_PAGE_SIGNS = frozenset(("table", "h1", "h2", "h3", "h4", "h5", "h6"))
-LAYOUT_CELL_SHARE = 0.2  # cells holding blocks, of all cells, that make a table a layout
+# (``Final``: compiled code reads a constant directly, a module global is a dictionary
+# look-up at every use, and the loops below run per element of every page)
+MAX_GRID_COLS: Final = 64
+MAX_GRID_ROWS: Final = 2000
+_LANG: Final = re.compile(r"(?:^|\s)(?:language|lang)-([A-Za-z0-9_+#.-]+)")
+_LAYOUT_SIGNS: Final = frozenset(("table", "p", "ul", "ol", "pre", "blockquote", "dl",
+                                  "h1", "h2", "h3", "h4", "h5", "h6"))
+_PAGE_SIGNS: Final = frozenset(("table", "h1", "h2", "h3", "h4", "h5", "h6"))
+LAYOUT_CELL_SHARE: Final = 0.2  # cells holding blocks, of all cells, that make a table a layout
 
 
 def _laid_out(cells: list[Node]) -> bool:
@@ -74,14 +77,14 @@ def _laid_out(cells: list[Node]) -> bool:
         if tags & _LAYOUT_SIGNS:
             with_blocks += 1
     return with_blocks >= max(1.0, LAYOUT_CELL_SHARE * len(cells))
-_LISTS = frozenset(("ul", "ol", "menu", "dir"))
-_STRUCTURES = HEADINGS | _LISTS | {"pre", "blockquote", "table", "dl", "hr"}  # see ``block``
-_CODE = frozenset(("code", "kbd", "samp", "tt"))
-_EM = frozenset(("em", "i", "cite", "dfn", "var"))
-_STRONG = frozenset(("strong", "b"))
-_STRIKE = frozenset(("del", "s", "strike"))
-IN_HEADING = 16          # inline state bit: inside a heading (permalinks are unwrapped)
-_WORDISH = re.compile(r"\w")
+_LISTS: Final = frozenset(("ul", "ol", "menu", "dir"))
+_STRUCTURES: Final = HEADINGS | _LISTS | {"pre", "blockquote", "table", "dl", "hr"}  # see ``block``
+_CODE: Final = frozenset(("code", "kbd", "samp", "tt"))
+_EM: Final = frozenset(("em", "i", "cite", "dfn", "var"))
+_STRONG: Final = frozenset(("strong", "b"))
+_STRIKE: Final = frozenset(("del", "s", "strike"))
+IN_HEADING: Final = 16          # inline state bit: inside a heading (permalinks are unwrapped)
+_WORDISH: Final = re.compile(r"\w")
 
 
 class Counts:
@@ -108,14 +111,14 @@ class Converter:
     def blocks(self, node: Node) -> list[Block]:
         out: list[Block] = []
         buf = InlineBuf()
-        text = self._text
-        inline = self._inline
+        # (methods called as methods: compiled code calls a bound method held in a local
+        # generically, through its Python wrapper)
         for child in node.children:
             if isinstance(child, str):
                 # whitespace before any inline content (the indentation between blocks)
                 # is stripped from the paragraph anyway: ``_flush`` would drop it
-                if buf.md or child.strip(" \t\n\r"):
-                    text(child, buf)
+                if buf.md or not _blank(child):
+                    self._text(child, buf)
             elif child.removed is not None:
                 continue
             elif child.tag in BLOCK_TAGS or child.blocky:
@@ -128,7 +131,7 @@ class Converter:
                 # plain container goes straight where ``block`` would send it)
                 out.extend(self.block(child) if child.tag in _STRUCTURES else self.blocks(child))
             else:
-                inline(child, buf, 0)
+                self._inline(child, buf, 0)
         if buf.md:
             self._flush(buf, node, out)
         return out
@@ -143,7 +146,7 @@ class Converter:
             text = squeeze(buf.text(" ").replace("\n", " ")).strip()
             if not text:
                 return []
-            plain = " ".join("".join(buf.plain).split())
+            plain = _collapsed(buf.plain)
             return [Heading(int(tag[1]), _escape.escape_heading_end(text), plain, node)]
         if tag in _LISTS:
             return self._list(node)
@@ -169,8 +172,7 @@ class Converter:
             # the plain text collapsed whole (its breaks, if any, collapse all the same)
             line = squeeze(md).strip()
             if line:
-                out.append(Para(_escape.escape_line_start(line),
-                                " ".join("".join(buf.plain).split()), owner))
+                out.append(Para(_escape.escape_line_start(line), _collapsed(buf.plain), owner))
             return
         md_lines = md.split("\n")
         plain_lines = "".join(buf.plain).split("\n")
@@ -191,7 +193,7 @@ class Converter:
     # ---- inline ---------------------------------------------------------------------------
 
     def _text(self, text: str, buf: InlineBuf) -> None:
-        if not text.strip(" \t\n\r"):  # the commonest text: indentation between tags
+        if _blank(text):  # the commonest text: indentation between tags
             if text:
                 buf.md.append(" ")
                 buf.plain.append(" ")
@@ -205,14 +207,17 @@ class Converter:
                 buf.plain.append(text)
                 return
         else:
-            text = _escape.clean(text)
             words = text.split()
+            plain = " ".join(words)
+            if not _escape.holds_no_controls(text, plain):  # rare: let ``clean`` drop them
+                text = _escape.clean(text)
+                words = text.split()
+                plain = " ".join(words)
             if not words:
                 if text:
                     buf.md.append(" ")
                     buf.plain.append(" ")
                 return
-            plain = " ".join(words)
         md = _escape.escape_text(plain)  # the very string when nothing needed escaping
         lead = " " if text[0].isspace() else ""
         trail = " " if text[-1].isspace() else ""
@@ -226,13 +231,11 @@ class Converter:
         buf.plain.append(plain)
 
     def _inline_children(self, node: Node, buf: InlineBuf, state: int) -> None:
-        text = self._text
-        inline = self._inline
         for child in node.children:
             if isinstance(child, str):
-                text(child, buf)
+                self._text(child, buf)
             elif child.removed is None:
-                inline(child, buf, state)
+                self._inline(child, buf, state)
 
     # state bits: 1 in link, 2 in emphasis, 4 in strong, 8 in strikethrough, 16 in heading
     def _inline(self, node: Node, buf: InlineBuf, state: int) -> None:
@@ -511,6 +514,34 @@ class Converter:
             return []
         table = [[grid.get((r, c), "") for c in range(width)] for r in range(height)]
         return [row for row in table if any(row)] or []
+
+
+_BLANKS: Final = str.maketrans("", "", " \t\n\r")  # deletes the four
+
+
+def _blank(text: str) -> bool:
+    """Nothing but spaces, tabs and line breaks, or nothing: ``not text.strip(" \t\n\r")``.
+
+    WHY not that strip: it looks each character up in its argument with a C call, and
+    the indentation between tags, a few dozen such characters, is most text nodes. For
+    ASCII text ``translate`` looks each distinct character up once.
+    """
+    if not text.isspace():
+        return not text  # (a character that is no whitespace at all is none of the four)
+    return not text.translate(_BLANKS)
+
+
+def _collapsed(pieces: list[str]) -> str:
+    """``" ".join("".join(pieces).split())``: a paragraph's plain text, whitespace collapsed.
+
+    The pieces are collapsed already (``Converter._text``), so the paragraph mostly is too
+    but for its ends: printable (a space is the only whitespace then) with no double
+    space, it only needs stripping, at a fraction of splitting it into words.
+    """
+    text = "".join(pieces)
+    if "  " in text or not text.isprintable():
+        return " ".join(text.split())
+    return text.strip(" ")
 
 
 def _int(value: str | None) -> int | None:

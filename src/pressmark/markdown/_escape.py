@@ -12,26 +12,28 @@ ASCII punctuation, so a renderer shows the original character.
 from __future__ import annotations
 
 import re
+from typing import Final
 
-_ALWAYS_CHARS = "\\`*[]|~"  # the backslash first (see ``escape_text``)
+_ALWAYS_CHARS: Final = "\\`*[]|~"  # the backslash first (see ``escape_text``)
 # "_", "<", "&" and "!" are syntax or not depending on their neighbours, which may sit in
 # the next text node ("a_" + "<b>b</b>"). ``escape_text`` marks them with Unicode
 # noncharacters (reserved for internal use, removed from input by ``clean``) and
 # ``resolve`` decides once the whole run of inline text is assembled.
-_MARKS = {"_": "\ufdd0", "<": "\ufdd1", "&": "\ufdd2", "!": "\ufdd3"}
-MARKED = frozenset(_MARKS.values())
-_UNDERSCORE = re.compile("(?<![^\\W_\ufdd0])\ufdd0|\ufdd0(?![^\\W_\ufdd0])")
+_MARKS: Final = {"_": "\ufdd0", "<": "\ufdd1", "&": "\ufdd2", "!": "\ufdd3"}
+MARKED: Final = frozenset(_MARKS.values())
+_UNDERSCORE: Final = re.compile("(?<![^\\W_\ufdd0])\ufdd0|\ufdd0(?![^\\W_\ufdd0])")
 # "<" starts a tag or URI autolink before a letter, "/", "!" or "?", and an email
 # autolink ("<0@0>") before a run of the local part's characters and "@"; the marked
 # "_", "&" and "!" are among them, the backslash-escaped ones break the run
-_LT = re.compile("\ufdd1(?=[A-Za-z/!?\ufdd3]|[A-Za-z0-9.#$%'+/=?^{}\\-\ufdd0\ufdd2\ufdd3]+@)")
-_AMP = re.compile("\ufdd2(?=#?[A-Za-z0-9]+;)")
-_BANG = re.compile("\ufdd3(?=\\[)")  # "!" right before a link would make it an image
+_LT: Final = re.compile(
+    "\ufdd1(?=[A-Za-z/!?\ufdd3]|[A-Za-z0-9.#$%'+/=?^{}\\-\ufdd0\ufdd2\ufdd3]+@)")
+_AMP: Final = re.compile("\ufdd2(?=#?[A-Za-z0-9]+;)")
+_BANG: Final = re.compile("\ufdd3(?=\\[)")  # "!" right before a link would make it an image
 # C0 controls but tab/LF/CR, DEL, zero-width space, BOM and the noncharacters (the marks).
 # A regex, not str.translate with a dict, which looks up every character of every text.
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b\ufeff\ufdd0-\ufdef]+")
+_CONTROL: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b\ufeff\ufdd0-\ufdef]+")
 
-_LINE_START = re.compile(
+_LINE_START: Final = re.compile(
     r"^(?:(#{1,6})(?=[ \t]|$)|([>+=-])|(\d{1,9})([.)])(?=[ \t]|$))"
 )
 
@@ -44,7 +46,41 @@ def clean(text: str) -> str:
         return text
     if "\xa0" in text:
         text = text.replace("\xa0", " ")
+    if _no_controls(text):
+        return text
     return _CONTROL.sub("", text)
+
+
+# the ASCII characters ``_CONTROL`` removes (tab, LF and CR stay)
+_ASCII_CONTROLS: Final = bytes((*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F))
+
+
+def _no_controls(text: str) -> bool:
+    """True when ``text`` holds nothing ``_CONTROL`` removes (False may be wrong: a hint).
+
+    WHY: most unprintable text is printable but for its line breaks and indentation
+    (a text node of pretty-printed HTML), and the regex scan costs some 30 times this
+    C-level test per character (a character class is tried at every position).
+    """
+    if text.isascii():
+        data = text.encode("ascii")
+        return len(data.translate(None, _ASCII_CONTROLS)) == len(data)
+    # with tab, LF and CR gone, printable text holds no control, no zero-width or
+    # byte-order mark and no noncharacter (Cc, Cf, Cn all fail ``isprintable``)
+    return text.replace("\n", "").replace("\t", "").replace("\r", "").isprintable()
+
+
+def holds_no_controls(text: str, words: str) -> bool:
+    """``text`` holds nothing ``clean`` removes, given ``words``: its words joined.
+
+    Then ``clean`` would only turn NBSP into a space, which splitting into words treats
+    alike. WHY: a text node of several lines is split into words anyway, and its words
+    are all that is left to look at but for the whitespace controls, which the split
+    took for spaces (cheaper than ``clean``'s test of the whole text).
+    """
+    return words.isprintable() and not (
+        "\x0b" in text or "\x0c" in text or "\x1c" in text or "\x1d" in text
+        or "\x1e" in text or "\x1f" in text)
 
 
 def escape_text(text: str) -> str:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Final
 
 from pressmark.markdown import _escape
 
-_HTML_TAG = {"*": "em", "**": "strong", "~~": "del"}
-_SPACES = re.compile(r" {2,}")
-_BREAKS = re.compile(r"\n[ \n]*\n")
+_HTML_TAG: Final = {"*": "em", "**": "strong", "~~": "del"}
+_BREAKS: Final = re.compile(r"\n[ \n]*\n")
 
 
 class InlineBuf:
@@ -128,7 +128,11 @@ def add_run(buf: InlineBuf, inner: InlineBuf, marker: str) -> None:
 # that, as most text does, holds nothing to replace.
 def squeeze(text: str) -> str:
     """Runs of spaces as one space."""
-    return _SPACES.sub(" ", text) if "  " in text else text
+    # halving every run per pass (a run of n spaces takes log2(n) passes) beats the
+    # regex, which tries its pattern at every position of the paragraph
+    while "  " in text:
+        text = text.replace("  ", " ")
+    return text
 
 
 def _one_break(text: str) -> str:

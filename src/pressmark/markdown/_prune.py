@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Collection
+from typing import Final
 
 from pressmark.markdown import _text_rules
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
@@ -26,30 +27,32 @@ try:
 except ImportError:  # pragma: no cover - a build without it
     from hashlib import sha256
 
-LONG_BLOCK = 300        # chars: a block this long is prose even when dense with links
-CAPTION_MAX = 80        # chars: an italic line under an image this short is its caption
-CAPTION_LINKS = 0.5     # link share of a figcaption that makes it a promotion, not a caption
-PROSE_ITEM = 120        # chars of prose that make a link-heavy list release notes, not a menu
-_LISTS = frozenset(("ul", "ol"))
-_CELLS = frozenset(("td", "th", "tr"))
-INLINE_LINKS = 3         # links in one inline element that make it a widget
+# (``Final``: compiled code reads a constant directly, a module global is a dictionary
+# look-up at every use, and the loops below run per element of every page)
+LONG_BLOCK: Final = 300       # chars: a block this long is prose even when dense with links
+CAPTION_MAX: Final = 80       # chars: an italic line under an image this short is its caption
+CAPTION_LINKS: Final = 0.5    # link share of a figcaption that makes it a promotion, not a caption
+PROSE_ITEM: Final = 120       # chars of prose that make a link-heavy list release notes, not a menu
+_LISTS: Final = frozenset(("ul", "ol"))
+_CELLS: Final = frozenset(("td", "th", "tr"))
+INLINE_LINKS: Final = 3       # links in one inline element that make it a widget
 # blocks that may be dropped for repeating: table cells and list items repeat legitimately
-_REPEATABLE = frozenset(("p", "div", "section", "header", "footer", "aside", "figcaption",
-                         "center", "span", "form", "nav", "figure", "blockquote"))
-REPEAT_MIN = 3           # identical short blocks seen this often on a page are chrome
-_TEXT_RULE_TAGS = _REPEATABLE - {"blockquote"}  # blocks a credit or paywall line may fill
-CARD_MAX = 300           # chars: a teaser card (headline link, a line of text) is short
-CARD_MIN_RUN = 3         # sibling cards of one kind that make a teaser row
-CARD_LINK_SHARE = 0.1    # a card's link text (its headline) is at least this share of its text
-CARD_TAGS = frozenset(("div", "article", "li", "section"))
+_REPEATABLE: Final = frozenset(("p", "div", "section", "header", "footer", "aside", "figcaption",
+                                "center", "span", "form", "nav", "figure", "blockquote"))
+REPEAT_MIN: Final = 3         # identical short blocks seen this often on a page are chrome
+_TEXT_RULE_TAGS: Final = _REPEATABLE - {"blockquote"}  # blocks a credit or paywall line may fill
+CARD_MAX: Final = 300         # chars: a teaser card (headline link, a line of text) is short
+CARD_MIN_RUN: Final = 3       # sibling cards of one kind that make a teaser row
+CARD_LINK_SHARE: Final = 0.1  # a card's link text (its headline) is at least this share of its text
+CARD_TAGS: Final = frozenset(("div", "article", "li", "section"))
 # a chrome section goes only if the region keeps this much (a region that is itself a
 # "Related" box, picked on a page with almost no prose, is left alone)
-SECTION_KEEP_CHARS = 200
-SECTION_KEEP = 0.2
-STREAM_LINK_SHARE = 0.1  # a feed after a "Recommended" heading: links are its headlines
-STREAM_CARD = 600        # chars per linked headline at most, in such a feed
-HEADING_BOX = 60         # chars: a wrapper this small around one heading stands for it
-_SENTENCE = re.compile(r"\w \w.*[.!?…][\"'”’»)]*$")
+SECTION_KEEP_CHARS: Final = 200
+SECTION_KEEP: Final = 0.2
+STREAM_LINK_SHARE: Final = 0.1  # a feed after a "Recommended" heading: links are its headlines
+STREAM_CARD: Final = 600      # chars per linked headline at most, in such a feed
+HEADING_BOX: Final = 60       # chars: a wrapper this small around one heading stands for it
+_SENTENCE: Final = re.compile(r"\w \w.*[.!?…][\"'”’»)]*$")
 
 
 def block_hash(text: str) -> str:
@@ -73,25 +76,44 @@ def prune(root: Node, hints: Collection[str]) -> tuple[list[str], int]:
     keep_share = 0.5 * root.pos
     fired: set[str] = set()
     removed = 0
-    order = root.iter()  # document order, walked once for both surveys below
-    repeated = _repeated_texts(order)
+    # document order, walked once for both surveys below and for the pruning itself: an
+    # element's subtree is the run of deeper elements right after it, so a pruned one
+    # is passed over by depth instead of being walked
+    order = root.iter()
+    texts: dict[int, str] = {}  # Node.text() by node index, for the rules that read it
+    repeated = _repeated_texts(order, texts)
     sections: dict[int, bool] = {}  # lists kept as sections, by node index (_is_section)
     marks = _section_marks(root, order)
-    stack: list[Node] = list(reversed(root.elems))
-    while stack:
-        node = stack.pop()
-        rule = marks.get(node.idx) or _prune_rule(node, keep_share, repeated, hints, sections)
+    at = 1  # (order[0] is the root itself)
+    end = len(order)
+    while at < end:
+        node = order[at]
+        at += 1
+        rule = marks.get(node.idx) or _prune_rule(node, keep_share, repeated, hints, sections,
+                                                   texts)
         if rule is not None:
             node.removed = rule
             fired.add(rule)
             removed += node.text_len
-            continue
-        stack.extend(reversed(node.elems))
+            depth = node.depth
+            while at < end and order[at].depth > depth:
+                at += 1
     return sorted(fired), removed
 
 
-def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
-                hints: Collection[str], sections: dict[int, bool]) -> str | None:
+def _text(node: Node, texts: dict[int, str]) -> str:
+    """``node.text()``, built once per element: the rules ask for nested blocks' texts
+    again and again, and each build walks the subtree."""
+    text = texts.get(node.idx)
+    if text is None:
+        text = texts[node.idx] = node.text()
+    return text
+
+
+def _prune_rule(  # noqa: PLR0917 - once per element: positional calls are cheaper
+    node: Node, keep_share: float, repeated: Collection[str], hints: Collection[str],
+    sections: dict[int, bool], texts: dict[int, str],
+) -> str | None:
     if node.bad is not None and node.pos <= keep_share:
         return node.bad
     text_len = node.text_len
@@ -104,12 +126,12 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
             return "inline_link_cluster"
         parent = node.parent
         if text_len < _text_rules.EDIT_LABEL_MAX and _beside_heading_text(node) \
-                and _text_rules.is_edit_label(node.text()):
+                and _text_rules.is_edit_label(_text(node, texts)):
             return "exclude_edit_link"
         if node.tag == "a" and text_len < 40 and parent is not None \
                 and parent.tag in BLOCK_TAGS and parent.tag not in HEADINGS \
                 and parent.own_link >= parent.own_len \
-                and _text_rules.is_placeholder(node.text()):
+                and _text_rules.is_placeholder(_text(node, texts)):
             # a button between blocks, alone or in a row of them ("Edit this page",
             # "Share | Improve this answer"), not a link at the end of a sentence
             return "ui_label"
@@ -119,7 +141,7 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
         if node.tag in ("span", "small") and parent is not None and text_len < \
                 _text_rules.CREDIT_MAX and text_len >= 0.9 * parent.text_len:
             # the only text beside an image: "<div><img><span>Photo: ...</span></div>"
-            return _text_rules.text_rule(node.text())
+            return _text_rules.text_rule(_text(node, texts))
         return None
     if node.tag == "figcaption" and node.link_len >= CAPTION_LINKS * text_len:
         return "exclude_caption"  # a link set as a caption: a promotion or a credit
@@ -132,31 +154,37 @@ def _prune_rule(node: Node, keep_share: float, repeated: Collection[str],
             and not _described_sublist(node)):
         return "link_density"
     text: str | None = None  # the subtree's text, built once for the rules below
+    norm: str | None = None  # ... and its normal form, which several of them read
     if node.tag in _REPEATABLE and text_len <= 100 and (repeated or hints):
-        text = node.text()
-        if _text_rules.is_placeholder(text):
+        text = _text(node, texts)
+        norm = _text_rules.normalise(text)
+        if _text_rules.is_placeholder(text, norm):
             return "ui_label"
         if text in repeated and not _has_image(node):
             return "repeated_block"  # (beside an image it is a credit: the image stays)
         if hints and block_hash(text) in hints:
             return "cross_page_repetition"
-    elif node.tag in BLOCK_TAGS and text_len < 40 and _text_rules.is_placeholder(
-            text := node.text()):
-        return "ui_label"
+    elif node.tag in BLOCK_TAGS and text_len < 40:
+        text = _text(node, texts)
+        norm = _text_rules.normalise(text)
+        if _text_rules.is_placeholder(text, norm):
+            return "ui_label"
     if node.tag in _TEXT_RULE_TAGS and (text_len < _text_rules.PAYWALL_MAX or (
             node.tag != "p" and text_len < _text_rules.COOKIE_MAX)):
         if text is None:
-            text = node.text()
-        if node.tag != "p" and _text_rules.is_cookie_notice(text):
+            text = _text(node, texts)
+        if norm is None:
+            norm = _text_rules.normalise(text)
+        if node.tag != "p" and _text_rules.is_cookie_notice(text, norm):
             # the banner's box, not a paragraph: a cookie policy's first sentence stays
             return "exclude_cookie_banner"
-        rule = _text_rules.text_rule(text) if text_len < _text_rules.PAYWALL_MAX else None
+        rule = _text_rules.text_rule(text, norm) if text_len < _text_rules.PAYWALL_MAX else None
         if rule == "social_prompt" and not node.link_len:
             rule = None  # it names a network but links to none: a sentence about it
         if rule is not None and not _has_image(node):
             return rule  # (with an image inside, the credit's own element goes instead)
     if hints and node.own_len and node.tag in BLOCK_TAGS and block_hash(
-            node.text() if text is None else text) in hints:
+            _text(node, texts) if text is None else text) in hints:
         return "cross_page_repetition"
     if node.tag in _TEXT_RULE_TAGS and text_len < CAPTION_MAX and _caption_line(node):
         return "exclude_caption"
@@ -289,7 +317,7 @@ def _item_of_prose_list(node: Node) -> bool:
         and parent.link_len < 0.5 * parent.text_len
 
 
-DESCRIBED_ITEM = 45  # chars: a link this long, on average, describes what it links to
+DESCRIBED_ITEM: Final = 45  # chars: a link this long, on average, describes what it links to
 
 
 def _described_sublist(node: Node) -> bool:
@@ -314,7 +342,7 @@ def _link_cluster(node: Node) -> bool:
             and sum(1 for n in node.iter() if n.tag == "a") >= INLINE_LINKS)
 
 
-def _repeated_texts(order: list[Node]) -> set[str]:
+def _repeated_texts(order: list[Node], texts: dict[int, str]) -> set[str]:
     """Short texts that repeat inside the selected region (its elements in ``order``)."""
     counts: Counter[str] = Counter()
     counted: set[int] = set()
@@ -325,7 +353,7 @@ def _repeated_texts(order: list[Node]) -> set[str]:
             if parent is not None and parent.idx in counted \
                     and parent.text_len == node.text_len:
                 continue  # "<p><span><span>x</span></span></p>" says x once, not three times
-            counts[node.text()] += 1
+            counts[_text(node, texts)] += 1
     # a sentence said three times ("I prefer not.") is dialogue, not a UI label
     return {text for text, n in counts.items()
             if n >= REPEAT_MIN and text and not _SENTENCE.search(text)}
@@ -412,10 +440,19 @@ def _heading_of(node: Node) -> Node | None:
         return node
     if node.tag not in BLOCK_TAGS or not 0 < node.text_len < HEADING_BOX:
         return None
-    found = [n for n in node.iter() if n.tag in HEADINGS]
-    if len(found) == 1 and found[0].text_len == node.text_len:
-        return found[0]
-    return None
+    # the one heading of the subtree, if there is only one: the order of the search does
+    # not matter, and it stops at a second one
+    found: Node | None = None
+    stack = list(node.elems)
+    while stack:
+        item = stack.pop()
+        if item.tag in HEADINGS:
+            if found is not None:
+                return None
+            found = item
+        for child in item.elems:
+            stack.append(child)
+    return found if found is not None and found.text_len == node.text_len else None
 
 
 def _chrome_section(elems: list[Node], index: int) -> list[Node]:

@@ -10,6 +10,8 @@ would merge into one list otherwise).
 
 from __future__ import annotations
 
+from typing import Final
+
 from pressmark.markdown import _escape
 from pressmark.markdown._blocks import (
     Block,
@@ -53,7 +55,7 @@ def render(blocks: list[Block]) -> tuple[str, list[Placed]]:
     return "".join(parts), placed
 
 
-LIST_BREAK = "<!-- -->"
+LIST_BREAK: Final = "<!-- -->"
 
 
 def _same_list(a: Block | None, b: Block) -> bool:

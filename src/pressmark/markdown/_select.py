@@ -18,9 +18,9 @@ hashing or on time: the same tree always yields the same region.
 
 from __future__ import annotations
 
-import functools
-import re
+from collections import Counter
 from collections.abc import Collection
+from typing import Final
 
 from pressmark.markdown import _boilerplate, _text_rules
 from pressmark.markdown._prune import LONG_BLOCK, block_hash, prune
@@ -28,52 +28,53 @@ from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Document, Node
 
 __all__ = ["LONG_BLOCK", "Selection", "block_hash", "script_scale", "select"]
 
-ANCHOR_KEEP = 0.9        # an anchor inside the best region must keep this share of its score
-WRAPPER_SHARE = 0.6      # a chrome-looking element holding this share of all text is a wrapper
-SHORT_BLOCK = 60         # chars: shorter text blocks look like labels, not prose
-LINK_HEAVY = 0.5         # own link density above which a block counts as navigation
-_CONTAINERS = BLOCK_TAGS - {"p", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "dt", "hr"}
-_TABLE_PARTS = frozenset(("tbody", "thead", "tfoot"))
-PROSE_BLOCK = 80         # chars: a block this long, and link-poor, is prose (recall measure)
-PROSE_LINKS = 0.35       # own link density up to which a block counts as prose
-PROSE_MIN_TOTAL = 400    # chars of prose on the page below which recall is not judged
-RECALL_SHARE = 0.6       # the pick must hold this share of the page's prose ...
+# (``Final``: compiled code reads a constant directly, a module global is a dictionary
+# look-up at every use, and the loops below run per element of every page)
+ANCHOR_KEEP: Final = 0.9      # an anchor inside the best region must keep this share of its score
+WRAPPER_SHARE: Final = 0.6    # a chrome-looking element holding this share of all text is a wrapper
+SHORT_BLOCK: Final = 60       # chars: shorter text blocks look like labels, not prose
+LINK_HEAVY: Final = 0.5       # own link density above which a block counts as navigation
+_CONTAINERS: Final = BLOCK_TAGS - {"p", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "dt", "hr"}
+_TABLE_PARTS: Final = frozenset(("tbody", "thead", "tfoot"))
+PROSE_BLOCK: Final = 80       # chars: a block this long, and link-poor, is prose (recall measure)
+PROSE_LINKS: Final = 0.35     # own link density up to which a block counts as prose
+PROSE_MIN_TOTAL: Final = 400  # chars of prose on the page below which recall is not judged
+RECALL_SHARE: Final = 0.6     # the pick must hold this share of the page's prose ...
 # chrome skipped while copying weighs against its container at a quarter of its size:
 # a navbox or a script-heavy widget under the article must not outweigh the article
-CHROME_WEIGHT = 0.25
-SIBLING_SHARE = 0.2      # a sibling scoring this share of the pick's score joins it
-SIBLING_PROSE = 0.6      # ... as does one whose text is at least this share prose
-SIBLING_MIN = 300        # chars of prose a sibling needs to join at all
-PLACE_SHARE = 0.5        # a chrome-named "place" holding this share of the prose is content
-PLACE_MIN = 1000         # ... and at least this many chars of it
-RECALL_TARGET = 0.8      # ... else widen to the first ancestor holding this share
+CHROME_WEIGHT: Final = 0.25
+SIBLING_SHARE: Final = 0.2    # a sibling scoring this share of the pick's score joins it
+SIBLING_PROSE: Final = 0.6    # ... as does one whose text is at least this share prose
+SIBLING_MIN: Final = 300      # chars of prose a sibling needs to join at all
+PLACE_SHARE: Final = 0.5      # a chrome-named "place" holding this share of the prose is content
+PLACE_MIN: Final = 1000       # ... and at least this many chars of it
+RECALL_TARGET: Final = 0.8    # ... else widen to the first ancestor holding this share
 # Chinese and Japanese say in one character what alphabetic scripts say in several: a
 # 30-character paragraph is a full sentence. Length thresholds (SHORT_BLOCK, PROSE_BLOCK,
 # LONG_BLOCK, SIBLING_MIN, ...) are in alphabetic characters, so on a page written mostly
 # in those scripts every character counts this many times. A Hangul syllable block
 # spells two or three letters, and Korean separates words: a smaller factor.
-DENSE_SCALE = 2.5
-HANGUL_SCALE = 1.8
-DENSE_SHARE = 0.3        # share of such characters (of non-space chars) that makes it so
-DENSE_SAMPLE = 2000      # chars of body text sampled, in document order
-# Character classes as (lowest, class). Compiled on first need: a class spanning tens of
-# thousands of code points takes ~10 ms to compile, and a page whose text has no
-# character that high (most pages) never needs it.
-_DENSE = ("\u3040", "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_HANGUL = ("\u1100", "[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]")
+DENSE_SCALE: Final = 2.5
+HANGUL_SCALE: Final = 1.8
+DENSE_SHARE: Final = 0.3      # share of such characters (of non-space chars) that makes it so
+DENSE_SAMPLE: Final = 2000    # chars of body text sampled, in document order
+# Character ranges (inclusive): kana and the CJK ideographs, then Hangul jamo and syllables.
+# Counted over the sample's distinct characters: a regex class spanning tens of thousands
+# of code points takes milliseconds to compile, in every process that meets such a page.
+_DENSE: Final = (("\u3040", "\u30ff"), ("\u3400", "\u4dbf"), ("\u4e00", "\u9fff"),
+                 ("\uf900", "\ufaff"))
+_HANGUL: Final = (("\u1100", "\u11ff"), ("\u3130", "\u318f"), ("\uac00", "\ud7a3"))
 
 
-@functools.cache
-def _char_class(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
-
-
-def _count(text: str, chars: tuple[str, str], highest: str) -> int:
-    """How many characters of ``text`` (whose highest is ``highest``) fall in ``chars``."""
-    lowest, pattern = chars
-    return 0 if highest < lowest else len(_char_class(pattern).findall(text))
-
-
+def _count(counts: dict[str, int], ranges: tuple[tuple[str, str], ...]) -> int:
+    """How many of the counted characters fall in ``ranges``."""
+    total = 0
+    for char, n in counts.items():
+        for low, high in ranges:
+            if low <= char <= high:
+                total += n
+                break
+    return total
 
 
 class Selection:
@@ -121,16 +122,15 @@ def script_scale(doc: Document) -> float:
     # can be in either (one C-level encode instead of ``max`` and a count per character).
     if len(text.encode("utf-8", "surrogatepass")) - len(text) < 2 * floor:
         return 1.0
-    highest = max(text)
-    if _count(text, _DENSE, highest) >= floor:
+    counts = Counter(text)
+    if _count(counts, _DENSE) >= floor:
         return DENSE_SCALE
-    return HANGUL_SCALE if _count(text, _HANGUL, highest) >= floor else 1.0
+    return HANGUL_SCALE if _count(counts, _HANGUL) >= floor else 1.0
 
 
 def _weigh(doc: Document, scale: float) -> None:
     total = doc.body.text_len or 1
     inbad: list[bool] = [False] * len(doc.nodes)
-    match = _boilerplate.match
     tag_rules = _boilerplate.TAG_RULES
     raw = _raw_prose(doc, scale)
     place_floor = PLACE_SHARE * raw[0]
@@ -138,7 +138,8 @@ def _weigh(doc: Document, scale: float) -> None:
         # ``match`` reads the tag, then role, id and class only: links and images carry
         # other attributes, and most are spared the call
         attrs = node.attrs
-        rule = match(node) if node.tag in tag_rules or (attrs and (
+        # (a direct call: compiled code calls a function held in a local generically)
+        rule = _boilerplate.match(node) if node.tag in tag_rules or (attrs and (
             "class" in attrs or "id" in attrs or "role" in attrs)) else None
         if rule is not None and (node.text_len > WRAPPER_SHARE * total or (
                 rule in _boilerplate.PLACE_RULES and raw[node.idx] >= place_floor
@@ -183,7 +184,7 @@ def _weigh(doc: Document, scale: float) -> None:
         node.prose = prose
 
 
-SENTENCE_MIN = 25         # chars: a paragraph this long that ends a sentence is prose
+SENTENCE_MIN: Final = 25         # chars: a paragraph this long that ends a sentence is prose
 
 
 def _ends_sentence(node: Node) -> bool:
@@ -203,7 +204,7 @@ def _ends_sentence(node: Node) -> bool:
     return False
 
 
-_NAMED_HIDDEN = frozenset(("exclude_hidden", "exclude_screen_reader_text"))
+_NAMED_HIDDEN: Final = frozenset(("exclude_hidden", "exclude_screen_reader_text"))
 
 
 def _in_running_text(node: Node, rule: str) -> bool:
@@ -260,10 +261,16 @@ def select(doc: Document, *, hints: Collection[str] = ()) -> Selection:
             anchors = [n for n in doc.nodes if _is_anchor(n) and n.text_len]
             chosen = max(anchors, key=lambda n: n.text_len, default=doc.body)
     else:
+        # the anchor inside the pick that keeps the most of its score, the first in
+        # document order among equals. Not a walk of the pick's subtree: its elements were
+        # created after it (``idx``), and a score that high rules out all but a few
         floor = ANCHOR_KEEP * best.score
-        for node in best.iter():
-            if node is not best and _is_anchor(node) and node.score >= floor and (
+        nodes = doc.nodes
+        for at in range(best.idx + 1, len(nodes)):
+            node = nodes[at]
+            if node.score >= floor and _is_anchor(node) and _inside(node, best) and (
                 chosen is best or node.score > chosen.score
+                or (node.score == chosen.score and _precedes(node, chosen))
             ):
                 chosen = node
     if chosen.tag in _TABLE_PARTS and chosen.parent is not None and chosen.parent.tag == "table":
@@ -284,6 +291,37 @@ def select(doc: Document, *, hints: Collection[str] = ()) -> Selection:
     if doc.skipped:
         selection.rules = sorted(set(selection.rules) | doc.skipped)
     return selection
+
+
+def _inside(node: Node, ancestor: Node) -> bool:
+    """``node`` is in ``ancestor``'s subtree (itself included)."""
+    while node.depth > ancestor.depth and node.parent is not None:
+        node = node.parent
+    return node is ancestor
+
+
+def _precedes(a: Node, b: Node) -> bool:
+    """``a`` comes before ``b`` in document order (an ancestor before its descendants).
+
+    Siblings were created in document order, so their ``idx`` orders them.
+    """
+    a_path = _path(a)
+    b_path = _path(b)
+    for a_node, b_node in zip(a_path, b_path, strict=False):
+        if a_node is not b_node:
+            return a_node.idx < b_node.idx
+    return len(a_path) < len(b_path)
+
+
+def _path(node: Node) -> list[Node]:
+    """The ancestors of ``node`` from the root down, and ``node``."""
+    path: list[Node] = []
+    step: Node | None = node
+    while step is not None:
+        path.append(step)
+        step = step.parent
+    path.reverse()
+    return path
 
 
 def _merge_siblings(chosen: Node, scale: float) -> Node:
@@ -398,7 +436,7 @@ def _is_article(node: Node) -> bool:
         bool(node.attrs) and node.attr("itemprop").strip() == "articleBody")
 
 
-DATA_LINKS = 0.2  # link share up to which a sibling's table or list of terms is data
+DATA_LINKS: Final = 0.2  # link share up to which a sibling's table or list of terms is data
 
 
 def _join_data(chosen: Node) -> Node:

@@ -6,7 +6,7 @@ wiki's edit links, in English and the major languages of the web. They only appl
 short text and are matched whole or at its start, so prose that mentions a photo,
 a subscription or cookies stays. Names and class words are ``_boilerplate``'s part.
 
-The multilingual rules are phrase sets looked up after ``_norm``, not regex
+The multilingual rules are phrase sets looked up after ``normalise``, not regex
 alternations: a set costs nothing to build, a long alternation costs milliseconds to
 compile at every start of the command line.
 """
@@ -14,8 +14,11 @@ compile at every start of the command line.
 from __future__ import annotations
 
 import re
+from typing import Final
 
-_LOADING = re.compile(
+# (``Final``: compiled code reads a constant directly, a module global is a dictionary
+# look-up at every use, and the loops below run per element of every page)
+_LOADING: Final = re.compile(
     r"^\W*(?:loading|please wait|advert|advertisement|sponsored(?: content)?"
     r"|skip to (?:main )?content|\d* ?comments?|close|read more|learn more|see more|show more"
     r"|view all(?: \(\d+\))?|don.t miss|text size|share(?: this)?(?: article| story)?"
@@ -30,40 +33,70 @@ _LOADING = re.compile(
     re.IGNORECASE,
 )
 
-_NON_WORD = re.compile(r"\W+")
 
 
-SENTENCE_END = frozenset(".!?…。！？؟।\"'”’»)")
+SENTENCE_END: Final = frozenset(".!?…。！？؟।\"'”’»)")
 """Characters a sentence ends with (a closing quote or bracket after its stop included),
 in the scripts the phrase lists cover: a line ending otherwise is a label, not prose."""
 
 
-def _norm(text: str) -> str:
+def normalise(text: str) -> str:
     r"""Lower case, whitespace collapsed, punctuation and symbols trimmed at both ends.
 
-    Each end is matched where it is (the end through the reversed text): one
-    substitution of ``^\W+|\W+$`` would try the second branch at every position.
+    Each end is trimmed where it is, a character at a time (most ends are a word
+    character, or one stop): a substitution of ``^\W+|\W+$`` would try the second
+    branch at every position, and a regex call costs more than a few characters' tests.
     """
-    text = " ".join(text.split()).lower()
-    lead = _NON_WORD.match(text)
-    if lead is not None:
-        text = text[lead.end():]
-    if text and _NON_WORD.match(text, len(text) - 1):
-        trail = _NON_WORD.match(text[::-1])
-        assert trail is not None  # the last character is one
-        text = text[:len(text) - trail.end()]
-    return text
+    # An element's text (``Node.text``) is collapsed already: printable (a space is the
+    # only whitespace then), no double space, none at either end. Checking that is a
+    # fraction of splitting the text into words and joining them again.
+    if "  " in text or text[:1] == " " or text[-1:] == " " or not text.isprintable():
+        text = " ".join(text.split())
+    text = text.lower()
+    start = 0
+    end = len(text)
+    while start < end and not _is_word(text[start]):
+        start += 1
+    while end > start and not _is_word(text[end - 1]):
+        end -= 1
+    return text[start:end] if start or end < len(text) else text
+
+
+def _is_word(char: str) -> bool:
+    r"""A word character to the ``re`` module (``\w``): exactly ``isalnum`` or "_"."""
+    return char.isalnum() or char == "_"
 
 
 def _phrases(*groups: str) -> frozenset[str]:
     # normalised like the text they are compared with: a Devanagari vowel sign at the end
     # of a word is no word character to the regex and is trimmed from both alike
-    return frozenset(_norm(p) for group in groups for p in group.split("|"))
+    return frozenset(normalise(p) for group in groups for p in group.split("|"))
+
+
+def _by_first(phrases: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """Phrases by their first character (each group sorted), for ``_opens``."""
+    index: dict[str, list[str]] = {}
+    for phrase in sorted(phrases):
+        if not phrase:
+            raise ValueError("an empty phrase opens every text")
+        index.setdefault(phrase[0], []).append(phrase)
+    return {first: tuple(group) for first, group in index.items()}
+
+
+def _opens(norm: str, index: dict[str, tuple[str, ...]]) -> bool:
+    """``norm`` starts with one of the phrases ``index`` holds.
+
+    WHY the index: ``str.startswith`` with a tuple tries every phrase in turn, some fifty
+    per list and several lists per short block; only those sharing the first character
+    can match.
+    """
+    group = index.get(norm[:1])
+    return group is not None and norm.startswith(group)
 
 
 # "read more", "read also", "advertisement" in German, French, Spanish, Italian, Dutch,
 # Portuguese, Swedish, Norwegian, Danish and Polish
-_LABELS = _phrases(
+_LABELS: Final = _phrases(
     "weiterlesen|mehr lesen|mehr dazu|mehr zum thema|lesen sie auch|lesen sie mehr|anzeige",
     "werbung|lire la suite|lire aussi|lire plus|publicité|leer más|lea también",
     "seguir leyendo|publicidad|leggi anche|leggi di più|leggi tutto|continua a leggere",
@@ -87,7 +120,7 @@ _LABELS = _phrases(
 
 # A wiki's or CMS's "[edit]" beside a section heading: an action for editors, not part of
 # the heading. English and the languages of the larger wikis; whole text only.
-_EDIT_LABELS = _phrases(
+_EDIT_LABELS: Final = _phrases(
     "edit|edit section|edit source|edit this section|bearbeiten|quelltext bearbeiten",
     "modifier|modifier le code|editar|editar código|editar código-fonte|modifica",
     "modifica wikitesto|bewerken|brontekst bewerken|redigera|redigera wikitext|rediger",
@@ -97,24 +130,28 @@ _EDIT_LABELS = _phrases(
     "編集|ソースを編集|编辑|编辑源代码|編輯|編輯原始碼|편집|원본 편집|sửa|sửa mã nguồn",
     "sunting|sunting sumber|تعديل|تعديل المصدر|ویرایش|עריכה|संपादित करें",
 )
-EDIT_LABEL_MAX = 40  # chars: "[edit source]" in any of those languages is shorter
+EDIT_LABEL_MAX: Final = 40  # chars: "[edit source]" in any of those languages is shorter
 
 
 def is_edit_label(text: str) -> bool:
     """A section's edit link ("[edit]", "[Bearbeiten | Quelltext bearbeiten]")."""
     if len(text) >= EDIT_LABEL_MAX:
         return False
-    return all(part in _EDIT_LABELS for part in _norm(text).split(" | "))
+    return all(part in _EDIT_LABELS for part in normalise(text).split(" | "))
 
 
-def is_placeholder(text: str) -> bool:
-    """Text that is UI state or a UI label, not content ("Loading...", "Read more")."""
-    return len(text) < 40 and (_LOADING.match(text) is not None or _norm(text) in _LABELS)
+def is_placeholder(text: str, norm: str | None = None) -> bool:
+    """Text that is UI state or a UI label, not content ("Loading...", "Read more").
+
+    ``norm``: ``normalise(text)``, when the caller has it (several rules read one text).
+    """
+    return len(text) < 40 and (_LOADING.match(text) is not None
+                               or (normalise(text) if norm is None else norm) in _LABELS)
 
 
 # Headings that open a section of chrome: further reading, most read, comments,
 # newsletter boxes; English and the major European languages. Whole heading only.
-_CHROME_HEADINGS = _phrases(
+_CHROME_HEADINGS: Final = _phrases(
     "related|related articles|related article|related posts|related post|related stories",
     "related content|related news|related coverage|related reading|more stories|more news",
     "more articles|more headlines|latest stories|latest news|latest articles|latest headlines",
@@ -158,7 +195,7 @@ _CHROME_HEADINGS = _phrases(
     "اقرأ أيضا|اقرأ أيضاً|संबंधित खबरें|यह भी पढ़ें|читайте також|схожі статті",
     "σχετικά άρθρα|διαβάστε επίσης|kapcsolódó cikkek|articole similare|citește și",
 )
-_COMMENT_HEADINGS = _phrases(
+_COMMENT_HEADINGS: Final = _phrases(
     "leave a reply|leave a comment|join the conversation|join the discussion|kommentare",
     "commentaires|comentarios|commenti|reacties|comentários|kommentarer",
     "комментарии|отзывы|оставить комментарий|добавить комментарий|добавить отзыв",
@@ -167,11 +204,11 @@ _COMMENT_HEADINGS = _phrases(
     "σχόλια|hozzászólások|comentarii",
 )
 # the parametric ones: "12 comments", "more from Politics", "follow us on Instagram"
-_COUNTED_COMMENTS = re.compile(
+_COUNTED_COMMENTS: Final = re.compile(
     r"\d+ ?comments?|(?:comments?|kommentare|commentaires|comentarios|commenti|reacties"
     r"|комментарии|отзывы|komentarze|komentáře|yorumlar|评论|評論|留言|留言列表|コメント|댓글)"
     r" ?[(\[]?\d+")
-_CHROME_HEADING_FORMS = re.compile(
+_CHROME_HEADING_FORMS: Final = re.compile(
     r"(?:more|latest) from [\w ]{1,30}|follow us on [\w ]{1,20}"
     r"|(?:most popular|самые популярные|najpopularniejsze|nejoblíbenější) [\w ]{1,30}"
     r"|(?:other|more) (?:\w+ )?(?:columns|stories|articles|news|posts|videos|galleries)"
@@ -182,7 +219,10 @@ def comments_heading(text: str) -> bool:
     """A heading over a comment thread: all that follows it in its section is comments."""
     if len(text) >= 60:
         return False
-    norm = _norm(text)
+    return _comments(normalise(text))
+
+
+def _comments(norm: str) -> bool:
     return norm in _COMMENT_HEADINGS or _COUNTED_COMMENTS.fullmatch(norm) is not None
 
 
@@ -190,14 +230,14 @@ def chrome_heading(text: str) -> bool:
     """A heading that introduces further reading, comments or a newsletter box."""
     if len(text) >= 60:
         return False
-    norm = _norm(text)
-    return norm in _CHROME_HEADINGS or comments_heading(text) \
+    norm = normalise(text)
+    return norm in _CHROME_HEADINGS or _comments(norm) \
         or _CHROME_HEADING_FORMS.fullmatch(norm) is not None
 
 
 # Short lines that are a paywall or sign-in prompt, or an image credit. Matched at the
 # start and only for short blocks, so prose that mentions a photo or a subscription stays.
-_PAYWALL = tuple(sorted(_phrases(
+_PAYWALL: Final = _by_first(_phrases(
     "this article is for subscribers|this article is only for subscribers",
     "this article is available to subscribers|this article is reserved for subscribers",
     "this story is for subscribers|this story is only for subscribers",
@@ -224,36 +264,43 @@ _PAYWALL = tuple(sorted(_phrases(
     "articolo riservato agli abbonati|contenuto riservato agli abbonati|sei già abbonato",
     "dit artikel is alleen voor abonnees|conteúdo exclusivo para assinantes",
     "já é assinante|assine",
-)))
-_WORD_END = re.compile(r"\w")
-_LEAD = re.compile(r"\W*")
+))
+_WORD_END: Final = re.compile(r"\w")
+_LEAD: Final = re.compile(r"\W*")
 # "Photo: ...", "Foto von ...", "Imagen de ...", "Crédit photo : ..."; "(Photo ...", "© ..."
-_CREDIT_ONE = re.compile(r"(\w+)\s*(?::|©|(?:by|von|de|di|par)\b)")
-_CREDIT_TWO = re.compile(r"(\w+ \w+)\s*(?::|©|(?:by|von|de|di|par)\b)")
-_BRACKETED = re.compile(r"(?:photo|foto|image|bild)\b", re.IGNORECASE)
-_CREDIT_WORDS = _phrases(
+_CREDIT_ONE: Final = re.compile(r"(\w+)\s*(?::|©|(?:by|von|de|di|par)\b)")
+_CREDIT_TWO: Final = re.compile(r"(\w+ \w+)\s*(?::|©|(?:by|von|de|di|par)\b)")
+_BRACKETED: Final = re.compile(r"(?:photo|foto|image|bild)\b", re.IGNORECASE)
+_CREDIT_WORDS: Final = _phrases(
     "photo|image|picture|video|illustration|graphic|foto|fotos|bild|bilder|grafik|imagen",
     "imagem|immagine|fotografía|fotografia|crédito|credito|credit|credits|quelle",
     "crédit photo|photo credit",
 )
-CREDIT_MAX = 120      # chars: a credit line is short
-PAYWALL_MAX = 250     # chars: so is a paywall prompt
+_CREDIT_INITIALS: Final = frozenset(word[0] for word in _CREDIT_WORDS)
+CREDIT_MAX: Final = 120      # chars: a credit line is short
+PAYWALL_MAX: Final = 250     # chars: so is a paywall prompt
 
 
 def _is_credit(text: str) -> bool:
-    lead = _LEAD.match(text)
-    assert lead is not None  # \W* matches anywhere
-    if "©" in lead.group():
-        return True
-    rest = text[lead.end():]
-    if lead.group().endswith("(") and _BRACKETED.match(rest):
-        return True
+    if text[:1] and _is_word(text[0]):
+        rest = text  # (what ``_LEAD`` would match is empty)
+    else:
+        lead = _LEAD.match(text)
+        assert lead is not None  # \W* matches anywhere
+        if "©" in lead.group():
+            return True
+        rest = text[lead.end():]
+        if lead.group().endswith("(") and _BRACKETED.match(rest):
+            return True
+    # the credit word the forms look for opens ``rest``: most lines are spared both
+    if rest[:1].lower()[:1] not in _CREDIT_INITIALS:
+        return False
     return any((m := form.match(rest)) is not None and m.group(1).lower() in _CREDIT_WORDS
                for form in (_CREDIT_ONE, _CREDIT_TWO))
 
 
 # "Was this page helpful? Yes No": the survey box under a help or public-service page
-_FEEDBACK = tuple(sorted(_phrases(
+_FEEDBACK: Final = _by_first(_phrases(
     "was this page helpful|was this helpful|was this article helpful|did this page help",
     "is this page useful|was this information helpful|did you find this helpful",
     "war diese seite hilfreich|war dieser artikel hilfreich|ist diese seite hilfreich",
@@ -266,25 +313,25 @@ _FEEDBACK = tuple(sorted(_phrases(
     "var denne siden nyttig|var denne side nyttig|czy ta strona była pomocna",
     "czy ta strona była przydatna|byla tato stránka užitečná|bu sayfa yardımcı oldu mu",
     "была ли эта страница полезной|была ли полезна эта информация",
-)))
+))
 
 
 # "Follow us on Instagram", "Follow The Times on Facebook and X": a prompt to follow the
 # site on a social network, as it opens a short block that names one (and links to it:
 # ``_prune`` asks for the link, so a how-to's "Follow these steps on Facebook" stays)
-_FOLLOW = tuple(sorted(_phrases(
+_FOLLOW: Final = _by_first(_phrases(
     "follow|like us on|find us on|connect with us on|join us on",
     "folgen sie uns|folge uns|folgt uns|suivez-nous|retrouvez-nous sur|síguenos|siguenos",
     "seguici|seguiteci|siga-nos|sigam-nos|volg ons|följ oss|følg os|følg oss|obserwuj nas",
-)))
-_NETWORKS = re.compile(r"\b(?:twitter|facebook|instagram|linkedin|youtube|tiktok|"
-                       r"mastodon|bluesky|threads|telegram|whatsapp|pinterest|x\.com)\b")
-FOLLOW_MAX = 250      # chars: the prompt is a line or two
+))
+_NETWORKS: Final = re.compile(r"\b(?:twitter|facebook|instagram|linkedin|youtube|tiktok|"
+                              r"mastodon|bluesky|threads|telegram|whatsapp|pinterest|x\.com)\b")
+FOLLOW_MAX: Final = 250      # chars: the prompt is a line or two
 
 
 # A consent banner that no class or id names ("We use cookies to ..."), in the languages
 # of the other phrase sets; matched at the start of a block shorter than COOKIE_MAX.
-_COOKIES = tuple(sorted(_phrases(
+_COOKIES: Final = _by_first(_phrases(
     "we use cookies|this website uses cookies|this site uses cookies|our website uses cookies",
     "by using this website, you agree to|by continuing to browse|we and our partners use",
     "wir verwenden cookies|wir nutzen cookies|diese website verwendet cookies",
@@ -298,18 +345,20 @@ _COOKIES = tuple(sorted(_phrases(
     "vi bruger cookies|używamy plików cookie|ta strona używa plików cookie",
     "používáme cookies|tato stránka používá cookies|bu web sitesi çerez",
     "мы используем файлы cookie|этот сайт использует файлы cookie",
-)))
-COOKIE_MAX = 600      # chars: a consent banner says its piece in a few sentences
+))
+COOKIE_MAX: Final = 600      # chars: a consent banner says its piece in a few sentences
 
 
-def is_cookie_notice(text: str) -> bool:
-    """Text that opens like a consent banner ("We use cookies to ...")."""
-    return len(text) < COOKIE_MAX and _norm(text).startswith(_COOKIES)
+def is_cookie_notice(text: str, norm: str | None = None) -> bool:
+    """Text that opens like a consent banner ("We use cookies to ..."); ``norm`` as for
+    ``is_placeholder``."""
+    return len(text) < COOKIE_MAX and _opens(normalise(text) if norm is None else norm,
+                                             _COOKIES)
 
 
 # The label of a line of topic links ("Tags: a, b", "Filed under: x | y"), in the
 # languages of the other phrase lists
-_TAG_LABELS = _phrases(
+_TAG_LABELS: Final = _phrases(
     "tags|tag|tagged|tagged with|topics|keywords|filed under|categories|category",
     "schlagwörter|schlagworte|stichwörter|themen|kategorien",
     "étiquettes|mots-clés|mots clés|sujets|catégories",
@@ -320,8 +369,8 @@ _TAG_LABELS = _phrases(
     "tagi|tematy|słowa kluczowe|kategorie",
     "marcadores|palavras-chave|categorias",
 )
-_TAG_SEPARATORS = frozenset(" ,;|/·•\u00a0")
-TAG_LINE_MAX = 300  # chars: a line of topic links is short
+_TAG_SEPARATORS: Final = frozenset(" ,;|/·•\u00a0")
+TAG_LINE_MAX: Final = 300  # chars: a line of topic links is short
 
 
 def is_tag_line(parts: list[str]) -> bool:
@@ -330,24 +379,26 @@ def is_tag_line(parts: list[str]) -> bool:
     ``parts``: the text before the first link, then the text after each link.
     """
     label, colon, rest = parts[0].partition(":")
-    return bool(colon) and _norm(label) in _TAG_LABELS \
+    return bool(colon) and normalise(label) in _TAG_LABELS \
         and all(ch in _TAG_SEPARATORS for part in (rest, *parts[1:]) for ch in part.strip())
 
 
-def text_rule(text: str) -> str | None:
+def text_rule(text: str, norm: str | None = None) -> str | None:
     """A rule for a short block by its text alone: paywall, survey or follow prompt, image
-    credit."""
+    credit; ``norm`` as for ``is_placeholder``."""
     if len(text) < CREDIT_MAX and _is_credit(text):
         return "image_credit"
     if len(text) < PAYWALL_MAX:
-        norm = _norm(text)
-        if norm.startswith(_FEEDBACK):
+        if norm is None:
+            norm = normalise(text)
+        if _opens(norm, _FEEDBACK):
             return "feedback_prompt"
-        if len(text) < FOLLOW_MAX and norm.startswith(_FOLLOW) and _NETWORKS.search(norm):
+        if len(text) < FOLLOW_MAX and _opens(norm, _FOLLOW) and _NETWORKS.search(norm):
             return "social_prompt"
-        if not norm.startswith(_PAYWALL):  # one C-level test before the loop over them
+        paywall = _PAYWALL.get(norm[:1])
+        if paywall is None or not norm.startswith(paywall):  # one C-level test first
             return None
-        for prefix in _PAYWALL:
+        for prefix in paywall:
             if norm.startswith(prefix) and not _WORD_END.match(norm[len(prefix):len(prefix) + 1]):
                 return "paywall_prompt"
     return None

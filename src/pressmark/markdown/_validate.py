@@ -30,12 +30,12 @@ import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from pressmark.egress import EgressDenied
 from pressmark.markdown._policy import ConversionPolicy
 
-_SOFT_404 = re.compile(
+_SOFT_404: Final = re.compile(
     r"(?:^\W*(?:error\W*)?404\b|\b404\W+(?:error|not found|page)\b|\bpage not found\b"
     r"|\bnot found\b\W*$|^\W*not found\b|\b(?:page|article|content) (?:does not|doesn[’']t)"
     r" exist\b|\b(?:page|article) (?:is )?no longer available\b"
@@ -121,8 +121,8 @@ def _login_route() -> re.Pattern[str]:
     )
 
 
-NOT_FOUND_TOKENS = frozenset({"error404", "error-404", "error_404", "page-not-found",
-                              "page_not_found", "notfound", "not-found", "not_found", "404"})
+NOT_FOUND_TOKENS: Final = frozenset({"error404", "error-404", "error_404", "page-not-found",
+                                     "page_not_found", "notfound", "not-found", "not_found", "404"})
 
 
 def not_found_tokens(*attribute_values: str | None) -> tuple[str, ...]:
@@ -153,7 +153,7 @@ def route_reasons(requested: str | None, final: str | None) -> list[str]:
     return reasons
 
 
-SOFT_404_CHARS = 3000  # an error template is short; longer pages only count their <title>
+SOFT_404_CHARS: Final = 3000  # an error template is short; longer pages only count their <title>
 
 
 def is_soft_404(title: str | None, headline: str | None,

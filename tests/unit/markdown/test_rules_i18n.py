@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from pressmark.markdown import to_markdown
-from pressmark.markdown._api import _is_dateline
 from pressmark.markdown._boilerplate import words_rule
+from pressmark.markdown._post import is_dateline
 from pressmark.markdown._text_rules import (
     chrome_heading,
     comments_heading,
@@ -64,7 +64,7 @@ def test_image_credit_keeps_the_image() -> None:
     "Par Jean Dupont, envoyé spécial à Marseille, le 3 mars 2024",
 ])
 def test_dateline_lines(line: str) -> None:
-    assert _is_dateline(line)
+    assert is_dateline(line)
 
 
 @pytest.mark.parametrize("line", [
@@ -76,7 +76,7 @@ def test_dateline_lines(line: str) -> None:
     "Le 3 mars, le conseil a voté la rénovation du vieux pont.",
 ])
 def test_dateline_near_misses(line: str) -> None:
-    assert not _is_dateline(line)
+    assert not is_dateline(line)
 
 
 @pytest.mark.parametrize("heading", [
@@ -152,7 +152,7 @@ def test_class_words(value: str, rule: str | None) -> None:
     "Abbonati in calo del dieci per cento",
 ])
 def test_standfirst_sentences_stay(line: str) -> None:
-    assert not _is_dateline(line)
+    assert not is_dateline(line)
     assert text_rule(line) is None
 
 

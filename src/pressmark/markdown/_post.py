@@ -1,0 +1,299 @@
+"""The passes over the converted blocks: lead trimming, the survey, provenance.
+
+Apart from ``_api``, which stays interpreted (it is the public entry: see pyproject.toml),
+so that they are compiled: they walk every block of every page.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from pressmark.markdown._blocks import (
+    Block,
+    Code,
+    DefList,
+    Heading,
+    ListBlock,
+    Para,
+    Quote,
+    Rule,
+    Table,
+)
+from pressmark.markdown._policy import ConversionPolicy
+from pressmark.markdown._prune import collapsed_hash
+from pressmark.markdown._render import Placed
+from pressmark.markdown._result import Provenance, Structure
+from pressmark.markdown._select import LONG_BLOCK, Selection
+from pressmark.markdown._text_rules import SENTENCE_END
+
+_DATELINE: Final = re.compile(
+    # "By ..." and its translations, or a labelled byline ("Autor: ...")
+    r"^(?:by|por|von|par|door|di|af|av|przez|written by|escrito por|scritto da"
+    r"|geschrieben von|écrit par)\s|^(?:texto|text|tekst|autor|auteur|autore|author"
+    r"|redacción|redaktion|rédaction|redazione|redactie)\s*:"
+    r"|\b\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\b|\b\d{1,2}[:h.]\d\d\s*(?:uhr|h|am|pm)\b"
+    r"|\b\d{1,2}:\d\d\b"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}\b"
+    r"|\b\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
+    # "updated", "published"; in other languages only opening the line, where the
+    # participle is a label ("Publicado: ..."), not a verb in a standfirst sentence
+    r"|\b(?:updated|published|posted)\b"
+    r"|^\W*(?:aktualisiert|veröffentlicht|publié|mis à jour|publicado|actualizado"
+    r"|pubblicato|aggiornato|atualizado|gepubliceerd|bijgewerkt|publicerad|uppdaterad"
+    r"|publisert|oppdatert|opublikowano|zaktualizowano)\b"
+    r"|\b\d+ (?:min|minute|minutes|minuten|minutos|minuti|minuter|minutter)\.?s? "
+    r"(?:read|de lecture|lesezeit|de lectura|di lettura|de leitura|leestijd|läsning|lesetid)"
+    r"|\b(?:lesezeit|lesedauer|temps de lecture|tiempo de lectura|tempo di lettura)\b",
+    re.IGNORECASE,
+)
+# A month name next to a day number ("12. März", "3 de marzo", "mars 3"), in German,
+# French, Spanish, Italian, Portuguese, Dutch and the Scandinavian languages: a word
+# beside a number, looked up in a set (an alternation this long is slow to compile).
+_DAY_WORD: Final = re.compile(
+    r"\b\d{1,2}\.? (?:de )?([^\W\d_]+)\.?(?=\s|$|,)|\b([^\W\d_]+)\.? \d{1,2}\b")
+_MONTH_NAMES: Final = (
+    "januar februar märz mai juni juli oktober dezember janvier février mars avril juin "
+    "juillet août septembre octobre novembre décembre enero febrero marzo abril mayo junio "
+    "julio agosto septiembre setiembre octubre noviembre diciembre gennaio febbraio aprile "
+    "maggio giugno luglio settembre ottobre dicembre janeiro fevereiro março maio junho "
+    "julho setembro outubro novembro dezembro januari februari maart mei augustus augusti "
+    "okt dez déc ene abr ago dic mrt maj"
+)
+_MONTHS: Final = frozenset(_MONTH_NAMES.split())
+
+
+SENTENCE_WORDS: Final = 5  # lower-case words, dates and labels aside, that make a line a sentence
+
+
+def is_dateline(text: str) -> bool:
+    """A byline or a date line ("By Jane Doe", "12. März 2024, 14:05"), not a sentence."""
+    if _DATELINE.search(text):
+        return not _reads_as_sentence(text)
+    return any((m.group(1) or m.group(2)).lower() in _MONTHS
+               for m in _DAY_WORD.finditer(text)) and not _reads_as_sentence(text)
+
+
+def _reads_as_sentence(text: str) -> bool:
+    """A short lead paragraph that mentions a date ("On March 12, the council voted to
+    repair the bridge.") is the story's first sentence, not its dateline: with the dates
+    and labels taken out, running prose keeps several lower-case words, while a byline or
+    a dateline keeps names and numbers (scripts without case never read as sentences
+    here, and keep the rule as it was)."""
+    rest = _DAY_WORD.sub(" ", _DATELINE.sub(" ", text))
+    return sum(1 for word in rest.split() if word[:1].islower()) >= SENTENCE_WORDS
+
+
+# a byline may link its author ("By [Jane Doe](/authors/jane)"); other linked lines stay
+_BYLINE: Final = re.compile(r"(?:by|por|von|par|door|di|af|av|przez)\s", re.IGNORECASE)
+LEAD_BLOCK: Final = 100   # chars: the lead section ends at the first paragraph this long
+DATE_ONLY: Final = 30     # chars: a date or time line this short says nothing else
+KICKER_CHARS: Final = 40  # chars: a line this short above the headline labels it
+_LEAD_END: Final = SENTENCE_END | {":"}  # "In this story:" introduces what follows, like a sentence
+
+
+def _headline_at(blocks: list[Block]) -> int:
+    """Index of the ``<h1>`` that opens the body, when only short lines precede it (else 0).
+
+    What sits above a headline inside the article is its label: a section kicker
+    ("Transports"), a slide counter ("1 / 5"), a category. Such lines go
+    (``exclude_kicker``); a sentence, an image or a longer line stops the search.
+    """
+    for at, block in enumerate(blocks):
+        if isinstance(block, Heading):
+            return at if block.level == 1 else 0
+        if not isinstance(block, Para) or len(block.plain) >= KICKER_CHARS \
+                or block.plain[-1:] in _LEAD_END:
+            return 0
+    return 0
+
+
+def _lead_trim(blocks: list[Block], title: str | None, rules: set[str],
+               policy: ConversionPolicy) -> list[Block]:
+    """The headline and byline/date lines above the first real paragraph.
+
+    The headline is reported as ``title``; the body starts after it (set
+    ``keep_title`` to keep it). Short lines that read like a byline or a date
+    above the first paragraph are dropped as ``exclude_dateline``.
+    """
+    key = " ".join((title or "").split()).casefold()
+    out: list[Block] = []
+    lead = True
+    timeline = _timeline(blocks)
+    headline = _headline_at(blocks)
+    for at, block in enumerate(blocks):
+        if lead and isinstance(block, Para) and len(block.plain) >= LEAD_BLOCK:
+            lead = False
+        if at < headline:  # only short label lines precede it (``_headline_at``)
+            rules.add("exclude_kicker")
+            continue
+        if lead and not policy.keep_title and isinstance(block, Heading) and (
+                block.level == 1 or (key and block.plain.casefold() in key)) \
+                and "exclude_title" not in rules:
+            rules.add("exclude_title")
+            continue
+        if lead and not timeline and isinstance(block, Para) \
+                and len(block.plain) < LEAD_BLOCK \
+                and ("](" not in block.text or _BYLINE.match(block.plain)) \
+                and is_dateline(block.plain):
+            rules.add("exclude_dateline")
+            continue
+        out.append(block)
+    return out
+
+
+TIMELINE_MARKS: Final = 2  # date-only lines past the lead that make the page a timeline
+
+
+def _timeline(blocks: list[Block]) -> bool:
+    """Date lines recur through the body: a live blog's or a changelog's entries.
+
+    Their times are content, the first entry's as much as the last one's, so the lead's
+    dateline rule stands down. Only bare dates and times count (``14:05``, ``3 May
+    2024``), not bylines, which do not recur.
+    """
+    marks = 0
+    lead = True
+    for block in blocks:
+        if not isinstance(block, Para):
+            continue
+        if lead:
+            lead = len(block.plain) < LEAD_BLOCK
+            continue
+        if len(block.plain) < DATE_ONLY and is_dateline(block.plain):
+            marks += 1
+            if marks >= TIMELINE_MARKS:
+                return True
+    return False
+
+
+def tidy(blocks: list[Block], selection: Selection, title: str | None,
+         policy: ConversionPolicy) -> list[Block]:
+    """Drop the headline, bylines, and headings left without content."""
+    rules = set(selection.rules)
+    if policy.select_main:
+        blocks = _lead_trim(blocks, title, rules, policy)
+    out: list[Block] = []
+    fired = False
+    for block in blocks:
+        if isinstance(block, Heading):
+            while out and isinstance(out[-1], Heading) and out[-1].level >= block.level:
+                out.pop()
+                fired = True
+        out.append(block)
+    while out and isinstance(out[-1], Heading):
+        out.pop()
+        fired = True
+    if fired:
+        rules.add("empty_section")
+    selection.rules = sorted(rules)
+    return out
+
+
+PROSE_ITEM: Final = 80  # chars: a list item this long and link-poor is a paragraph of prose
+
+
+def survey(blocks: list[Block], hints: frozenset[str]) -> tuple[
+        Structure, tuple[tuple[int, str], ...], tuple[str, ...], int, int, int]:
+    """Counts for the evidence and for validation.
+
+    The last value counts prose inside lists: a post written as bullet points
+    (release notes, a weekly digest) has no top-level paragraph, yet its items are
+    sentences, and validation must not call it empty. An item with a heading of
+    its own is a teaser card (a section front's list of stories), not prose.
+    """
+    # plain local counters: this walks every block of every page, and a dict's item
+    # update costs several times an int's
+    n_headings = n_paragraphs = n_lists = n_items = n_tables = n_code = n_quotes = 0
+    n_images = n_links = 0
+    headings: list[tuple[int, str]] = []
+    hashes: list[str] = []
+    chars = 0
+    chrome = 0
+    prose_items = 0
+    stack: list[tuple[Block, bool, bool]] = [(b, False, False) for b in reversed(blocks)]
+    while stack:
+        block, nested, card = stack.pop()
+        if isinstance(block, Para):
+            text = block.text
+            plain = block.plain
+            links = text.count("](")
+            if not nested:
+                n_paragraphs += 1
+            elif not card and len(plain) >= PROSE_ITEM and links < 3:
+                prose_items += 1
+            images = text.count("![")
+            n_images += images
+            n_links += links - images
+            digest = collapsed_hash(plain)
+            hashes.append(digest)
+            chars += len(plain)
+            src = block.source
+            if (src is not None and 0 < src.own_len < LONG_BLOCK
+                    and src.own_link > 0.5 * src.own_len) or (hints and digest in hints):
+                chrome += len(plain)
+        elif isinstance(block, Heading):
+            n_headings += 1
+            headings.append((block.level, block.plain))
+            hashes.append(collapsed_hash(block.plain))  # plain is collapsed (_convert)
+            chars += len(block.plain)
+        elif isinstance(block, ListBlock):
+            n_lists += 1
+            n_items += len(block.items)
+            for item in reversed(block.items):
+                headed = card or any(isinstance(b, Heading) for b in item.blocks)
+                stack.extend((b, True, headed) for b in reversed(item.blocks))
+        elif isinstance(block, Code):
+            n_code += 1
+            chars += len(block.text)
+        elif isinstance(block, Quote):
+            n_quotes += 1
+            stack.extend((b, nested, card) for b in reversed(block.blocks))
+        elif isinstance(block, Table):
+            n_tables += 1
+            chars += sum(len(c) for row in block.rows for c in row)
+        elif isinstance(block, DefList):
+            for term, defs in reversed(block.items):
+                for definition in reversed(defs):
+                    stack.extend((b, True, card) for b in reversed(definition))
+                chars += len(term)
+        elif isinstance(block, Rule):
+            pass
+    structure = Structure(
+        headings=n_headings, paragraphs=n_paragraphs, lists=n_lists, list_items=n_items,
+        tables=n_tables, code_blocks=n_code, quotes=n_quotes, images=n_images, links=n_links)
+    return structure, tuple(headings), tuple(hashes), chars, chrome, prose_items
+
+
+def _preview(text: str, limit: int) -> str:
+    """The text collapsed, cut to ``limit`` characters with an ellipsis."""
+    # Only the start can show, and the collapse of a prefix is a prefix of the whole's
+    # collapse: a paragraph of thousands of characters is not split into words for it.
+    head = text[:2 * limit + 2]
+    collapsed = " ".join(head.split())
+    if len(collapsed) <= limit and len(head) < len(text):
+        collapsed = " ".join(text.split())  # mostly whitespace up front: the whole, then
+    if len(collapsed) <= limit:
+        return collapsed
+    return collapsed[: max(0, limit - 1)].rstrip() + "…"
+
+
+def provenance(placed: list[Placed], policy: ConversionPolicy) -> tuple[Provenance, ...]:
+    """Where the headings and the first paragraphs sit, in the Markdown and in the page."""
+    out: list[Provenance] = []
+    paragraphs = 0
+    for block, start, end in placed:
+        if isinstance(block, Heading):
+            kind = "heading"
+        elif isinstance(block, Para) and paragraphs < policy.provenance_paragraphs:
+            paragraphs += 1
+            kind = "paragraph"
+        else:
+            continue
+        source = block.source
+        out.append(Provenance(
+            kind=kind, markdown_span=(start, end),
+            dom_selector=source.css_path() if source is not None else "",
+            text_preview=_preview(block.plain, policy.preview_chars),
+        ))
+    return tuple(out)
