@@ -29,7 +29,8 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "classify_content_type", "decide_charset", "decode_text_body", "header_charset",
         "is_canonical_timestamp", "lookup_encoding", "new_snapshot", "parse_source_ref",
         "prescan_meta_charset", "resolve_source_ref", "snapshot_envelope",
-        "snapshot_from_envelope", "sniff_charset", "source_id_for_url", "utc_now_iso",
+        "snapshot_from_envelope", "sniff_charset", "source_id_for_url", "text_encoding",
+        "utc_now_iso",
     ),
     "pressmark.store": (
         "DEBRIS_CODES", "FilesystemSnapshotStore", "HeadWitness", "MemorySnapshotStore",
