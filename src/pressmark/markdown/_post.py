@@ -268,8 +268,9 @@ def survey(blocks: list[Block], hints: frozenset[str]) -> tuple[
 def _preview(text: str, limit: int) -> str:
     """The text collapsed, cut to ``limit`` characters with an ellipsis."""
     # Only the start can show, and the collapse of a prefix is a prefix of the whole's
-    # collapse: a paragraph of thousands of characters is not split into words for it.
-    head = text[:2 * limit + 2]
+    # collapse: a paragraph of thousands of characters is not split into words for it
+    # (a block's plain text is collapsed already, so this head is mostly long enough).
+    head = text[:limit + 2]
     collapsed = " ".join(head.split())
     if len(collapsed) <= limit and len(head) < len(text):
         collapsed = " ".join(text.split())  # mostly whitespace up front: the whole, then
