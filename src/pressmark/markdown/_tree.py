@@ -22,7 +22,7 @@ names end up in the evidence.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from pressmark.markdown._boilerplate import PLACE_RULES, id_rule, words_rule
 from pressmark.markdown._bounded import parse_page
@@ -39,7 +39,7 @@ _DROP = frozenset((
     "slot", "dialog"
 ))
 
-BLOCK_TAGS = frozenset((
+BLOCK_TAGS: Final = frozenset((
     "address", "article", "aside", "blockquote", "body", "center", "dd", "details", "dir",
     "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3",
     "h4", "h5", "h6", "header", "hgroup", "hr", "li", "main", "menu", "nav", "ol", "p", "pre",
@@ -47,7 +47,7 @@ BLOCK_TAGS = frozenset((
     "caption", "html", "legend", "search"
 ))
 
-HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
+HEADINGS: Final = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
 
 
 class Node:
@@ -116,14 +116,19 @@ class Node:
             return " ".join("".join(cast("list[str]", self.children)).split())
         out: list[str] = []
         stack: list[Node | str] = [self]
+        blocks = BLOCK_TAGS
         while stack:
             item = stack.pop()
             if isinstance(item, str):
                 out.append(item)
             else:
-                if item.tag in BLOCK_TAGS or item.tag == "br":
+                if item.tag in blocks or item.tag == "br":
                     out.append(" ")
-                stack.extend(reversed(item.children))
+                children = item.children
+                i = len(children)
+                while i > 0:
+                    i -= 1
+                    stack.append(children[i])
         return " ".join("".join(out).split())
 
     def iter(self) -> list[Node]:
@@ -135,7 +140,11 @@ class Node:
         while stack:
             node = stack.pop()
             out.append(node)
-            stack.extend(reversed(node.elems))
+            elems = node.elems
+            i = len(elems)
+            while i > 0:
+                i -= 1
+                stack.append(elems[i])
         return out
 
 
