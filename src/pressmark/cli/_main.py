@@ -15,6 +15,8 @@ Exit codes are part of the contract and shared by all sub-commands:
 from __future__ import annotations
 
 import importlib
+import sys
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
@@ -29,7 +31,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "egress": ("pressmark.cli._egress:egress", "Check URLs against the egress policy."),
     "fetch": ("pressmark.cli._fetch:fetch", "Fetch one URL through the guarded, polite fetcher."),
     "mcp": ("pressmark.cli._mcp:mcp", "Serve pressmark's tools to AI agents (MCP)."),
-    "md": ("pressmark.cli._md:md", "Convert HTML to deterministic Markdown."),
+    "md": ("pressmark.cli._md:main", "Convert HTML to deterministic Markdown."),
     "replay": ("pressmark.cli._replay:replay", "Write the exact bytes a sourceRef names."),
     "serve": ("pressmark.cli._serve:serve", "Serve the review workbench for a crawl directory."),
     "store": ("pressmark.cli._store:store", "Inspect, verify, prune and export snapshot stores."),
@@ -54,14 +56,33 @@ class _LazyGroup(click.Group):
                 raise
             return _unavailable(cmd_name, entry[1])
         command = getattr(module, attr)
-        assert isinstance(command, click.Command)
-        return command
+        if isinstance(command, click.Command):
+            return command
+        return _passthrough(cmd_name, entry[1], command)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Short help comes from the table so listing commands imports nothing.
         rows = [(name, help_text) for name, (_, help_text) in sorted(_COMMANDS.items())]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
+
+
+def _passthrough(name: str, help_text: str, run: Callable[[Sequence[str], str], int]
+                 ) -> click.Command:
+    """A sub-command that reads its own arguments (``pressmark md``, see ``cli._md``).
+
+    Everything after the command's name goes to ``run`` untouched, ``--help`` included.
+    """
+    settings = {"ignore_unknown_options": True, "allow_interspersed_args": False,
+                "help_option_names": []}
+
+    @click.command(name, help=help_text, context_settings=settings, add_help_option=False)
+    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
+    @click.pass_context
+    def command(ctx: click.Context, args: tuple[str, ...]) -> None:
+        sys.exit(run(args, ctx.command_path))
+
+    return command
 
 
 def _unavailable(name: str, help_text: str) -> click.Command:

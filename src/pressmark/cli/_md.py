@@ -7,9 +7,14 @@ every ``*.html`` in IN_DIR to ``OUT_DIR/<name>.md`` (plus ``<name>.json`` with
 enough pages to pay for the workers. Exit status 0 when
 every page converted, 5 when any page raised, 2 for usage errors.
 
-Paths are plain ``str`` and ``os`` calls: ``pathlib`` (with the ``urllib.parse`` and
-``ipaddress`` it imports) would be most of what this module adds to the start-up
-of every ``pressmark md``, which converts a page in a few milliseconds.
+Start-up is most of what a small ``pressmark md`` costs (a page converts in a few
+milliseconds, the interpreter and the converter take some 50 to load), so this command
+reads its own arguments with ``argparse`` and ``pressmark.cli.run`` calls ``main`` before
+click is imported: click, with the ``uuid``, ``platform`` and ``datetime`` it loads, is
+a fifth of that start-up. The click group reaches the same ``main`` (``pressmark.cli._main``
+passes the arguments through), so there is one definition of the command. Paths are plain
+``str`` and ``os`` calls for the same reason: ``pathlib`` (with the ``urllib.parse`` and
+``ipaddress`` it imports) would cost more than the rest of this module.
 """
 
 from __future__ import annotations
@@ -18,9 +23,12 @@ import gc
 import os
 import sys
 
-import click
-
 from pressmark.cli._hints import EXIT_CODES_EPILOG, EXIT_FAILURE
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` loads with the converter, not before
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
 
 
 def _read(path: str) -> bytes:
@@ -99,7 +107,7 @@ def _run_forked(work: list[tuple[str, str, bool]], jobs: int) -> list[str]:
                 with os.fdopen(write_end, "wb") as pipe:
                     pipe.write("\n".join(lines).encode("utf-8", "replace"))
                 status = 0
-            finally:  # a worker never returns into click, whatever happened
+            finally:  # a worker never returns into the caller, whatever happened
                 os._exit(status)
         os.close(write_end)
         children.append((pid, read_end))
@@ -152,10 +160,11 @@ def _run_batch(in_dir: str, out_dir: str, jobs: int | None, with_json: bool) -> 
             failed = [e for e in pool.map(_convert_one, work, chunksize=4) if e is not None]
     else:
         failed = [e for e in map(_convert_one, work) if e is not None]
-    for line in sorted(failed):  # the same report whatever the --jobs
-        click.echo(line, err=True)
-    click.echo(f"converted {len(work) - len(failed)} of {len(work)} *.html file(s) from "
-               f"{in_dir} into {out_dir}", err=True)
+    report = [*sorted(failed),  # the same report whatever the --jobs
+              f"converted {len(work) - len(failed)} of {len(work)} *.html file(s) from "
+              f"{in_dir} into {out_dir}"]
+    sys.stderr.write("\n".join(report) + "\n")
+    sys.stderr.flush()
     return EXIT_FAILURE if failed else 0
 
 
@@ -167,6 +176,9 @@ def _stdin_is_terminal() -> bool:
 
 
 def _jobs(value: str) -> int | None:
+    """``--jobs``: ``auto`` (None) or a worker count from 1 to 64."""
+    import argparse  # noqa: PLC0415 - loaded by ``_parser`` already
+
     if value == "auto":
         return None
     try:
@@ -174,52 +186,98 @@ def _jobs(value: str) -> int | None:
     except ValueError:
         jobs = 0
     if not 1 <= jobs <= 64:
-        raise click.BadParameter(f"{value!r}: expected 'auto' or a number from 1 to 64")
+        raise argparse.ArgumentTypeError(f"{value!r}: expected 'auto' or a number from 1 to 64")
     return jobs
 
 
-@click.command("md", epilog=EXIT_CODES_EPILOG)
-@click.argument("source", required=False, metavar="[FILE|-]")
-@click.argument("out_dir", required=False, metavar="[OUT_DIR]")
-@click.option("--url", help="The page's URL: links resolve against it, canonical is checked.")
-@click.option("--json", "as_json", is_flag=True, help="Print (or write) the full result as JSON.")
-@click.option("--batch", is_flag=True,
-              help="FILE is a directory: convert every *.html in it into OUT_DIR "
-                   "(exit 5 if any fails).")
-@click.option("--jobs", default="auto", show_default=True, metavar="N|auto",
-              help="Worker processes for --batch; auto: one per core, at most one per "
-                   f"{PAGES_PER_WORKER} pages.")
-def md(  # noqa: PLR0917 - click's signature: one parameter per option
-    source: str | None, out_dir: str | None, url: str | None, as_json: bool, batch: bool,
-    jobs: str,
-) -> None:
-    """Convert HTML to deterministic Markdown (FILE, or - / nothing for stdin)."""
-    if batch:
-        if not source or not out_dir:
-            raise click.UsageError("--batch needs a directory of *.html files and OUT_DIR")
+def _columns() -> int:
+    """The terminal's width, as ``shutil.get_terminal_size`` reads it ($COLUMNS first)."""
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+def _parser(prog: str) -> argparse.ArgumentParser:
+    import argparse  # noqa: PLC0415 - only once the command is run
+
+    class Formatter(argparse.RawDescriptionHelpFormatter):
+        """Told the width: ``argparse``'s own asks ``shutil`` (and so loads ``bz2`` and
+        ``lzma``, a tenth of this command's start-up) every time a parser is built."""
+
+        def __init__(self, prog: str) -> None:
+            super().__init__(prog, width=max(_columns(), 40) - 2)
+
+    parser = argparse.ArgumentParser(
+        prog=prog, formatter_class=Formatter,
+        description="Convert HTML to deterministic Markdown (FILE, or - / nothing for stdin).",
+        epilog=EXIT_CODES_EPILOG.removeprefix("\b\n"))
+    parser.add_argument("source", nargs="?", metavar="FILE|-",
+                        help="an HTML file, - for stdin; with --batch a directory")
+    parser.add_argument("out_dir", nargs="?", metavar="OUT_DIR",
+                        help="with --batch: where <name>.md (and <name>.json) go")
+    parser.add_argument("--url",
+                        help="the page's URL: links resolve against it, canonical is checked")
+    parser.add_argument("--json", dest="as_json", action="store_true",
+                        help="print (or write) the full result as JSON")
+    parser.add_argument("--batch", action="store_true",
+                        help="FILE is a directory: convert every *.html in it into OUT_DIR "
+                             "(exit 5 if any fails)")
+    parser.add_argument("--jobs", default="auto", type=_jobs, metavar="N|auto",
+                        help="worker processes for --batch; auto (the default): one per core, "
+                             f"at most one per {PAGES_PER_WORKER} pages")
+    return parser
+
+
+def main(argv: Sequence[str], prog: str = "pressmark md") -> int:
+    """Run ``pressmark md`` with ``argv`` (the arguments after ``md``); the exit status.
+
+    Usage errors print the usage and raise ``SystemExit(2)`` (``argparse``'s code, the
+    CLI's ``EXIT_USAGE``).
+    """
+    parser = _parser(prog)
+    args = parser.parse_args(list(argv))
+    try:
+        return _run(parser, args)
+    except KeyboardInterrupt:
+        sys.stderr.write("Aborted!\n")
+        return 1
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    source: str | None = args.source
+    if args.batch:
+        if not source or not args.out_dir:
+            parser.error("--batch needs a directory of *.html files and OUT_DIR")
         if not os.path.isdir(source):
-            raise click.UsageError(f"not a directory: {source}")
-        sys.exit(_run_batch(source, out_dir, _jobs(jobs), as_json))
-    if out_dir is not None:
-        raise click.UsageError("OUT_DIR is only valid with --batch")
+            parser.error(f"not a directory: {source}")
+        return _run_batch(source, args.out_dir, args.jobs, args.as_json)
+    if args.out_dir is not None:
+        parser.error("OUT_DIR is only valid with --batch")
+    if source is None and _stdin_is_terminal():
+        # Nothing piped in: waiting silently for HTML typed at a terminal helps nobody.
+        parser.error("give an HTML FILE, or pipe HTML in (pressmark md - reads a terminal too)")
     _load_converter()
     from pressmark.markdown import to_markdown  # noqa: PLC0415 - loaded just above
 
-    if source is None and _stdin_is_terminal():
-        # Nothing piped in: waiting silently for HTML typed at a terminal helps nobody.
-        raise click.UsageError("give an HTML FILE, or pipe HTML in (pressmark md - reads "
-                               "a terminal too)")
     if source in (None, "-"):
         data = sys.stdin.buffer.read()
     else:
         try:
             data = _read(source)
         except OSError as exc:
-            raise click.UsageError(f"cannot read {source}: {exc.strerror}") from exc
-    result = to_markdown(data, url=url)
+            parser.error(f"cannot read {source}: {exc.strerror}")
+    result = to_markdown(data, url=args.url)
     # bytes the charset could not read, caps the page was cut to: say so
     for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
-    out = result.to_json() + "\n" if as_json else result.markdown
+        sys.stderr.write(f"warning: {warning}\n")
+    sys.stderr.flush()
+    out = result.to_json() + "\n" if args.as_json else result.markdown
     sys.stdout.buffer.write(out.encode("utf-8"))
     sys.stdout.flush()
+    return 0
+
