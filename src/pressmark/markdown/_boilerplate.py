@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
     from pressmark.markdown._tree import Node
@@ -44,7 +44,7 @@ _ROLE_RULES = {
     "alertdialog": "exclude_dialog",
 }
 
-_WORD_RULES: dict[str, str] = {}
+_WORD_RULES: Final[dict[str, str]] = {}
 for _rule, _words in {
     "exclude_nav": "nav navbar navigation menu menubar submenu breadcrumb breadcrumbs crumbs "
                    "pagination pager prev previous skip skiplink toc",
@@ -77,7 +77,7 @@ for _rule, _words in {
     for _word in _words.split():
         _WORD_RULES[_word] = _rule
 
-_WHOLE_RULES = {
+_WHOLE_RULES: Final = {
     "sr-only": "exclude_screen_reader_text",
     "visually-hidden": "exclude_screen_reader_text",
     "visuallyhidden": "exclude_screen_reader_text",
@@ -91,9 +91,9 @@ _WHOLE_RULES = {
 
 # "content-with-sidebar", "main-nav-wrapper"? Layout words next to a content word in
 # the same class name describe a wrapper, not chrome (readability's "okMaybe" idea).
-_POSITIVE = frozenset(("content", "article", "body", "story", "entry", "post", "text",
+_POSITIVE: Final = frozenset(("content", "article", "body", "story", "entry", "post", "text",
                        "column", "recipe"))
-_LAYOUT_RULES = frozenset(("exclude_aside", "exclude_nav", "exclude_footer", "exclude_byline",
+_LAYOUT_RULES: Final = frozenset(("exclude_aside", "exclude_nav", "exclude_footer", "exclude_byline",
                            "exclude_tags"))
 
 # Rules that name a *place* on the page (a sidebar, an overlay, the footer) rather than a
@@ -103,10 +103,9 @@ _LAYOUT_RULES = frozenset(("exclude_aside", "exclude_nav", "exclude_footer", "ex
 PLACE_RULES = frozenset(("exclude_aside", "exclude_nav", "exclude_footer", "exclude_dialog",
                          "exclude_byline", "exclude_site_header"))
 
-_MODIFIERS = frozenset(("has", "with", "without", "no", "is"))
-_SPLIT = re.compile(r"[^A-Za-z0-9]+")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_PLAIN = re.compile(r"[a-z0-9_-]+")  # lowercase ASCII letters and digits, "-" and "_"
+_MODIFIERS: Final = frozenset(("has", "with", "without", "no", "is"))
+_SPLIT: Final = re.compile(r"[^A-Za-z0-9]+")
+_CAMEL: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 @functools.lru_cache(maxsize=8192)  # a pure memo: class strings repeat a lot within a site
@@ -129,12 +128,12 @@ def _name_rule(name: str) -> str | None:
         return whole
     if low != name:  # camelCase words ("shareBar") only when there is a capital
         words = [w.lower() for w in _SPLIT.split(_CAMEL.sub(" ", name)) if w]
-    elif _PLAIN.fullmatch(name) is not None:
-        # the commonest shapes ("story", "post-content", "entry_title"): split by hand,
-        # as ``_SPLIT`` would split them, in one C-level check of the whole name (a page
-        # brings thousands of class words no cache has seen)
-        words = [w for w in name.replace("_", "-").split("-") if w] \
-            if "-" in name or "_" in name else [name]
+    elif name.isascii() and (dashed := name.replace("_", "-")).replace("-", "").isalnum():
+        # the commonest shapes ("story", "post-content", "entry_title": lowercase ASCII
+        # letters and digits, "-" and "_"; no capital, as ``low == name``): split by hand,
+        # as ``_SPLIT`` would split them, with string methods only (a page brings
+        # thousands of class words no cache has seen, and a regex call costs more)
+        words = [w for w in dashed.split("-") if w] if "-" in dashed else [name]
     else:
         words = [w for w in _SPLIT.split(name) if w]
     if words and words[0] in _MODIFIERS:
