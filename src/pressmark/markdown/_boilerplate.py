@@ -23,14 +23,14 @@ from typing import TYPE_CHECKING, Final
 if TYPE_CHECKING:
     from pressmark.markdown._tree import Node
 
-TAG_RULES = {
+TAG_RULES: Final = {
     "nav": "exclude_nav",
     "aside": "exclude_aside",
     "footer": "exclude_footer",
     "form": "exclude_form",
 }
 
-_ROLE_RULES = {
+_ROLE_RULES: Final = {
     "navigation": "exclude_nav",
     "menu": "exclude_nav",
     "menubar": "exclude_nav",
@@ -91,17 +91,17 @@ _WHOLE_RULES: Final = {
 
 # "content-with-sidebar", "main-nav-wrapper"? Layout words next to a content word in
 # the same class name describe a wrapper, not chrome (readability's "okMaybe" idea).
-_POSITIVE: Final = frozenset(("content", "article", "body", "story", "entry", "post", "text",
-                       "column", "recipe"))
-_LAYOUT_RULES: Final = frozenset(("exclude_aside", "exclude_nav", "exclude_footer", "exclude_byline",
-                           "exclude_tags"))
+_POSITIVE: Final = frozenset(("content", "article", "body", "story", "entry", "post",
+                              "text", "column", "recipe"))
+_LAYOUT_RULES: Final = frozenset(("exclude_aside", "exclude_nav", "exclude_footer",
+                                  "exclude_byline", "exclude_tags"))
 
 # Rules that name a *place* on the page (a sidebar, an overlay, the footer) rather than a
 # kind of content (comments, ads, share buttons): single-page apps open whole articles
 # in a "modal" and themes call the article column "aside". Such a place that holds much
 # of the page's prose is the content's container, whatever its name (``_select``).
-PLACE_RULES = frozenset(("exclude_aside", "exclude_nav", "exclude_footer", "exclude_dialog",
-                         "exclude_byline", "exclude_site_header"))
+PLACE_RULES: Final = frozenset(("exclude_aside", "exclude_nav", "exclude_footer",
+                                "exclude_dialog", "exclude_byline", "exclude_site_header"))
 
 _MODIFIERS: Final = frozenset(("has", "with", "without", "no", "is"))
 _SPLIT: Final = re.compile(r"[^A-Za-z0-9]+")
@@ -156,7 +156,7 @@ def _name_rule(name: str) -> str | None:
     return None
 
 
-SLUG_WORDS = 4  # an id of this many words is a heading's slug ("sharing-with-a-team")
+SLUG_WORDS: Final = 4  # an id of this many words is a heading's slug ("sharing-with-a-team")
 
 
 @functools.lru_cache(maxsize=8192)

@@ -29,9 +29,9 @@ from pressmark.markdown._bounded import parse_page
 from pressmark.markdown._dom import Tree
 from pressmark.markdown._rawcut import RawCut
 
-MAX_DEPTH = 160  # deeper subtrees are flattened to text: bounded recursion later
+MAX_DEPTH: Final = 160  # deeper subtrees are flattened to text: bounded recursion later
 
-_DROP = frozenset((
+_DROP: Final = frozenset((
     "script", "style", "noscript", "template", "head", "title", "meta", "link", "base", "svg",
     "math", "iframe", "frame", "frameset", "object", "embed", "canvas", "audio", "video",
     "source", "track", "param", "map", "area", "select", "option", "optgroup", "button",
@@ -191,19 +191,20 @@ class Document:
 # Chrome (landmark tags and roles, chrome-named class/id words; see ``_boilerplate``) is
 # not copied at all when it is small next to the page. The C-level text length decides,
 # so a misused <aside> or a "sidebar"-named wrapper around the article is still kept.
-_CHROME_TAGS = {"nav": "exclude_nav", "aside": "exclude_aside", "footer": "exclude_footer"}
-_CHROME_ROLES = {"navigation": "exclude_nav", "contentinfo": "exclude_footer",
-                 "complementary": "exclude_aside", "banner": "exclude_site_header",
-                 "dialog": "exclude_dialog", "alertdialog": "exclude_dialog",
-                 "menubar": "exclude_nav", "search": "exclude_nav"}
+_CHROME_TAGS: Final = {"nav": "exclude_nav", "aside": "exclude_aside",
+                       "footer": "exclude_footer"}
+_CHROME_ROLES: Final = {"navigation": "exclude_nav", "contentinfo": "exclude_footer",
+                        "complementary": "exclude_aside", "banner": "exclude_site_header",
+                        "dialog": "exclude_dialog", "alertdialog": "exclude_dialog",
+                        "menubar": "exclude_nav", "search": "exclude_nav"}
 # class/id words strong enough to skip on sight; layout words ("rail", "sidebar", "menu")
 # also name wrappers, so those only weigh against an element later (``_select``)
-_STRONG_WORD_RULES = frozenset(("exclude_cookie_banner", "exclude_dialog", "exclude_share",
-                                "exclude_subscribe", "exclude_related", "exclude_comments",
-                                "exclude_ads"))
-CHROME_SHARE = 0.3
-PLACE_PROSE = 1000      # chars of paragraphs that make a chrome-named "place" a container
-PLACE_PARAGRAPH = 80    # chars: a paragraph this long is prose
+_STRONG_WORD_RULES: Final = frozenset((
+    "exclude_cookie_banner", "exclude_dialog", "exclude_share", "exclude_subscribe",
+    "exclude_related", "exclude_comments", "exclude_ads"))
+CHROME_SHARE: Final = 0.3
+PLACE_PROSE: Final = 1000      # chars of paragraphs that make a chrome-named "place" a container
+PLACE_PARAGRAPH: Final = 80    # chars: a paragraph this long is prose
 
 
 def parse(html: str | None, *, skip_chrome: bool = True, utf8: bytes | None = None,
