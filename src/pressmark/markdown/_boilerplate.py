@@ -127,7 +127,7 @@ def _name_rule(name: str) -> str | None:
     if whole is not None:
         return whole
     if low != name:  # camelCase words ("shareBar") only when there is a capital
-        words = [w.lower() for w in _SPLIT.split(_CAMEL.sub(" ", name)) if w]
+        words: list[str] = [w.lower() for w in _SPLIT.split(_CAMEL.sub(" ", name)) if w]
     elif name.isascii() and (dashed := name.replace("_", "-")).replace("-", "").isalnum():
         # the commonest shapes ("story", "post-content", "entry_title": lowercase ASCII
         # letters and digits, "-" and "_"; no capital, as ``low == name``): split by hand,
