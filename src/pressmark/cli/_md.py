@@ -74,6 +74,13 @@ def _convert_one(job: tuple[str, str, bool]) -> str | None:
 # enough for it to matter (a 60-page batch takes ~0.2 s on one core).
 PAGES_PER_WORKER = 64
 
+# Allocations between young-generation collections while pages convert (CPython's default
+# is 700). A page's tree is freed by reference counting once converted (``Document.release``
+# breaks its only cycle), so the collector finds next to nothing: at the default it ran 74
+# times over the 63 dev pages, each walking the tree being built (1.4 % of the batch's CPU);
+# at this threshold 14 times, freeing the same 140 objects, for the same peak memory.
+GC_YOUNG_THRESHOLD = 20_000
+
 
 def _cores() -> int:
     try:
@@ -128,7 +135,8 @@ def _load_converter() -> None:
 
     The imported modules never become garbage: frozen, the collector stops walking them
     after every page, and a forked worker's collections do not touch (and copy) them.
-    Nor need it walk them while they load: collection is off for the import.
+    Nor need it walk them while they load: collection is off for the import. From then
+    on it runs less often (``GC_YOUNG_THRESHOLD``).
     """
     collecting = gc.isenabled()
     gc.disable()
@@ -137,6 +145,7 @@ def _load_converter() -> None:
         import pressmark.snapshot  # noqa: F401, PLC0415 - as above
     finally:
         gc.freeze()
+        gc.set_threshold(GC_YOUNG_THRESHOLD)
         if collecting:
             gc.enable()
 
