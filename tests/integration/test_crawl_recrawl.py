@@ -109,7 +109,12 @@ async def test_recrawl_is_not_modified_for_every_unchanged_page(
     once_more = await crawl(demo_origin + "/", policy(demo_origin), out_dir=out)
     again_s = min(again_s, crawler_cpu() - t0)
     assert outcomes(once_more) == outcomes(again)
-    assert again_s * 3 <= first_s, (first_s, again_s)
+    # Half the first crawl's CPU at most. The margin is what the recrawl saves, which is
+    # mostly the conversion, and that got cheaper: on this small site the ratio now spreads
+    # from 2.6x to 4.6x run to run (it held 3x when a page cost twice as much to convert).
+    # A recrawl that fetched and converted every page again would cost what the first one
+    # did; the full saving is measured at 2,000 pages in bench/recrawl.py.
+    assert again_s * 2 <= first_s, (first_s, again_s)
 
 
 async def test_links_memo_or_a_parse_give_the_same_recrawl(demo_origin: str,
