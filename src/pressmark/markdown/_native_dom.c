@@ -312,6 +312,28 @@ static int args_of(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t wanted,
     return node_arg(args[0], document) && node_arg(args[1], node);
 }
 
+/* (tag, attrs, extra) for an element, taking over the reference to ``extra`` (NULL: its
+ * error is set already); the entry ``children`` and ``head_elements`` list. */
+static PyObject *element_entry(void *element, PyObject *extra) {
+    if (extra == NULL) return NULL;
+    PyObject *tag = element_tag(element);
+    PyObject *attrs = tag != NULL ? element_attributes(element) : NULL;
+    PyObject *entry = attrs != NULL ? PyTuple_Pack(3, tag, attrs, extra) : NULL;
+    Py_XDECREF(tag);
+    Py_XDECREF(attrs);
+    Py_DECREF(extra);
+    return entry;
+}
+
+/* Append ``item`` (NULL: its error is set already) to ``list``, taking over its
+ * reference: 0, or -1 with the error set. */
+static int append_new(PyObject *list, PyObject *item) {
+    if (item == NULL) return -1;
+    int failed = PyList_Append(list, item);
+    Py_DECREF(item);
+    return failed;
+}
+
 /* children(document, node) -> [str | (tag, attrs, child)]: the text children's data and
  * the element children; comments, doctypes, elements without a name and the like are
  * left out. */
@@ -333,22 +355,14 @@ static PyObject *children(PyObject *module, PyObject *const *args, Py_ssize_t na
         } else if (type == ELEMENT_NODE) {
             size_t len = 0;
             if (lxb.qualified_name(child, &len) == NULL) continue; /* selectolax: None */
-            PyObject *tag = element_tag(child);
-            PyObject *attrs = tag != NULL ? element_attributes(child) : NULL;
-            PyObject *handle = attrs != NULL ? PyLong_FromVoidPtr(child) : NULL;
-            item = handle != NULL ? PyTuple_Pack(3, tag, attrs, handle) : NULL;
-            Py_XDECREF(tag);
-            Py_XDECREF(attrs);
-            Py_XDECREF(handle);
+            item = element_entry(child, PyLong_FromVoidPtr(child));
         } else {
             continue;
         }
-        if (item == NULL || PyList_Append(out, item) < 0) {
-            Py_XDECREF(item);
+        if (append_new(out, item) < 0) {
             Py_DECREF(out);
             return NULL;
         }
-        Py_DECREF(item);
     }
     return out;
 }
@@ -453,30 +467,19 @@ static PyObject *head_elements(PyObject *module, PyObject *const *args, Py_ssize
                                       || strcmp((const char *)prop, "dateModified") == 0);
         }
         if (!wanted) continue;
-        PyObject *tag = element_tag(element);
-        PyObject *attrs = tag != NULL ? element_attributes(element) : NULL;
-        PyObject *body = NULL;
-        if (attrs != NULL) {
-            if (with_text) {
-                PyObject *one[2] = {args[0], NULL};
-                PyObject *handle = PyLong_FromVoidPtr(element);
-                one[1] = handle;
-                body = handle != NULL ? text(NULL, one, 2) : NULL;
-                Py_XDECREF(handle);
-            } else {
-                body = Py_NewRef(Py_None);
-            }
+        PyObject *body;
+        if (with_text) {
+            PyObject *handle = PyLong_FromVoidPtr(element);
+            PyObject *one[2] = {args[0], handle};
+            body = handle != NULL ? text(NULL, one, 2) : NULL;
+            Py_XDECREF(handle);
+        } else {
+            body = Py_NewRef(Py_None);
         }
-        PyObject *item = body != NULL ? PyTuple_Pack(3, tag, attrs, body) : NULL;
-        Py_XDECREF(tag);
-        Py_XDECREF(attrs);
-        Py_XDECREF(body);
-        if (item == NULL || PyList_Append(out, item) < 0) {
-            Py_XDECREF(item);
+        if (append_new(out, element_entry(element, body)) < 0) {
             Py_DECREF(out);
             return NULL;
         }
-        Py_DECREF(item);
     }
     return out;
 }
