@@ -198,7 +198,7 @@ class Converter:
                 buf.md.append(" ")
                 buf.plain.append(" ")
             return
-        if text.isprintable() and "  " not in text:
+        if _escape.printable(text) and "  " not in text:
             # one line (most inline text): ``clean`` keeps it as it is, and a space is
             # the only whitespace a printable string holds, so collapsing is a strip
             plain = text.strip(" ")
@@ -539,7 +539,7 @@ def _collapsed(pieces: list[str]) -> str:
     space, it only needs stripping, at a fraction of splitting it into words.
     """
     text = "".join(pieces)
-    if "  " in text or not text.isprintable():
+    if "  " in text or not _escape.printable(text):
         return " ".join(text.split())
     return text.strip(" ")
 

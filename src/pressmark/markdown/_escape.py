@@ -12,7 +12,22 @@ ASCII punctuation, so a renderer shows the original character.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Final
+
+
+def _load_printable() -> Callable[[str], bool]:
+    try:
+        from pressmark.markdown._native_screen import printable  # noqa: PLC0415 (optional)
+    except ImportError:  # built without a C compiler
+        return str.isprintable
+    return printable
+
+
+# ``str.isprintable``, from a table for one-byte text when the C module is there: the
+# converter asks it of nearly every text node, and CPython consults the whole Unicode
+# database for each character (a tenth of the instructions then, on typical pages)
+printable: Final = _load_printable()
 
 _ALWAYS_CHARS: Final = "\\`*[]|~"  # the backslash first (see ``escape_text``)
 # "_", "<", "&" and "!" are syntax or not depending on their neighbours, which may sit in
@@ -40,7 +55,7 @@ _LINE_START: Final = re.compile(
 
 def clean(text: str) -> str:
     """Drop control characters and zero-width spaces; NBSP becomes a space."""
-    if text.isprintable():
+    if printable(text):
         # every character this removes or replaces is unprintable to Python (Cc, Cf, Cn,
         # Zs), and this C-level check is ~15x faster than the regex scan below
         return text
@@ -67,7 +82,7 @@ def _no_controls(text: str) -> bool:
         return len(data.translate(None, _ASCII_CONTROLS)) == len(data)
     # with tab, LF and CR gone, printable text holds no control, no zero-width or
     # byte-order mark and no noncharacter (Cc, Cf, Cn all fail ``isprintable``)
-    return text.replace("\n", "").replace("\t", "").replace("\r", "").isprintable()
+    return printable(text.replace("\n", "").replace("\t", "").replace("\r", ""))
 
 
 def holds_no_controls(text: str, words: str) -> bool:
@@ -78,7 +93,7 @@ def holds_no_controls(text: str, words: str) -> bool:
     are all that is left to look at but for the whitespace controls, which the split
     took for spaces (cheaper than ``clean``'s test of the whole text).
     """
-    return words.isprintable() and not (
+    return printable(words) and not (
         "\x0b" in text or "\x0c" in text or "\x1c" in text or "\x1d" in text
         or "\x1e" in text or "\x1f" in text)
 

@@ -161,9 +161,15 @@ static const char *name_of(void *element) {
     return name != NULL ? (const char *)name : "";
 }
 
+/* Whether two names are equal. The first characters are compared before the call:
+ * most tags and attributes differ there, and these tests run for every element. */
+static inline int same(const char *name, const char *wanted) {
+    return name[0] == wanted[0] && strcmp(name, wanted) == 0;
+}
+
 static int is_one_of(const char *name, const char *const *names) {
     for (; *names != NULL; names++) {
-        if (strcmp(name, *names) == 0) return 1;
+        if (same(name, *names)) return 1;
     }
     return 0;
 }
@@ -175,7 +181,7 @@ static const lchar *attribute(void *element, const char *wanted, int *present) {
          attr = lxb.next_attribute(attr)) {
         size_t len = 0;
         const lchar *name = lxb.attr_name(attr, &len);
-        if (name != NULL && strcmp((const char *)name, wanted) == 0) {
+        if (name != NULL && same((const char *)name, wanted)) {
             *present = 1;
             return lxb.attr_value(attr, &len);
         }
@@ -408,7 +414,7 @@ static PyObject *prose_size(PyObject *module, PyObject *const *args, Py_ssize_t 
     walk w;
     walk_start(&w, node);
     for (void *element = node; element != NULL; element = walk_next(&w, 1)) {
-        if (strcmp(name_of(element), "p") == 0) {
+        if (same(name_of(element), "p")) {
             Py_ssize_t size = text_size_of(document, element, sizes);
             if (size < 0 && PyErr_Occurred()) return NULL;
             if (size >= paragraph) total += size;
@@ -456,15 +462,15 @@ static PyObject *head_elements(PyObject *module, PyObject *const *args, Py_ssize
         static const char *const with_texts[] = {"title", "script", "style", NULL};
         const char *name = name_of(element);
         int present = 0, with_text = is_one_of(name, with_texts);
-        int wanted = with_text || strcmp(name, "meta") == 0
-                     || (strcmp(name, "link") == 0 && (attribute(element, "rel", &present),
+        int wanted = with_text || same(name, "meta")
+                     || (same(name, "link") && (attribute(element, "rel", &present),
                                                        present))
-                     || (strcmp(name, "base") == 0 && (attribute(element, "href", &present),
+                     || (same(name, "base") && (attribute(element, "href", &present),
                                                        present));
         if (!wanted) {
             const lchar *prop = attribute(element, "itemprop", &present);
-            wanted = prop != NULL && (strcmp((const char *)prop, "datePublished") == 0
-                                      || strcmp((const char *)prop, "dateModified") == 0);
+            wanted = prop != NULL && (same((const char *)prop, "datePublished")
+                                      || same((const char *)prop, "dateModified"));
         }
         if (!wanted) continue;
         PyObject *body;

@@ -89,7 +89,8 @@ static tag_kind classify(const char *name) {
     if (name[0] < 'a' || name[0] > 'z') return other;
     const signed char *slots = BY_LETTER[name[0] - 'a'];
     for (int i = 0; i < 8 && slots[i] >= 0; i++) {
-        if (strcmp(name, KNOWN[slots[i]].name) == 0) return KNOWN[slots[i]].kind;
+        const char *known = KNOWN[slots[i]].name;  /* the first letters are equal */
+        if (name[1] == known[1] && strcmp(name, known) == 0) return KNOWN[slots[i]].kind;
     }
     return other;
 }
@@ -544,12 +545,78 @@ static PyObject *utf8_valid(PyObject *module, PyObject *data) {
     return PyBool_FromLong(ok);
 }
 
+/* printable(text) -> bool: str.isprintable(). WHY: the converter asks it of nearly
+ * every text node (a printable line with no double space needs no whitespace
+ * collapsing), and CPython looks each character up in the whole Unicode database, some
+ * 25 instructions a character. Here ASCII text is read sixteen bytes at a time (a control
+ * character or DEL is all it may hold), and a character below U+0100 in other text is
+ * read from a table filled from that same database at import. */
+static unsigned char PRINTABLE_LATIN1[256];
+
+static void index_printable(void) {
+    for (Py_UCS4 c = 0; c < 256; c++) {
+        PRINTABLE_LATIN1[c] = (unsigned char)Py_UNICODE_ISPRINTABLE(c);
+    }
+}
+
+static int ascii_printable(const Py_UCS1 *s, Py_ssize_t n) {
+    Py_ssize_t i = 0;
+#ifdef __SSE2__
+    const __m128i space = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7f);
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+        if (_mm_movemask_epi8(_mm_or_si128(_mm_cmplt_epi8(v, space), _mm_cmpeq_epi8(v, del)))) {
+            return 0;
+        }
+    }
+#endif
+    for (; i < n; i++) {
+        if (s[i] < 0x20 || s[i] == 0x7f) return 0;
+    }
+    return 1;
+}
+
+#define PRINTABLE_CHAR(c) ((c) < 256 ? PRINTABLE_LATIN1[c] : Py_UNICODE_ISPRINTABLE(c))
+
+static PyObject *printable(PyObject *module, PyObject *text) {
+    (void)module;
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "printable(text: str)");
+        return NULL;
+    }
+    if (PyUnicode_READY(text) < 0) return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    const void *data = PyUnicode_DATA(text);
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND:
+        if (PyUnicode_IS_ASCII(text)) return PyBool_FromLong(ascii_printable(data, n));
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (!PRINTABLE_LATIN1[((const Py_UCS1 *)data)[i]]) Py_RETURN_FALSE;
+        }
+        break;
+    case PyUnicode_2BYTE_KIND:
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Py_UCS2 c = ((const Py_UCS2 *)data)[i];
+            if (!PRINTABLE_CHAR(c)) Py_RETURN_FALSE;
+        }
+        break;
+    default:
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Py_UCS4 c = ((const Py_UCS4 *)data)[i];
+            if (!PRINTABLE_CHAR(c)) Py_RETURN_FALSE;
+        }
+    }
+    Py_RETURN_TRUE;
+}
+
 static PyMethodDef methods[] = {
     {"scan", (PyCFunction)(void (*)(void))scan, METH_FASTCALL,
      "Start tags read, -1 when a cap may be needed, -2 when the regex screen must decide; "
      "fills ``cuts`` with the raw-text bodies Lexbor may skip."},
     {"utf8_valid", (PyCFunction)utf8_valid, METH_O,
      "Whether bytes.decode('utf-8') takes these bytes without an error."},
+    {"printable", (PyCFunction)printable, METH_O,
+     "str.isprintable(): ASCII sixteen bytes at a time, a table below U+0100."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -561,5 +628,6 @@ static struct PyModuleDef module_def = {
 
 PyMODINIT_FUNC PyInit__native_screen(void) {
     index_known();
+    index_printable();
     return PyModule_Create(&module_def);
 }

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from pressmark.markdown._escape import printable
+
 # (``Final``: compiled code reads a constant directly, a module global is a dictionary
 # look-up at every use, and the loops below run per element of every page)
 _LOADING: Final = re.compile(
@@ -50,7 +52,7 @@ def normalise(text: str) -> str:
     # An element's text (``Node.text``) is collapsed already: printable (a space is the
     # only whitespace then), no double space, none at either end. Checking that is a
     # fraction of splitting the text into words and joining them again.
-    if "  " in text or text[:1] == " " or text[-1:] == " " or not text.isprintable():
+    if "  " in text or text[:1] == " " or text[-1:] == " " or not printable(text):
         text = " ".join(text.split())
     text = text.lower()
     start = 0

@@ -27,6 +27,7 @@ from typing import Any, Final, cast
 from pressmark.markdown._boilerplate import PLACE_RULES, id_rule, words_rule
 from pressmark.markdown._bounded import parse_page
 from pressmark.markdown._dom import Tree
+from pressmark.markdown._escape import printable
 from pressmark.markdown._rawcut import RawCut
 
 MAX_DEPTH: Final = 160  # deeper subtrees are flattened to text: bounded recursion later
@@ -317,7 +318,7 @@ def _build(tree: Tree, lex_root: Any, root: Node, nodes: list[Node], skipped: se
                     if not text.isspace():  # indentation between tags adds nothing
                         # collapsed length; in one printable line a space is the
                         # only whitespace, and collapsing it is a strip
-                        own += len(text.strip(" ")) if text.isprintable() and \
+                        own += len(text.strip(" ")) if printable(text) and \
                             "  " not in text else len(" ".join(text.split()))
                 continue
             tag, attrs, child = item

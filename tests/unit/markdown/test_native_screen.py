@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from pressmark.markdown import _screen
 from pressmark.markdown._bounded import _bound
+from pressmark.markdown._escape import printable
 
 NATIVE = _screen.NATIVE
 UNSURE = -2
@@ -145,3 +146,25 @@ def test_utf8_check_agrees_with_the_decoder(data: bytes) -> None:
     """The C check stands in for a decode (``_api._decode_body``): it must accept exactly
     what ``bytes.decode("utf-8")`` accepts (no overlongs, surrogates, or past U+10FFFF)."""
     assert _screen.utf8_valid(data) == _decodes(data)
+
+
+def test_printable_agrees_with_python_on_every_character() -> None:
+    """``printable`` stands in for ``str.isprintable`` wherever the converter asks it:
+    every code point alone, at each position of an ASCII run the vector loop reads
+    sixteen at a time, and inside one- two- and four-byte strings."""
+    for code in range(0x110000):
+        char = chr(code)
+        assert printable(char) == char.isprintable(), hex(code)
+    for length in (15, 16, 17, 33, 64):
+        for at in range(length):
+            for odd in ("\x00", "\x1f", "\x7f", "\t", "\xa0", "\u2028", "\U000e0001"):
+                text = "a" * at + odd + "b" * (length - at - 1)
+                assert printable(text) == text.isprintable(), (length, at, odd)
+    for text in ("", "plain ASCII " * 5, "caf\xe9 \xad", "\u2019quoted\u2019", "\U0001f600 x"):
+        assert printable(text) == text.isprintable(), text
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(max_size=80))
+def test_printable_agrees_with_python_on_any_text(text: str) -> None:
+    assert printable(text) == text.isprintable()
