@@ -346,9 +346,16 @@ def _described_sublist(node: Node) -> bool:
 
 
 def _link_cluster(node: Node) -> bool:
-    return (node.tag != "a" and node.tag not in BLOCK_TAGS and node.text_len >= 40
-            and node.link_len >= 0.8 * node.text_len
-            and sum(1 for n in node.iter() if n.tag == "a") >= INLINE_LINKS)
+    if node.tag == "a" or node.tag in BLOCK_TAGS or node.text_len < 40 \
+            or node.link_len < 0.8 * node.text_len:
+        return False
+    links = 0
+    for inner in node.iter():
+        if inner.tag == "cite":
+            return False  # a reference to a work, its author, title and publisher linked
+        if inner.tag == "a":
+            links += 1
+    return links >= INLINE_LINKS
 
 
 def _repeated_texts(order: list[Node], texts: dict[int, str]) -> set[str]:

@@ -325,3 +325,18 @@ def test_release_notes_keep_their_linked_items_under_a_heading() -> None:
     html = f"<article>{PROSE * 3}<h4>New contributors</h4><ul>{items}</ul>{PROSE}</article>"
     md = to_markdown(html).markdown
     assert md.count("- Contributor ") == 4
+
+
+def test_a_reference_list_keeps_citations_whose_parts_are_linked() -> None:
+    """A ``<cite>`` links its author, title, publisher and identifier: almost all link
+    text, yet a bibliography entry, not a row of widget links (which still goes)."""
+    cite = ('<cite><a href="/w/frankel">Frankel, Theodore</a> (2004). <a href="/b/geo">'
+            "<i>The Geometry of Physics</i></a>. <a href='/w/cup'>Cambridge University "
+            "Press</a>. <a href='/w/isbn'>ISBN</a> <a href='/s/0-521'>0-521-53927-7</a>.</cite>")
+    widget = ('<span><a href="/s/fb">Share on Facebook</a> <a href="/s/tw">Share on Twitter'
+              '</a> <a href="/s/li">Share on LinkedIn</a></span>')
+    html = (f"<article>{PROSE * 3}<h2>References</h2><ol><li><span>{cite}</span></li>"
+            f"<li>A report of the survey, 1999, page 12.</li></ol><div>{widget}</div></article>")
+    md = to_markdown(html).markdown
+    assert "The Geometry of Physics" in md and "0-521-53927-7" in md
+    assert "Share on" not in md
