@@ -1,16 +1,19 @@
-"""Build hook: compiles the Markdown layer's two C modules.
+"""Build hook: compiles the Markdown layer's three C modules.
 
 - ``_native_screen.c``, the parse screen's tokenizer pass;
 - ``_native_dom.c``, the reader of Lexbor's tree (through the functions selectolax's
-  extension exports).
+  extension exports);
+- ``_native_words.c``, the boilerplate rules' reading of class and id values.
 
 WHY a hook of our own beside hatch-mypyc: mypyc compiles typed Python, and these loops
 are C's work: a tokenizer over a page's characters (about a tenth of the regular-
 expression pass's CPU), and walks of a C library's tree that selectolax would otherwise
-wrap node by node in Python objects. Both are optional at run time: without them
-(``HATCH_BUILD_NO_HOOKS=true``, no compiler) ``pressmark.markdown._screen`` uses its
-regular expressions and ``pressmark.markdown._dom`` selectolax's API, with the same
-results.
+wrap node by node in Python objects, and a split of class names into words that
+Python does with regular expressions and a list per name. All are optional at run
+time: without them (``HATCH_BUILD_NO_HOOKS=true``, no compiler)
+``pressmark.markdown._screen`` uses its regular expressions, ``pressmark.markdown._dom``
+selectolax's API and ``pressmark.markdown._boilerplate`` its Python reading, with the
+same results.
 
 Like hatch-mypyc, it builds in place next to the source, so an editable install
 imports the compiled module from ``src/`` and a wheel ships it as an artifact.
@@ -27,7 +30,8 @@ from typing import Any
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 SOURCES = (Path("src/pressmark/markdown/_native_screen.c"),
-           Path("src/pressmark/markdown/_native_dom.c"))
+           Path("src/pressmark/markdown/_native_dom.c"),
+           Path("src/pressmark/markdown/_native_words.c"))
 
 
 class NativeScreenBuildHook(BuildHookInterface):  # type: ignore[type-arg]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
@@ -104,59 +105,21 @@ PLACE_RULES: Final = frozenset(("exclude_aside", "exclude_nav", "exclude_footer"
                                 "exclude_dialog", "exclude_byline", "exclude_site_header"))
 
 _MODIFIERS: Final = frozenset(("has", "with", "without", "no", "is"))
+_RELATED: Final = "exclude_related"  # any word opening with "related"
+_PROFILE: Final = "exclude_byline"   # a long word ending "profile" or "avatar"
 _SPLIT: Final = re.compile(r"[^A-Za-z0-9]+")
 _CAMEL: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
-@functools.lru_cache(maxsize=8192)  # a pure memo: class strings repeat a lot within a site
-def words_rule(value: str) -> str | None:
-    for name in value.split():
-        rule = _name_rule(name)
-        if rule is not None:
-            return rule
-    return None
-
-
-# Class words repeat across pages and sites more than whole class strings do: a batch
-# of pages finds most of them here already.
-@functools.lru_cache(maxsize=8192)
-def _name_rule(name: str) -> str | None:
-    """The rule one class (or id) word names, if any (see ``words_rule``)."""
-    low = name.lower()
-    whole = _WHOLE_RULES.get(low)
-    if whole is not None:
-        return whole
-    if low != name:  # camelCase words ("shareBar") only when there is a capital
-        words: list[str] = [w.lower() for w in _SPLIT.split(_CAMEL.sub(" ", name)) if w]
-    elif name.isascii() and (dashed := name.replace("_", "-")).replace("-", "").isalnum():
-        # the commonest shapes ("story", "post-content", "entry_title": lowercase ASCII
-        # letters and digits, "-" and "_"; no capital, as ``low == name``): split by hand,
-        # as ``_SPLIT`` would split them, with string methods only (a page brings
-        # thousands of class words no cache has seen, and a regex call costs more)
-        words = [w for w in dashed.split("-") if w] if "-" in dashed else [name]
-    else:
-        words = [w for w in _SPLIT.split(name) if w]
-    if words and words[0] in _MODIFIERS:
-        return None  # "has-sidebar", "no-comments": a state of the element, not what it is
-    for word in words:
-        found = _WORD_RULES.get(word)
-        if found is None and word.startswith("related"):
-            found = "exclude_related"  # run together: "relatedposts", "relatedStories"
-        # two plain tests: compiled, each is a C call, where a tuple argument is a
-        # generic method call
-        elif found is None and len(word) > 7 and (word.endswith("profile")  # noqa: PIE810
-                                                  or word.endswith("avatar")):
-            found = "exclude_byline"  # "postprofile", "useravatar"
-        if found is not None and not (found in _LAYOUT_RULES and _POSITIVE.intersection(words)):
-            return found
-    if len(words) > 1:  # "user-info", "most-read", "tag-cloud": a compound of the list
-        found = _WORD_RULES.get("".join(words))
-        if found is not None and not (found in _LAYOUT_RULES and _POSITIVE.intersection(words)):
-            return found
-    return None
-
-
 SLUG_WORDS: Final = 4  # an id of this many words is a heading's slug ("sharing-with-a-team")
+
+
+# The memos: class strings repeat a lot within a site and across a batch's pages.
+@functools.lru_cache(maxsize=8192)
+def words_rule(value: str) -> str | None:
+    """The rule the first of a ``class`` value's names calls for, if any: its whole
+    lower-cased self (``_WHOLE_RULES``), else its words (see ``_name_rule``)."""
+    return _read_words(value, 0)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -167,9 +130,79 @@ def id_rule(value: str) -> str | None:
     (``id="sharing-with-a-single-developer"``); its words describe the text, not
     a page component, so a slug of ``SLUG_WORDS`` words or more matches nothing.
     """
-    if len([w for w in _SPLIT.split(value) if w]) >= SLUG_WORDS:
+    return _read_words(value, SLUG_WORDS)
+
+
+def read_words_in_python(value: str, slug_words: int) -> str | None:
+    """The reading of ``words_rule`` (``slug_words`` 0) and ``id_rule``, in Python.
+
+    ``_native_words.c`` reads the same way in C (the tests hold the two to each other);
+    this one stands in when the C module was not built.
+    """
+    if slug_words and len([w for w in _SPLIT.split(value) if w]) >= slug_words:
         return None
-    return words_rule(value)
+    for name in value.split():
+        rule = _name_rule(name)
+        if rule is not None:
+            return rule
+    return None
+
+
+@functools.lru_cache(maxsize=8192)
+def _name_rule(name: str) -> str | None:
+    """The rule one class (or id) word names, if any.
+
+    Its words are its runs of ASCII letters and digits, cut again where a small
+    letter or a digit meets a capital ("shareBar": share, bar), lower-cased.
+    """
+    low = name.lower()
+    whole = _WHOLE_RULES.get(low)
+    if whole is not None:
+        return whole
+    if low != name:  # camelCase words ("shareBar") only when there is a capital
+        words: list[str] = [w.lower() for w in _SPLIT.split(_CAMEL.sub(" ", name)) if w]
+    elif name.isascii() and (dashed := name.replace("_", "-")).replace("-", "").isalnum():
+        # the commonest shapes ("story", "post-content", "entry_title": lowercase ASCII
+        # letters and digits, "-" and "_"; no capital, as ``low == name``): split by hand,
+        # as ``_SPLIT`` would split them, with string methods only
+        words = [w for w in dashed.split("-") if w] if "-" in dashed else [name]
+    else:
+        words = [w for w in _SPLIT.split(name) if w]
+    if words and words[0] in _MODIFIERS:
+        return None  # "has-sidebar", "no-comments": a state of the element, not what it is
+    for word in words:
+        found = _WORD_RULES.get(word)
+        if found is None and word.startswith("related"):
+            found = _RELATED  # run together: "relatedposts", "relatedStories"
+        # two plain tests: compiled, each is a C call, where a tuple argument is a
+        # generic method call
+        elif found is None and len(word) > 7 and (word.endswith("profile")  # noqa: PIE810
+                                                  or word.endswith("avatar")):
+            found = _PROFILE  # "postprofile", "useravatar"
+        if found is not None and not (found in _LAYOUT_RULES and _POSITIVE.intersection(words)):
+            return found
+    if len(words) > 1:  # "user-info", "most-read", "tag-cloud": a compound of the list
+        found = _WORD_RULES.get("".join(words))
+        if found is not None and not (found in _LAYOUT_RULES and _POSITIVE.intersection(words)):
+            return found
+    return None
+
+
+def _load_reader() -> Callable[[str, int], str | None]:
+    """The C reading when it was built, bound to this module's tables; else Python's."""
+    try:
+        from pressmark.markdown import _native_words  # noqa: PLC0415 - optional, built in C
+    except ImportError:  # built without a C compiler
+        return read_words_in_python
+    _native_words.bind_word_rules(_WORD_RULES, _WHOLE_RULES, _MODIFIERS, _POSITIVE,
+                                  _LAYOUT_RULES, _RELATED, _PROFILE)
+    return _native_words.word_rule
+
+
+# A page brings hundreds of class strings no memo has seen, and the Python reading of
+# each (a lower-cased copy, regular-expression calls, a list per name) cost a twentieth
+# of a conversion; in C, a tenth of that.
+_read_words: Final = _load_reader()
 
 
 def match(node: Node) -> str | None:
