@@ -194,8 +194,10 @@ def read_embedded_state(head: HeadNodes, cut: RawCut) -> dict[str, Any]:
                 json_ld.append(_loads(text.strip().removeprefix("<!--").removesuffix("-->")))
             elif attrs.get("id") == "__NEXT_DATA__":
                 state.setdefault("next_data", _loads(cut.body(parsed)))
-            elif cut.holds(parsed, "__INITIAL_STATE__") or cut.holds(parsed,
-                                                                      "__PRELOADED_STATE__"):
+            # one search of each body for what both names end with; most hold neither
+            elif cut.holds(parsed, "_STATE__") and (
+                    cut.holds(parsed, "__INITIAL_STATE__")
+                    or cut.holds(parsed, "__PRELOADED_STATE__")):
                 text = cut.body(parsed)
                 m = _STATE_ASSIGN.search(text)
                 if m is not None:
