@@ -6,6 +6,8 @@ import json
 from dataclasses import dataclass
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pressmark.markdown as pm
 from pressmark._errors import PressmarkError
@@ -17,6 +19,7 @@ from pressmark.markdown import (
     stability,
     to_markdown,
 )
+from pressmark.markdown._validate import _SOFT_404, _says_not_found
 
 PROSE = ("The committee met on Tuesday to review the proposal, and after a long debate it "
          "agreed to fund the new library wing with money from the regional budget.")
@@ -310,3 +313,19 @@ def test_deeply_nested_markup_does_not_recurse_out() -> None:
     assert "deep text" in to_markdown(html, policy=ConversionPolicy(select_main=False)).markdown
     html = "<ul><li>" * 400 + "x" + "</li></ul>" * 400
     assert "x" in to_markdown(html).markdown
+
+
+_NOT_FOUND_PIECES = st.sampled_from([
+    "404", "Error", " ", "-", ":", "page", "Page", "PAGE", "not", "NOT", "found", "FOUND",
+    "doesn’t", "doesn't", "does", "exist", "article", "is", "no", "longer", "available",
+    "can't", "find", "this", "Seite", "nicht", "gefunden", "introuvable", "página", "pagina",
+    "encontrada", "\u212a", "\u017f", "\u0130", "ß", "é", "|", "News",
+])
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.one_of(st.lists(_NOT_FOUND_PIECES, max_size=10).map(" ".join),
+                 st.lists(_NOT_FOUND_PIECES, max_size=10).map("".join), st.text(max_size=30)))
+def test_the_soft_404_screen_never_hides_a_match(text: str) -> None:
+    """The substring screen in front of the soft-404 pattern decides as the pattern does."""
+    assert _says_not_found(text) == (_SOFT_404.search(text) is not None)
