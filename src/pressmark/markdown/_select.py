@@ -34,7 +34,7 @@ ANCHOR_KEEP: Final = 0.9      # an anchor inside the best region must keep this 
 WRAPPER_SHARE: Final = 0.6    # a chrome-looking element holding this share of all text is a wrapper
 SHORT_BLOCK: Final = 60       # chars: shorter text blocks look like labels, not prose
 LINK_HEAVY: Final = 0.5       # own link density above which a block counts as navigation
-_CONTAINERS: Final = BLOCK_TAGS - {"p", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "dt", "hr"}
+_CONTAINERS: Final = BLOCK_TAGS - {"p", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "dt", "hr", "pre"}
 _TABLE_PARTS: Final = frozenset(("tbody", "thead", "tfoot"))
 PROSE_BLOCK: Final = 80       # chars: a block this long, and link-poor, is prose (recall measure)
 PROSE_LINKS: Final = 0.35     # own link density up to which a block counts as prose
@@ -354,8 +354,12 @@ def _merge_siblings(chosen: Node, scale: float) -> Node:
     # wrapper of "story-body-2", not a list of recent articles further along
     kind = kinds if base is not chosen else None
     joined: list[Node] = []
+    # a document cut into <section>s: a short section beside the picked one is another
+    # part of it (a one-paragraph "Overview" between long ones)
+    sections = base.tag == "section"
     for node in parent.elems:
-        if node is base or node.bad is not None or node.prose * scale < SIBLING_MIN:
+        least = PROSE_BLOCK if sections and node.tag == "section" else SIBLING_MIN
+        if node is base or node.bad is not None or node.prose * scale < least:
             continue  # headers, standfirsts, author boxes: short, and not the body
         if kind is not None and not (kind & _kind(node)):
             continue
@@ -420,8 +424,19 @@ def _widen_for_recall(doc: Document, chosen: Node, scale: float) -> Node:
     ``RECALL_SHARE`` of it, climb to the first ancestor that keeps ``RECALL_TARGET``.
     """
     total = doc.body.prose
-    if total * scale < PROSE_MIN_TOTAL or chosen.prose >= RECALL_SHARE * total \
-            or _is_article(chosen):
+    if total * scale < PROSE_MIN_TOTAL:
+        # too little prose to judge by (a reference page: code, tables, one-line notes):
+        # the text blocks' positive weight is the yardstick then
+        total_pos = doc.body.pos
+        if total_pos <= 0 or chosen.pos >= RECALL_SHARE * total_pos or _is_article(chosen):
+            return chosen
+        node = chosen
+        while node.parent is not None:
+            node = node.parent
+            if node.pos >= RECALL_TARGET * total_pos or _is_article(node):
+                return node
+        return node
+    if chosen.prose >= RECALL_SHARE * total or _is_article(chosen):
         return chosen
     node = chosen
     while node.parent is not None:

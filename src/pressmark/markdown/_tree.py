@@ -361,7 +361,13 @@ def _build(tree: Tree, lex_root: Any, root: Node, nodes: list[Node], skipped: se
 def _own_text(node: Node, size: int) -> None:
     """The sizes of an element's own text children (``_measure`` adds the subtrees)."""
     node.text_len = node.own_len = size
-    node.link_len = node.own_link = size if node.tag == "a" else 0
+    node.link_len = node.own_link = size if _is_link(node) else 0
+
+
+def _is_link(node: Node) -> bool:
+    """An ``<a>`` with an ``href``: one without is a placeholder (a named anchor, which
+    the parser may stretch over a whole section when its end tag is missing)."""
+    return node.tag == "a" and "href" in node.attrs
 
 
 def _measure(nodes: list[Node]) -> None:
@@ -377,7 +383,7 @@ def _measure(nodes: list[Node]) -> None:
         own = node.own_len
         own_link = node.own_link
         blocky = False
-        is_link = node.tag == "a"
+        is_link = _is_link(node)
         for child in node.elems:
             total += child.text_len
             links += child.text_len if is_link else child.link_len
@@ -387,6 +393,10 @@ def _measure(nodes: list[Node]) -> None:
                 blocky = blocky or child.blocky
                 own += child.own_len
                 own_link += child.text_len if is_link else child.own_link
+        if node.tag == "pre":
+            # links in a code listing are cross-references (an API's types, a
+            # function's name), part of the code, not a way off the page
+            links = own_link = 0
         node.text_len = total
         node.link_len = links
         node.own_len = own

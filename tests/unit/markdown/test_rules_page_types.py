@@ -340,3 +340,58 @@ def test_a_reference_list_keeps_citations_whose_parts_are_linked() -> None:
     md = to_markdown(html).markdown
     assert "The Geometry of Physics" in md and "0-521-53927-7" in md
     assert "Share on" not in md
+
+
+_NAV_TABLE = ('<table class="navigation"><tr><td><a href="prev.html">Prev</a></td>'
+              '<td><a href="index.html">Home</a></td><th>Reference Manual</th></tr></table>')
+
+
+def _api_entry(name: str, note: str) -> str:
+    # gtk-doc's markup: a named anchor written as if it were empty (``<a name=x/>``), which
+    # the parser leaves open around the rest of the entry
+    return (f'<div class="refsect2"><h3><a name="{name}"/>{name} ()</h3>'
+            f'<pre class="programlisting">void\t{name}\t(<a href="types.html#Ctx">Ctx</a> '
+            f'ctxt, <a href="types.html#Node">Node</a> node)</pre><p>{note}</p></div><hr/>')
+
+
+def test_an_api_reference_keeps_every_entry_and_its_linked_signatures() -> None:
+    """Links in a code listing are cross-references, and an ``<a>`` without ``href`` is
+    no link: neither makes a reference page's entries look like navigation."""
+    names = ("xsltDebug", "xsltRegisterExtras", "xsltFunctionNodeSet", "xsltRegisterAll")
+    synopsis = "\n".join(f'void\t<a href="#{n}">{n}</a>\t(<a href="t.html#Ctx">Ctx</a> ctxt);'
+                         for n in names)
+    html = (f"<html><body>{_NAV_TABLE}<h2>extra</h2><p>extra - interface for the "
+            "non-standard features of the processor</p><div class=refsynopsisdiv><h2>"
+            f'Synopsis</h2><pre class="synopsis">{synopsis}</pre></div><div class=refsect1>'
+            "<h2>Details</h2><div class=refsect2>"
+            + "".join(_api_entry(n, f"Registers the {n} extension with the processing "
+                                    "context given, once per transformation.")
+                      for n in names)
+            + "</div></div></body></html>")
+    md = to_markdown(html).markdown
+    assert "## Synopsis" in md and "## Details" in md
+    for name in names:
+        assert f"### {name} ()" in md
+        assert f"Registers the {name} extension" in md
+    assert "Prev" not in md and "Home" not in md
+
+
+def test_short_sections_beside_the_main_section_are_kept() -> None:
+    long_section = "<section><h2>Stability index</h2>" + PROSE * 6 + "</section>"
+    html = ("<html><body><nav><a href='/'>Home</a> <a href='/a'>API</a></nav><div id=api>"
+            "<section><h2>Contributing</h2><p>Report errors in this documentation in the "
+            "issue tracker, and see the contributing guide.</p></section>"
+            + long_section +
+            "<section><h2>Stability overview</h2><table>"
+            + "".join(f"<tr><td><a href='/{m}.html'>{m} module</a></td><td>(2) Stable</td></tr>"
+                      for m in ("assert", "buffer", "crypto", "dns", "events", "fs", "http",
+                                "net", "os", "path", "stream", "timers", "url", "util"))
+            + "</table></section>"
+            "<section><h2>JSON output</h2><p>Every page has a JSON twin, for the editors "
+            "and other tools that consume the documentation.</p></section></div></body>"
+            "</html>")
+    md = to_markdown(html).markdown
+    for heading in ("## Contributing", "## Stability index", "## Stability overview",
+                    "## JSON output"):
+        assert heading in md
+    assert "JSON twin" in md and "Report errors" in md
