@@ -160,6 +160,10 @@ def _weigh(doc: Document, scale: float) -> None:
             size = own * scale
             if node.tag in HEADINGS:
                 weight = 0.0
+            elif node.tag == "pre":
+                # a code block, however short ("$ pip install x"), is content: never a
+                # label or a menu (its links are cross-references, ``_tree``)
+                weight = positive = float(own)
             elif density > LINK_HEAVY:
                 # link lists are chrome; a long paragraph dense with links is still prose
                 weight = 0.0 if size >= LONG_BLOCK else -float(own)

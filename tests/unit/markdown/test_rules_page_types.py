@@ -395,3 +395,28 @@ def test_short_sections_beside_the_main_section_are_kept() -> None:
                     "## JSON output"):
         assert heading in md
     assert "JSON twin" in md and "Report errors" in md
+
+
+def test_an_installation_page_of_short_commands_keeps_them_all() -> None:
+    """A code block is content however short: a page of one-line commands is not a
+    page of labels, and no single section of it stands for the page."""
+    commands = {"PIP": "$ pip install enlighten", "DEB": "$ apt-get install python3-enlighten",
+                "PKG": "$ pacman -S python-enlighten",
+                "Conda": "$ conda install -c conda-forge enlighten"}
+    sections = "".join(f"<section><h2>{name}</h2><div class=highlight><pre>{line}</pre></div>"
+                       "</section>" for name, line in commands.items())
+    html = ("<html><body><nav class=sidebar><ul><li><a href=/>Home</a></li><li><a href=/api>"
+            "API</a></li></ul></nav><div class=document><section><h1>Installation</h1>"
+            "<section><h2>RPM</h2><section><h3>Fedora and EL8</h3><p>(<a href=https://"
+            "example.org/epel>EPEL</a> repositories must be configured for EL8)</p><div "
+            "class=highlight><pre>$ dnf install python3-enlighten</pre></div></section>"
+            "<section><h3>EL7</h3><p>(<a href=https://example.org/epel>EPEL</a> must be "
+            "configured)</p><div class=highlight><pre>$ yum install python2-enlighten\n"
+            "$ yum install python36-enlighten</pre></div></section></section>"
+            f"{sections}</section></div></body></html>")
+    md = to_markdown(html).markdown
+    assert "# Installation" in md and "$ dnf install python3-enlighten" in md
+    assert "$ yum install python36-enlighten" in md
+    for name, line in commands.items():
+        assert f"## {name}" in md and line in md
+    assert "Home" not in md
