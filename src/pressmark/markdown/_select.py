@@ -145,7 +145,11 @@ def _weigh(doc: Document, scale: float) -> None:
                 rule in _boilerplate.PLACE_RULES and raw[node.idx] >= place_floor
                 and raw[node.idx] * scale >= PLACE_MIN)):
             rule = None  # a layout wrapper that happens to be named like chrome
-        elif rule is not None and node.tag not in BLOCK_TAGS and _in_running_text(node, rule):
+        elif rule is not None and node.tag not in BLOCK_TAGS and (
+                _in_running_text(node, rule) or (rule == "exclude_comments"
+                                                 and node.tag == "span")):
+            # (a <span class=comment> is a syntax highlighter's token in a code listing:
+            # readers' comments come in blocks)
             rule = None
         node.bad = rule
         parent = node.parent

@@ -420,3 +420,17 @@ def test_an_installation_page_of_short_commands_keeps_them_all() -> None:
     for name, line in commands.items():
         assert f"## {name}" in md and line in md
     assert "Home" not in md
+
+
+def test_a_highlighted_code_block_keeps_its_comments() -> None:
+    """A syntax highlighter wraps a code comment in ``<span class="comment">``: a token
+    of the code, not the readers' comments section."""
+    html = ("<html><body><article><h1>Compiling C to WebAssembly</h1>" + PROSE * 3 +
+            '<pre><code><span class="comment">// add.c</span>\n<span class="keyword">int'
+            '</span> add(<span class="keyword">int</span> a, <span class="keyword">int'
+            '</span> b) { <span class="keyword">return</span> a + b; }</code></pre>'
+            + PROSE + '<div class="comments"><h3>3 comments</h3><p>Great post, thanks!'
+            "</p></div></article></body></html>")
+    md = to_markdown(html).markdown
+    assert "// add.c\nint add(int a, int b)" in md
+    assert "Great post" not in md
