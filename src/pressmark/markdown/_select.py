@@ -221,7 +221,8 @@ def _in_running_text(node: Node, rule: str) -> bool:
     Its class names how it looks or behaves (``<a class=popup>`` opening a note,
     ``<span class=tooltip>``), not a page component: dropping it would cut words
     out of the sentence. Inside a heading it is the heading's text (``<h2><a
-    class=toc-backref>Setup</a></h2>``). Hidden and screen-reader text still goes.
+    class=toc-backref>Setup</a></h2>``); inside a code block it is a highlighter's token
+    (``<span class="hljs-meta">#include</span>``). Hidden and screen-reader text still goes.
     """
     if rule in _NAMED_HIDDEN:
         return False
@@ -230,8 +231,8 @@ def _in_running_text(node: Node, rule: str) -> bool:
         block = block.parent
     if block is None:
         return False
-    return block.tag in HEADINGS or (block.own_len >= PROSE_BLOCK
-                                     and 2 * node.text_len <= block.own_len)
+    return block.tag in HEADINGS or block.tag == "pre" or (
+        block.own_len >= PROSE_BLOCK and 2 * node.text_len <= block.own_len)
 
 
 def _raw_prose(doc: Document, scale: float) -> list[int]:

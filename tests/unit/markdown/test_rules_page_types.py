@@ -434,3 +434,11 @@ def test_a_highlighted_code_block_keeps_its_comments() -> None:
     md = to_markdown(html).markdown
     assert "// add.c\nint add(int a, int b)" in md
     assert "Great post" not in md
+
+
+def test_a_short_code_block_keeps_tokens_named_like_chrome() -> None:
+    html = ("<html><body><article><h1>Hello in C</h1>" + PROSE * 3 +
+            '<pre><code><span class="hljs-meta">#include &lt;stdio.h&gt;</span>\n'
+            '<span class="hljs-type">int</span> main() { puts("hi"); }</code></pre>'
+            + PROSE + "</article></body></html>")
+    assert "#include <stdio.h>\nint main()" in to_markdown(html).markdown
