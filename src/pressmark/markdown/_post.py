@@ -180,10 +180,12 @@ def tidy(blocks: list[Block], selection: Selection, title: str | None,
             while out and isinstance(out[-1], Heading) and out[-1].level >= block.level:
                 out.pop()
                 fired = True
+        elif isinstance(block, Rule) and (not out or isinstance(out[-1], Rule)):
+            continue  # a break with nothing before it, or after another, separates nothing
         out.append(block)
-    while out and isinstance(out[-1], Heading):
+    while out and isinstance(out[-1], (Heading, Rule)):
+        fired = fired or isinstance(out[-1], Heading)
         out.pop()
-        fired = True
     if fired:
         rules.add("empty_section")
     selection.rules = sorted(rules)

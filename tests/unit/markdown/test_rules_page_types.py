@@ -442,3 +442,11 @@ def test_a_short_code_block_keeps_tokens_named_like_chrome() -> None:
             '<span class="hljs-type">int</span> main() { puts("hi"); }</code></pre>'
             + PROSE + "</article></body></html>")
     assert "#include <stdio.h>\nint main()" in to_markdown(html).markdown
+
+
+def test_thematic_breaks_that_separate_nothing_are_dropped() -> None:
+    html = ("<html><body><article><hr><h1>Fares and heroes</h1>" + PROSE + "<hr><hr>"
+            + PROSE.replace("sun", "moon") + "<hr></article></body></html>")
+    md = to_markdown(html).markdown
+    assert md.count("---") == 1
+    assert not md.startswith("---") and not md.rstrip().endswith("---")
