@@ -94,6 +94,10 @@ _WHOLE_RULES: Final = {
 # the same class name describe a wrapper, not chrome (readability's "okMaybe" idea).
 _POSITIVE: Final = frozenset(("content", "article", "body", "story", "entry", "post",
                               "text", "column", "recipe"))
+# An API reference's "member-signature", "type-signature", "method-signature": the
+# declaration of what the page documents, not a forum post's signature line
+# (not "field": Drupal names every field so, "field-name-field-byline")
+_CODE_WORDS: Final = frozenset(("member", "type", "method", "function", "constructor", "api"))
 _LAYOUT_RULES: Final = frozenset(("exclude_aside", "exclude_nav", "exclude_footer",
                                   "exclude_byline", "exclude_tags"))
 
@@ -179,13 +183,21 @@ def _name_rule(name: str) -> str | None:
         elif found is None and len(word) > 7 and (word.endswith("profile")  # noqa: PIE810
                                                   or word.endswith("avatar")):
             found = _PROFILE  # "postprofile", "useravatar"
-        if found is not None and not (found in _LAYOUT_RULES and _POSITIVE.intersection(words)):
+        if found is not None and _stands(found, words):
             return found
     if len(words) > 1:  # "user-info", "most-read", "tag-cloud": a compound of the list
         found = _WORD_RULES.get("".join(words))
-        if found is not None and not (found in _LAYOUT_RULES and _POSITIVE.intersection(words)):
+        if found is not None and _stands(found, words):
             return found
     return None
+
+
+def _stands(rule: str, words: list[str]) -> bool:
+    """A layout rule does not stand beside a content word ("sidebar-content"), nor the
+    byline rule beside a code word ("member-signature")."""
+    if rule in _LAYOUT_RULES and _POSITIVE.intersection(words):
+        return False
+    return not (rule == _PROFILE and _CODE_WORDS.intersection(words))
 
 
 def _load_reader() -> Callable[[str, int], str | None]:
@@ -195,7 +207,7 @@ def _load_reader() -> Callable[[str, int], str | None]:
     except ImportError:  # built without a C compiler
         return read_words_in_python
     _native_words.bind_word_rules(_WORD_RULES, _WHOLE_RULES, _MODIFIERS, _POSITIVE,
-                                  _LAYOUT_RULES, _RELATED, _PROFILE)
+                                  _LAYOUT_RULES, _RELATED, _PROFILE, _CODE_WORDS)
     return _native_words.word_rule
 
 

@@ -13,8 +13,9 @@
  * A name's words are its runs of ASCII letters and digits, cut again where a
  * lower-case letter or a digit meets a capital ("shareBar": share, bar), lower-cased.
  * The tables (the rule of each word and of each whole name, the modifier words, the
- * content words, the layout rules) come from _boilerplate.py, once, through
- * bind_word_rules: this file holds the reading, not the vocabulary.
+ * content words that void a layout rule, the code words that void the byline rule) come
+ * from _boilerplate.py, once, through bind_word_rules: this file holds the reading, not
+ * the vocabulary.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -30,6 +31,8 @@ typedef struct {
     int layout;          /* the rule is a layout rule, which a content word voids */
     int modifier;        /* a first word that makes the name a state ("has-sidebar") */
     int content;         /* a content word ("content", "article") */
+    int code;            /* a code word ("member", "type"): voids the byline rule */
+    int byline;          /* the rule is the byline rule */
 } entry_t;
 
 typedef struct {
@@ -125,7 +128,7 @@ static PyObject *whole_rule(PyObject *value, int kind, const void *data, Py_ssiz
 static PyObject *words_of_name_rule(int kind, const void *data, Py_ssize_t start,
                                     Py_ssize_t end, char *chars, Py_ssize_t *ends) {
     Py_ssize_t n = 0, count = 0;
-    int in_word = 0, content = 0;
+    int in_word = 0, content = 0, code = 0;
     Py_UCS4 previous = 0;
     for (Py_ssize_t i = start; i < end; i++) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
@@ -147,23 +150,26 @@ static PyObject *words_of_name_rule(int kind, const void *data, Py_ssize_t start
         if (e == NULL) continue;
         if (k == 0 && e->modifier) return Py_None;  /* "has-sidebar": a state */
         content |= e->content;
+        code |= e->code;
     }
     for (Py_ssize_t k = 0; k < count; k++) {
         Py_ssize_t from = k ? ends[k - 1] : 0, len = ends[k] - from;
         const char *word = chars + from;
         entry_t *e = find(&words_table, word, len);
         if (e != NULL && e->rule != NULL) {
-            if (!(e->layout && content)) return e->rule;
+            if (!(e->layout && content) && !(e->byline && code)) return e->rule;
         } else if (len >= 7 && memcmp(word, "related", 7) == 0) {
             if (!(related_is_layout && content)) return related_rule;  /* "relatedposts" */
         } else if (len > 7 && (memcmp(word + len - 7, "profile", 7) == 0
                                || memcmp(word + len - 6, "avatar", 6) == 0)) {
-            if (!(byline_is_layout && content)) return byline_rule;  /* "useravatar" */
+            if (!(byline_is_layout && content) && !code) return byline_rule;  /* "useravatar" */
         }
     }
     if (count > 1) {  /* "user-info", "most-read": a compound of the table */
         entry_t *e = find(&words_table, chars, n);
-        if (e != NULL && e->rule != NULL && !(e->layout && content)) return e->rule;
+        if (e != NULL && e->rule != NULL && !(e->layout && content) && !(e->byline && code)) {
+            return e->rule;
+        }
     }
     return Py_None;
 }
@@ -248,11 +254,13 @@ static PyObject *word_rule(PyObject *module, PyObject *const *args, Py_ssize_t n
 
 static const char BIND_SIGNATURE[] =
     "bind_word_rules(word_rules: dict, whole_rules: dict, modifiers: frozenset, "
-    "positive: frozenset, layout: frozenset, related_rule: str, profile_rule: str)";
+    "positive: frozenset, layout: frozenset, related_rule: str, profile_rule: str, "
+    "code_words: frozenset)";
 
 /* Each ASCII key of ``keys`` (a dict or a set) into ``table``; a dict's values are the
  * rules. Keys that are not ASCII can never match: a name's words are ASCII. */
-static int fill(table_t *table, PyObject *keys, PyObject *layout, int flag_offset) {
+static int fill(table_t *table, PyObject *keys, PyObject *layout, PyObject *byline,
+                int flag_offset) {
     PyObject *iterator = PyObject_GetIter(keys);
     if (iterator == NULL) return -1;
     PyObject *key;
@@ -284,8 +292,15 @@ static int fill(table_t *table, PyObject *keys, PyObject *layout, int flag_offse
                     if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, BIND_SIGNATURE);
                     return -1;
                 }
+                int is_byline = PyUnicode_Compare(rule, byline);
+                if (is_byline == -1 && PyErr_Occurred()) {
+                    Py_DECREF(key);
+                    Py_DECREF(iterator);
+                    return -1;
+                }
                 Py_XSETREF(e->rule, Py_NewRef(rule));
                 e->layout = is_layout;
+                e->byline = is_byline == 0;
             }
         }
         Py_DECREF(key);
@@ -308,10 +323,10 @@ static int make_table(table_t *table, Py_ssize_t entries) {
 
 static PyObject *bind_word_rules(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 7 || !PyDict_Check(args[0]) || !PyDict_Check(args[1])
+    if (nargs != 8 || !PyDict_Check(args[0]) || !PyDict_Check(args[1])
         || !PyFrozenSet_Check(args[2]) || !PyFrozenSet_Check(args[3])
         || !PyFrozenSet_Check(args[4]) || !PyUnicode_Check(args[5])
-        || !PyUnicode_Check(args[6])) {
+        || !PyUnicode_Check(args[6]) || !PyFrozenSet_Check(args[7])) {
         PyErr_SetString(PyExc_TypeError, BIND_SIGNATURE);
         return NULL;
     }
@@ -320,12 +335,13 @@ static PyObject *bind_word_rules(PyObject *module, PyObject *const *args, Py_ssi
     if (related_layout < 0 || byline_layout < 0) return NULL;
     table_t words = {NULL, 0}, whole = {NULL, 0};
     if (make_table(&words, PyDict_GET_SIZE(args[0]) + PySet_GET_SIZE(args[2])
-                                + PySet_GET_SIZE(args[3])) < 0
+                                + PySet_GET_SIZE(args[3]) + PySet_GET_SIZE(args[7])) < 0
         || make_table(&whole, PyDict_GET_SIZE(args[1])) < 0
-        || fill(&words, args[0], args[4], 0) < 0
-        || fill(&words, args[2], NULL, offsetof(entry_t, modifier)) < 0
-        || fill(&words, args[3], NULL, offsetof(entry_t, content)) < 0
-        || fill(&whole, args[1], args[4], 0) < 0) {
+        || fill(&words, args[0], args[4], args[6], 0) < 0
+        || fill(&words, args[2], NULL, NULL, offsetof(entry_t, modifier)) < 0
+        || fill(&words, args[3], NULL, NULL, offsetof(entry_t, content)) < 0
+        || fill(&words, args[7], NULL, NULL, offsetof(entry_t, code)) < 0
+        || fill(&whole, args[1], args[4], args[6], 0) < 0) {
         clear_table(&words);
         clear_table(&whole);
         return NULL;
@@ -347,7 +363,8 @@ static PyMethodDef methods[] = {
      "The rule the first of the value's names calls for, or None (see _boilerplate)."},
     {"bind_word_rules", (PyCFunction)(void (*)(void))bind_word_rules, METH_FASTCALL,
      "Hand over _boilerplate's tables: word and whole-name rules, modifiers, content "
-     "words, layout rules, and the rules of the related- and profile-shaped words."},
+     "words, layout rules, the rules of the related- and profile-shaped words, and the "
+     "code words that void the byline rule."},
     {NULL, NULL, 0, NULL},
 };
 

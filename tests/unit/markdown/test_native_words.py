@@ -54,6 +54,8 @@ def test_the_converter_reads_through_c() -> None:
     "sharing-with-a-single-developer", "sharing with a team", "one two three",
     "shareBarWidgetFooterNavMenu", "nav" * 100, "-".join(["w"] * 100),
     "x" * 200 + "Nav", "hid" + "é" * 200, "😀nav", "nav😀", "ad", "ads", "adsense",
+    "signature", "member-signature", "typeSignature", "message-signature", "code-byline",
+    "apiAvatar", "post-signature", "methodprofile", "member", "signature-type-nav",
 ])
 def test_shapes_read_the_same(value: str) -> None:
     _same(value)
@@ -85,7 +87,7 @@ _PIECES = st.sampled_from([
     "nav", "Nav", "NAV", "share", "Bar", "related", "Posts", "has", "no", "content",
     "sidebar", "user", "info", "avatar", "profile", "hidden", "sr", "only", "ad", "s",
     "-", "_", " ", "  ", "\t", "\n", "\u00a0", "\u2003", "\u3000", "é", "É", "ß", "\u212a",
-    "\u0130", "1", "9", ".", ":", "/", "😀", "\ufdd0", "x",
+    "\u0130", "1", "9", ".", ":", "/", "😀", "\ufdd0", "x", "signature", "member", "Type",
 ])
 
 

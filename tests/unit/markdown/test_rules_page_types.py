@@ -55,6 +55,9 @@ def test_forum_thread_keeps_every_post_and_drops_the_cards_beside_them() -> None
     ("tag-cloud", "exclude_tags"), ("author-box", "exclude_byline"),
     ("main-nav", "exclude_nav"), ("post-content", None), ("content-with-sidebar", None),
     ("story-image-copyright", "exclude_caption"),
+    # an API reference's declarations are not a forum post's signature
+    ("member-signature", None), ("type-signature", None), ("methodSignature", None),
+    ("message-signature", "exclude_byline"), ("field-name-field-byline", "exclude_byline"),
 ])
 def test_class_words(value: str, rule: str | None) -> None:
     assert words_rule(value) == rule
