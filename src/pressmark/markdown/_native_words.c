@@ -123,39 +123,45 @@ static PyObject *whole_rule(PyObject *value, int kind, const void *data, Py_ssiz
     return rule;
 }
 
+/* One word of a name: where it ends in the lower-cased letters, and its table entry. */
+typedef struct {
+    Py_ssize_t end;
+    entry_t *entry;  /* NULL: not in the vocabulary */
+} word_t;
+
 /* The rule the words of one name call for (see the file's comment): a borrowed
- * reference, or Py_None. ``chars`` and ``ends`` have room for end - start. */
+ * reference, or Py_None. ``chars`` and ``words`` have room for end - start. Each word is
+ * looked up once, as it ends: the flags of all of them decide whether a rule stands. */
 static PyObject *words_of_name_rule(int kind, const void *data, Py_ssize_t start,
-                                    Py_ssize_t end, char *chars, Py_ssize_t *ends) {
-    Py_ssize_t n = 0, count = 0;
+                                    Py_ssize_t end, char *chars, word_t *words) {
+    Py_ssize_t n = 0, count = 0, from = 0;
     int in_word = 0, content = 0, code = 0;
     Py_UCS4 previous = 0;
-    for (Py_ssize_t i = start; i < end; i++) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (is_word_char(c)) {
-            if (in_word && is_capital(c) && is_small_or_digit(previous)) ends[count++] = n;
+    for (Py_ssize_t i = start; i <= end; i++) {
+        Py_UCS4 c = i < end ? PyUnicode_READ(kind, data, i) : 0;
+        int word_char = i < end && is_word_char(c);
+        if (in_word && (!word_char || (is_capital(c) && is_small_or_digit(previous)))) {
+            entry_t *e = find(&words_table, chars + from, n - from);
+            words[count].end = n;
+            words[count++].entry = e;
+            if (e != NULL) {
+                if (count == 1 && e->modifier) return Py_None;  /* "has-sidebar": a state */
+                content |= e->content;
+                code |= e->code;
+            }
+            from = n;
+            in_word = 0;
+        }
+        if (word_char) {
             chars[n++] = (char)(is_capital(c) ? c + 32 : c);
             in_word = 1;
-        } else if (in_word) {
-            ends[count++] = n;
-            in_word = 0;
         }
         previous = c;
     }
-    if (in_word) ends[count++] = n;
-    if (count == 0) return Py_None;
     for (Py_ssize_t k = 0; k < count; k++) {
-        Py_ssize_t from = k ? ends[k - 1] : 0;
-        entry_t *e = find(&words_table, chars + from, ends[k] - from);
-        if (e == NULL) continue;
-        if (k == 0 && e->modifier) return Py_None;  /* "has-sidebar": a state */
-        content |= e->content;
-        code |= e->code;
-    }
-    for (Py_ssize_t k = 0; k < count; k++) {
-        Py_ssize_t from = k ? ends[k - 1] : 0, len = ends[k] - from;
-        const char *word = chars + from;
-        entry_t *e = find(&words_table, word, len);
+        Py_ssize_t at = k ? words[k - 1].end : 0, len = words[k].end - at;
+        const char *word = chars + at;
+        entry_t *e = words[k].entry;
         if (e != NULL && e->rule != NULL) {
             if (!(e->layout && content) && !(e->byline && code)) return e->rule;
         } else if (len >= 7 && memcmp(word, "related", 7) == 0) {
@@ -180,24 +186,24 @@ static PyObject *name_rule(PyObject *value, int kind, const void *data, Py_ssize
                            Py_ssize_t end, int ascii) {
     Py_ssize_t len = end - start;
     char stack_chars[STACK_CHARS];
-    Py_ssize_t stack_ends[STACK_CHARS];
+    word_t stack_words[STACK_CHARS];
     char *chars = stack_chars;
-    Py_ssize_t *ends = stack_ends;
+    word_t *words = stack_words;
     if (len > STACK_CHARS) {
         chars = PyMem_Malloc((size_t)len);
-        ends = PyMem_Malloc((size_t)len * sizeof(Py_ssize_t));
-        if (chars == NULL || ends == NULL) {
+        words = PyMem_Malloc((size_t)len * sizeof(word_t));
+        if (chars == NULL || words == NULL) {
             PyMem_Free(chars);
-            PyMem_Free(ends);
+            PyMem_Free(words);
             PyErr_NoMemory();
             return NULL;
         }
     }
     PyObject *rule = whole_rule(value, kind, data, start, end, ascii, chars);
-    if (rule == Py_None) rule = words_of_name_rule(kind, data, start, end, chars, ends);
+    if (rule == Py_None) rule = words_of_name_rule(kind, data, start, end, chars, words);
     if (len > STACK_CHARS) {
         PyMem_Free(chars);
-        PyMem_Free(ends);
+        PyMem_Free(words);
     }
     return rule;
 }

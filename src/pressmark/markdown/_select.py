@@ -145,11 +145,7 @@ def _weigh(doc: Document, scale: float) -> None:
                 rule in _boilerplate.PLACE_RULES and raw[node.idx] >= place_floor
                 and raw[node.idx] * scale >= PLACE_MIN)):
             rule = None  # a layout wrapper that happens to be named like chrome
-        elif rule is not None and node.tag not in BLOCK_TAGS and (
-                _in_running_text(node, rule) or (rule == "exclude_comments"
-                                                 and node.tag == "span")):
-            # (a <span class=comment> is a syntax highlighter's token in a code listing:
-            # readers' comments come in blocks)
+        elif rule is not None and node.tag not in BLOCK_TAGS and _in_running_text(node, rule):
             rule = None
         node.bad = rule
         parent = node.parent
@@ -222,10 +218,14 @@ def _in_running_text(node: Node, rule: str) -> bool:
     ``<span class=tooltip>``), not a page component: dropping it would cut words
     out of the sentence. Inside a heading it is the heading's text (``<h2><a
     class=toc-backref>Setup</a></h2>``); inside a code block it is a highlighter's token
-    (``<span class="hljs-meta">#include</span>``). Hidden and screen-reader text still goes.
+    (``<span class="hljs-meta">#include</span>``), as a ``<span class=comment>`` is
+    anywhere (readers' comments come in blocks; a listing may be lines of ``<div>``s).
+    Hidden and screen-reader text still goes.
     """
     if rule in _NAMED_HIDDEN:
         return False
+    if rule == "exclude_comments" and node.tag == "span":
+        return True
     block = node.parent
     while block is not None and block.tag not in BLOCK_TAGS:
         block = block.parent
@@ -432,27 +432,23 @@ def _widen_for_recall(doc: Document, chosen: Node, scale: float) -> Node:
     length outside chrome) is the recall yardstick: when the pick keeps less than
     ``RECALL_SHARE`` of it, climb to the first ancestor that keeps ``RECALL_TARGET``.
     """
-    total = doc.body.prose
-    if total * scale < PROSE_MIN_TOTAL:
-        # too little prose to judge by (a reference page: code, tables, one-line notes):
-        # the text blocks' positive weight is the yardstick then
-        total_pos = doc.body.pos
-        if total_pos <= 0 or chosen.pos >= RECALL_SHARE * total_pos or _is_article(chosen):
-            return chosen
-        node = chosen
-        while node.parent is not None:
-            node = node.parent
-            if node.pos >= RECALL_TARGET * total_pos or _is_article(node):
-                return node
-        return node
-    if chosen.prose >= RECALL_SHARE * total or _is_article(chosen):
+    # too little prose to judge by (a reference page: code, tables, one-line notes): the
+    # text blocks' positive weight is the yardstick then
+    by_weight = doc.body.prose * scale < PROSE_MIN_TOTAL
+    total = _held(doc.body, by_weight)
+    if total <= 0 or _held(chosen, by_weight) >= RECALL_SHARE * total or _is_article(chosen):
         return chosen
     node = chosen
     while node.parent is not None:
         node = node.parent
-        if node.prose >= RECALL_TARGET * total or _is_article(node):
+        if _held(node, by_weight) >= RECALL_TARGET * total or _is_article(node):
             return node  # an article element around the pick bounds the body: stop there
     return node
+
+
+def _held(node: Node, by_weight: bool) -> float:
+    """What ``_widen_for_recall`` measures a subtree by: its prose, or its positive weight."""
+    return node.pos if by_weight else float(node.prose)
 
 
 def _is_article(node: Node) -> bool:
