@@ -150,7 +150,7 @@ def to_markdown(
     blocks = tidy(converter.block(selection.root), selection, metadata.title, policy)
     markdown, placed = render(blocks)
 
-    structure, headings, hashes, plain_chars, chrome, prose_items = survey(blocks, hints)
+    structure, headings, block_texts, plain_chars, chrome, prose_items = survey(blocks, hints)
     selected_chars = selection.root.text_len or 1
     facts = Facts(
         text_chars=plain_chars, markdown_chars=len(markdown),
@@ -188,7 +188,7 @@ def to_markdown(
         validation=report, evidence=evidence, embedded_state=state,
         policy_version=POLICY_VERSION,
         headings=tuple(f"{level} {text}" for level, text in headings),
-        block_hashes=hashes, warnings=(*decode_warnings, *doc.limits),
+        block_texts=block_texts, warnings=(*decode_warnings, *doc.limits),
     )
 
 

@@ -197,7 +197,8 @@ PROSE_ITEM: Final = 80  # chars: a list item this long and link-poor is a paragr
 
 def survey(blocks: list[Block], hints: frozenset[str]) -> tuple[
         Structure, tuple[tuple[int, str], ...], tuple[str, ...], int, int, int]:
-    """Counts for the evidence and for validation.
+    """Counts for the evidence and for validation, and each text block's collapsed text
+    in order (what ``MarkdownResult.block_hashes`` hashes, when asked).
 
     The last value counts prose inside lists: a post written as bullet points
     (release notes, a weekly digest) has no top-level paragraph, yet its items are
@@ -209,7 +210,7 @@ def survey(blocks: list[Block], hints: frozenset[str]) -> tuple[
     n_headings = n_paragraphs = n_lists = n_items = n_tables = n_code = n_quotes = 0
     n_images = n_links = 0
     headings: list[tuple[int, str]] = []
-    hashes: list[str] = []
+    texts: list[str] = []  # hashed only against hints here: a digest is a SHA-256 each
     chars = 0
     chrome = 0
     prose_items = 0
@@ -227,17 +228,17 @@ def survey(blocks: list[Block], hints: frozenset[str]) -> tuple[
             images = text.count("![")
             n_images += images
             n_links += links - images
-            digest = collapsed_hash(plain)
-            hashes.append(digest)
+            texts.append(plain)
             chars += len(plain)
             src = block.source
             if (src is not None and 0 < src.own_len < LONG_BLOCK
-                    and src.own_link > 0.5 * src.own_len) or (hints and digest in hints):
+                    and src.own_link > 0.5 * src.own_len) or (
+                        hints and collapsed_hash(plain) in hints):
                 chrome += len(plain)
         elif isinstance(block, Heading):
             n_headings += 1
             headings.append((block.level, block.plain))
-            hashes.append(collapsed_hash(block.plain))  # plain is collapsed (_convert)
+            texts.append(block.plain)  # plain is collapsed (_convert)
             chars += len(block.plain)
         elif isinstance(block, ListBlock):
             n_lists += 1
@@ -264,7 +265,7 @@ def survey(blocks: list[Block], hints: frozenset[str]) -> tuple[
     structure = Structure(
         headings=n_headings, paragraphs=n_paragraphs, lists=n_lists, list_items=n_items,
         tables=n_tables, code_blocks=n_code, quotes=n_quotes, images=n_images, links=n_links)
-    return structure, tuple(headings), tuple(hashes), chars, chrome, prose_items
+    return structure, tuple(headings), tuple(texts), chars, chrome, prose_items
 
 
 def _preview(text: str, limit: int) -> str:

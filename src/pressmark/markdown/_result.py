@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pressmark.markdown._metadata import PageMetadata
+from pressmark.markdown._prune import collapsed_hash
 from pressmark.markdown._validate import ValidationReport
 
 
@@ -112,9 +113,22 @@ class MarkdownResult:
     embedded_state: dict[str, Any]
     policy_version: str
     headings: tuple[str, ...]        # "level text" for every heading, in order
-    block_hashes: tuple[str, ...]    # ``block_hash`` of each text block, in order
+    # each text block's text (heading or paragraph), whitespace-collapsed, in order: what
+    # ``block_hashes`` hashes
+    block_texts: tuple[str, ...] = field(repr=False)
     # ``charset-*``: what decoding body bytes noted; ``parse-limit:*``: the caps the page was cut to
     warnings: tuple[str, ...] = ()
+
+    @property
+    def block_hashes(self) -> tuple[str, ...]:
+        """``block_hash`` of each text block, in order.
+
+        WHY computed when asked: a SHA-256 of every block was some 4 % of a page's
+        conversion, and most callers (``pressmark md`` writing Markdown, a crawl that
+        passes no hints) never read them; the texts are held, so the hashes are the same
+        whenever they are taken.
+        """
+        return tuple(map(collapsed_hash, self.block_texts))
 
     def to_dict(self) -> dict[str, Any]:
         extra: dict[str, Any] = {"warnings": list(self.warnings)} if self.warnings else {}

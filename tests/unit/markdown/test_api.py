@@ -115,6 +115,10 @@ def test_result_fields() -> None:
     assert r.validation.passed, r.validation.reasons
     assert r.headings == ("1 Library wing approved", "2 Costs", "2 Timeline")
     assert len(r.block_hashes) == 6
+    # the hashes are taken from the held texts when read: the same as hashing each block
+    assert r.block_texts[0] == "Library wing approved"
+    assert r.block_hashes == tuple(block_hash(text) for text in r.block_texts)
+    assert json.loads(r.to_json())["block_hashes"] == list(r.block_hashes)
 
 
 def test_keep_title_policy() -> None:
