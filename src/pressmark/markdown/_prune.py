@@ -1,9 +1,8 @@
 """Pruning inside the selected region: every rule that fires is named.
 
 Per element: boilerplate signals (``_boilerplate``, ``_text_rules``), link density,
-repeated or placeholder text, credit and paywall lines, inline link clusters. Per run of
-siblings: ``teaser_cards`` (a row of link-led cards pointing at other pages) and
-``chrome_section`` (what follows a "Related" / "Most read" / comments heading).
+repeated or placeholder text, credit and paywall lines, inline link clusters; per run of
+siblings, the marks of ``_sections`` (teaser rows, chrome sections) come first.
 Selection (``_select``) decides *where* the content is; this module decides what
 inside it is still chrome. Deterministic: no hashing or unordered iteration
 decides anything.
@@ -17,6 +16,7 @@ from collections.abc import Collection
 from typing import Final
 
 from pressmark.markdown import _text_rules
+from pressmark.markdown._sections import heading_of, section_marks
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
 
 # CPython's own SHA-256 (as ``random`` takes its SHA-512): the same digest, and no OpenSSL
@@ -41,17 +41,10 @@ _REPEATABLE: Final = frozenset(("p", "div", "section", "header", "footer", "asid
                                 "center", "span", "form", "nav", "figure", "blockquote"))
 REPEAT_MIN: Final = 3         # identical short blocks seen this often on a page are chrome
 _TEXT_RULE_TAGS: Final = _REPEATABLE - {"blockquote"}  # blocks a credit or paywall line may fill
-CARD_MAX: Final = 300         # chars: a teaser card (headline link, a line of text) is short
-CARD_MIN_RUN: Final = 3       # sibling cards of one kind that make a teaser row
-CARD_LINK_SHARE: Final = 0.1  # a card's link text (its headline) is at least this share of its text
-CARD_TAGS: Final = frozenset(("div", "article", "li", "section"))
-# a chrome section goes only if the region keeps this much (a region that is itself a
-# "Related" box, picked on a page with almost no prose, is left alone)
-SECTION_KEEP_CHARS: Final = 200
-SECTION_KEEP: Final = 0.2
-STREAM_LINK_SHARE: Final = 0.1  # a feed after a "Recommended" heading: links are its headlines
-STREAM_CARD: Final = 600      # chars per linked headline at most, in such a feed
-HEADING_BOX: Final = 60       # chars: a wrapper this small around one heading stands for it
+# a region whose blocks hold this much text, of which the link rule leaves under this
+# share, is a listing (``prune``)
+LISTING_MIN: Final = 200
+LISTING_BARE: Final = 0.1
 _SENTENCE: Final = re.compile(r"\w \w.*[.!?…][\"'”’»)]*$")
 
 
@@ -72,33 +65,74 @@ def collapsed_hash(text: str) -> str:
 
 
 def prune(root: Node, hints: Collection[str]) -> tuple[list[str], int]:
-    """Mark the chrome inside ``root`` removed: the rules that fired, and the chars they took."""
+    """Mark the chrome inside ``root`` removed: the rules that fired, and the chars they took.
+
+    A region that the link rule strips (nearly) bare is a listing: an index, an archive,
+    a catalogue, whose links are what the page holds. Empty Markdown would keep none of
+    it, so such a region is pruned again with its link lists kept (``kept_listing``);
+    chrome named by its tag, role or class still goes.
+    """
+    order = root.iter()
+    shown = _block_chars(order)
+    fired, removed, marked = _prune_pass(root, order, hints, listing=False)
+    if "link_density" in fired and shown >= LISTING_MIN \
+            and _block_chars(order) < LISTING_BARE * shown:
+        for node, before in marked:
+            node.removed = before
+        fired, removed, _ = _prune_pass(root, order, hints, listing=True)
+        fired.add("kept_listing")
+    return sorted(fired), removed
+
+
+def _block_chars(order: list[Node]) -> int:
+    """The text of the blocks not removed (their own text: a block's inline elements'
+    included), ``order`` being a subtree in document order."""
+    total = 0
+    at = 0
+    end = len(order)
+    while at < end:
+        node = order[at]
+        at += 1
+        if node.removed is not None:
+            depth = node.depth
+            while at < end and order[at].depth > depth:
+                at += 1
+        elif node.tag in BLOCK_TAGS:
+            total += node.own_len
+    return total
+
+
+def _prune_pass(root: Node, order: list[Node], hints: Collection[str], *, listing: bool,
+                ) -> tuple[set[str], int, list[tuple[Node, str | None]]]:
+    """One pruning of ``root`` (``order``: its subtree in document order): the rules that
+    fired, the chars they took, and each element marked with its mark before."""
     keep_share = 0.5 * root.pos
     fired: set[str] = set()
     removed = 0
+    marked: list[tuple[Node, str | None]] = []
     # document order, walked once for both surveys below and for the pruning itself: an
     # element's subtree is the run of deeper elements right after it, so a pruned one
     # is passed over by depth instead of being walked
-    order = root.iter()
     texts: dict[int, str] = {}  # Node.text() by node index, for the rules that read it
     repeated = _repeated_texts(order, texts)
     sections: dict[int, bool] = {}  # lists kept as sections, by node index (_is_section)
-    marks = _section_marks(root, order)
+    marks = section_marks(root, order)
     at = 1  # (order[0] is the root itself)
     end = len(order)
     while at < end:
         node = order[at]
         at += 1
         rule = marks.get(node.idx) or _prune_rule(node, keep_share, repeated, hints, sections,
-                                                   texts)
+                                                   texts, listing)
         if rule is not None:
+            marked.append((node, node.removed))
             node.removed = rule
             fired.add(rule)
             removed += node.text_len
             depth = node.depth
             while at < end and order[at].depth > depth:
                 at += 1
-    return sorted(fired), removed
+    return fired, removed, marked
 
 
 def _text(node: Node, texts: dict[int, str]) -> str:
@@ -112,7 +146,7 @@ def _text(node: Node, texts: dict[int, str]) -> str:
 
 def _prune_rule(  # noqa: PLR0917 - once per element: positional calls are cheaper
     node: Node, keep_share: float, repeated: Collection[str], hints: Collection[str],
-    sections: dict[int, bool], texts: dict[int, str],
+    sections: dict[int, bool], texts: dict[int, str], listing: bool,
 ) -> str | None:
     if node.bad is not None and node.pos <= keep_share:
         return node.bad
@@ -145,7 +179,8 @@ def _prune_rule(  # noqa: PLR0917 - once per element: positional calls are cheap
         return None
     if node.tag == "figcaption" and node.link_len >= CAPTION_LINKS * text_len:
         return "exclude_caption"  # a link set as a caption: a promotion or a credit
-    if (node.tag in BLOCK_TAGS and node.tag not in _CELLS and node.score <= 0 and text_len >= 20
+    if (not listing and node.tag in BLOCK_TAGS and node.tag not in _CELLS and node.score <= 0
+            and text_len >= 20
             and node.link_len > 0.6 * text_len and node.tag not in HEADINGS
             and not (node.own_len >= LONG_BLOCK and node.own_len >= 0.9 * text_len)
             and not _item_of_prose_list(node) and not _item_of_section(node, sections)
@@ -235,7 +270,7 @@ def _section_list(node: Node) -> bool:
     at = elems.index(node)
     if at == 0:
         return False
-    heading = _heading_of(elems[at - 1])
+    heading = heading_of(elems[at - 1])
     if heading is None or heading.tag == "h1" or _text_rules.chrome_heading(heading.text()):
         return False
     if not any(n.prose for n in elems[:at - 1]):
@@ -373,129 +408,3 @@ def _repeated_texts(order: list[Node], texts: dict[int, str]) -> set[str]:
     # a sentence said three times ("I prefer not.") is dialogue, not a UI label
     return {text for text, n in counts.items()
             if n >= REPEAT_MIN and text and not _SENTENCE.search(text)}
-
-
-def _section_marks(root: Node, order: list[Node]) -> dict[int, str]:
-    """Sibling-level chrome inside the region, by node index: teaser rows, chrome sections.
-
-    A teaser row is three or more sibling containers of one kind (tag and class), each
-    short, opening with a link (usually a linked headline) and carrying a heading or an
-    image: cards pointing at other pages. A chrome section is what follows a heading
-    such as "Related articles", "Most read" or "Kommentare" (``_text_rules``): the
-    heading, and after it the link lists and short blocks up to the next prose or an
-    equal heading; after a comments heading, everything up to the next equal heading.
-    """
-    marks: dict[int, str] = {}
-    budget = 0.5 * root.text_len
-    for parent in order:
-        elems = parent.elems
-        if len(elems) >= CARD_MIN_RUN:
-            _teaser_row(elems, marks, budget)
-        for index, node in enumerate(elems):
-            if node.idx not in marks and _heading_of(node) is not None:
-                section = _chrome_section(elems, index)
-                left = root.text_len - sum(n.text_len for n in section)
-                if section and left >= max(SECTION_KEEP_CHARS, SECTION_KEEP * root.text_len):
-                    marks.update((n.idx, "chrome_section") for n in section)
-    return marks
-
-
-def _teaser_row(elems: list[Node], marks: dict[int, str], budget: float) -> None:
-    groups: dict[tuple[str, str], list[Node]] = {}
-    for node in elems:
-        if node.tag in CARD_TAGS:
-            groups.setdefault((node.tag, node.attr("class")), []).append(node)
-    for group in groups.values():  # insertion order: deterministic
-        if len(group) < CARD_MIN_RUN:
-            continue
-        cards = [n for n in group if _is_card(n)]
-        if len(cards) >= CARD_MIN_RUN and 4 * len(cards) >= 3 * len(group) \
-                and sum(n.text_len for n in cards) <= budget:
-            for node in cards:
-                marks[node.idx] = "teaser_cards"
-
-
-def _is_card(node: Node) -> bool:
-    if not 0 < node.text_len <= CARD_MAX or node.link_len < CARD_LINK_SHARE * node.text_len:
-        return False
-    visual = False
-    first_linked: bool | None = None
-    # document order, each item with whether a link holds it (two stacks: no tuples)
-    stack: list[Node | str] = [node]
-    in_link: list[bool] = [False]
-    while stack:
-        item = stack.pop()
-        linked = in_link.pop()
-        if isinstance(item, str):
-            if first_linked is None and item.strip():
-                first_linked = linked
-                if not linked:
-                    return False
-            continue
-        tag = item.tag
-        if tag in ("img", "picture", "figure") or (tag in HEADINGS and (linked or item.link_len)):
-            visual = True
-        if first_linked and visual:
-            return True  # (neither can change any more)
-        linked = linked or tag == "a"
-        children = item.children
-        at = len(children)
-        while at > 0:  # reversed, so that they pop in document order
-            at -= 1
-            stack.append(children[at])
-            in_link.append(linked)
-    return bool(first_linked) and visual
-
-
-def _teaser_stream(node: Node) -> bool:
-    """A block of linked headlines, each with a line of summary (a feed of other pages)."""
-    linked = sum(1 for n in node.iter()
-                 if n.tag in HEADINGS and n.text_len and n.link_len >= 0.5 * n.text_len)
-    return linked >= CARD_MIN_RUN and node.link_len >= STREAM_LINK_SHARE * node.text_len \
-        and linked * STREAM_CARD >= node.text_len
-
-
-def _heading_of(node: Node) -> Node | None:
-    """The heading a block stands for: itself, or the one heading a small wrapper holds.
-
-    Widgets put their title in a header box beside the body box
-    (``<div class=hd><h2>Recommended</h2></div><div class=bd>...``).
-    """
-    if node.tag in HEADINGS:
-        return node
-    if node.tag not in BLOCK_TAGS or not 0 < node.text_len < HEADING_BOX:
-        return None
-    # the one heading of the subtree, if there is only one: the order of the search does
-    # not matter, and it stops at a second one
-    found: Node | None = None
-    stack = list(node.elems)
-    while stack:
-        item = stack.pop()
-        if item.tag in HEADINGS:
-            if found is not None:
-                return None
-            found = item
-        for child in item.elems:
-            stack.append(child)
-    return found if found is not None and found.text_len == node.text_len else None
-
-
-def _chrome_section(elems: list[Node], index: int) -> list[Node]:
-    heading = _heading_of(elems[index])
-    if heading is None:
-        return []
-    text = heading.text()
-    if not _text_rules.chrome_heading(text):
-        return []
-    comments = _text_rules.comments_heading(text)
-    level = int(heading.tag[1])
-    section = [elems[index]]
-    for node in elems[index + 1:]:
-        inner = _heading_of(node)
-        if inner is not None and int(inner.tag[1]) <= level:
-            break
-        if not comments and node.text_len >= 100 and node.link_len < 0.4 * node.text_len \
-                and not _teaser_stream(node):
-            break  # prose again: the section was only a heading and its links
-        section.append(node)
-    return section

@@ -453,3 +453,29 @@ def test_thematic_breaks_that_separate_nothing_are_dropped() -> None:
     md = to_markdown(html).markdown
     assert md.count("---") == 1
     assert not md.startswith("---") and not md.rstrip().endswith("---")
+
+
+def test_an_index_of_links_is_kept_as_a_listing_not_emptied() -> None:
+    # an API index, an archive, a category page: the main region is nothing but a list of
+    # links. The link rule alone would leave nothing (empty Markdown, every word of the
+    # page lost); the page is pruned again with its lists kept, chrome by its names still out
+    entries = "".join(f'<li><a href="/api/{n}.html">pressmark.part{n}.convert_{n}()</a></li>'
+                      for n in range(40))
+    html = ("<html><head><title>Index</title></head><body>"
+            '<div class="header"><a href="/">Project</a> <a href="/docs">Docs</a></div>'
+            '<div class="sidebar"><ul><li><a href="/a">Install</a></li>'
+            '<li><a href="/b">Tutorial</a></li></ul></div>'
+            f'<div role="main"><h1>Index</h1><h2>C</h2><ul>{entries}</ul></div>'
+            '<div class="footer">Project authors. <a href="/privacy">Privacy</a></div>'
+            "</body></html>")
+    result = to_markdown(html)
+    md = result.markdown
+    assert "- [pressmark.part0.convert_0()](/api/0.html)\n" in md
+    assert "pressmark.part39.convert_39()" in md and "## C\n" in md
+    assert "Tutorial" not in md and "Privacy" not in md
+    assert "kept_listing" in result.evidence.boilerplate_rules_used
+    # an article's related-links list still goes: the prose keeps the region from being bare
+    article = to_markdown(f"<html><body><article><h1>Water</h1>{PROSE * 3}<ul>"
+                          + entries[:800] + "</ul></article></body></html>")
+    assert "pressmark.part0" not in article.markdown
+    assert "kept_listing" not in article.evidence.boilerplate_rules_used
