@@ -50,6 +50,9 @@ class ConversionPolicy:
     expected_language: str | None = None
     check_structure: bool = True
     max_structure_anomalies: int = 2
+    # ... or this share of the headings and paragraphs, if more: a reference page of 600
+    # headings skips a level here and there in its own markup, not in the conversion
+    structure_anomaly_share: float = 0.05
     # evidence
     provenance_paragraphs: int = 5
     preview_chars: int = 80
@@ -59,8 +62,9 @@ class ConversionPolicy:
     def __post_init__(self) -> None:
         if self.images not in ("markdown", "alt", "drop"):
             raise MarkdownError(f"images must be 'markdown', 'alt' or 'drop', not {self.images!r}")
-        if not 0.0 <= self.boilerplate_ratio_max <= 1.0:
-            raise MarkdownError("boilerplate_ratio_max must be within [0, 1]")
+        for share in ("boilerplate_ratio_max", "structure_anomaly_share"):
+            if not 0.0 <= getattr(self, share) <= 1.0:
+                raise MarkdownError(f"{share} must be within [0, 1]")
         for name in ("min_markdown_chars", "min_paragraphs", "max_structure_anomalies",
                      "provenance_paragraphs", "preview_chars", "presence_chars"):
             if getattr(self, name) < 0:

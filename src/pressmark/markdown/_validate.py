@@ -11,7 +11,9 @@ Reasons (stable strings):
 ``language-mismatch``          declared language is not ``expected_language``
 ``language-unknown``           ``expected_language`` is set but the page declares none
 ``structure-anomalies``        more than ``max_structure_anomalies`` (skipped heading
-                               levels, empty list items, broken tables)
+                               levels, empty list items, broken tables), or than
+                               ``structure_anomaly_share`` of the headings and
+                               paragraphs if that is more
 ``readiness-failed``           the renderer's readiness check did not pass
 ``redirected-to-home``         asked for a deeper page, ended on the site's home page
 ``redirected-to-login``        ended on a login / sign-in route the request did not name
@@ -217,7 +219,9 @@ def validate(facts: Facts, policy: ConversionPolicy) -> ValidationReport:
         previous = level
     anomalies.extend(["empty-list-item"] * facts.empty_list_items)
     anomalies.extend(["broken-table"] * facts.broken_tables)
-    if policy.check_structure and len(anomalies) > policy.max_structure_anomalies:
+    allowed = max(policy.max_structure_anomalies, int(
+        policy.structure_anomaly_share * (len(facts.headings) + facts.paragraphs)))
+    if policy.check_structure and len(anomalies) > allowed:
         reasons.append("structure-anomalies")
     if facts.readiness_passed is False:
         reasons.append("readiness-failed")

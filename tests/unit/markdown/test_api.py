@@ -188,6 +188,20 @@ def test_a_list_of_teaser_cards_is_not_prose() -> None:
     assert "too-few-paragraphs" in r.validation.reasons
 
 
+def test_a_long_reference_page_may_skip_a_heading_level_now_and_then() -> None:
+    # three skips (h2 -> h4) among 60 headings and paragraphs are the page's own markup,
+    # not a broken conversion; on a short page the same three still fail it
+    entry = f"<h2>method_{{}}</h2><p>{PROSE}</p><h4>Examples</h4><p>{PROSE}</p>"
+    long = to_markdown(page("".join(entry.format(i) for i in range(3))
+                            + f"<h3>More</h3><p>{PROSE}</p>" * 24))
+    assert len(long.validation.anomalies) == 3
+    assert long.validation.passed, long.validation.reasons
+    short = to_markdown(page("".join(entry.format(i) for i in range(3))))
+    assert "structure-anomalies" in short.validation.reasons
+    with pytest.raises(MarkdownError):
+        ConversionPolicy(structure_anomaly_share=1.5)
+
+
 def test_a_list_of_only_empty_items_is_a_control_not_an_anomaly() -> None:
     dots = "<ol class='indicators'><li data-slide-to=0></li><li data-slide-to=1></li>" \
            "<li data-slide-to=2></li></ol>"
