@@ -186,7 +186,7 @@ def _prune_rule(  # noqa: PLR0917 - once per element: positional calls are cheap
             and not _item_of_prose_list(node) and not _item_of_section(node, sections)
             and not (node.tag in _LISTS and node.prose >= PROSE_ITEM)
             and not _is_section(node, sections) and not _labelled_value(node)
-            and not _described_sublist(node)):
+            and not _described_sublist(node) and not _defined_term(node)):
         return "link_density"
     text: str | None = None  # the subtree's text, built once for the rules below
     norm: str | None = None  # ... and its normal form, which several of them read
@@ -306,6 +306,18 @@ def _labelled_value(node: Node) -> bool:
     if cell is None or cell.tag != "td" or cell.parent is None:
         return False
     return any(c.tag == "th" and c.text_len for c in cell.parent.elems)
+
+
+def _defined_term(node: Node) -> bool:
+    """A definition list's term that has a definition of prose: a reference page's
+    ``<dt><a>Array.prototype.at()</a></dt><dd>Returns the item at ...</dd>``. The link
+    names what the definition describes; a list of links set as terms and definitions
+    alike (a menu) goes whole, by its own link density."""
+    parent = node.parent
+    if node.tag != "dt" or parent is None:
+        return False
+    return any(n.tag == "dd" and n.text_len and n.link_len < 0.5 * n.text_len
+               for n in parent.elems)
 
 
 def _beside_heading_text(node: Node) -> bool:

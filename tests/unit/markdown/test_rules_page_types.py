@@ -479,3 +479,19 @@ def test_an_index_of_links_is_kept_as_a_listing_not_emptied() -> None:
                           + entries[:800] + "</ul></article></body></html>")
     assert "pressmark.part0" not in article.markdown
     assert "kept_listing" not in article.evidence.boilerplate_rules_used
+
+
+def test_a_reference_pages_linked_terms_stay_with_their_definitions() -> None:
+    # MDN's "Instance methods": each method's name is a link in a <dt>, its description
+    # a <dd>. The names are what the page documents: the link rule took each term
+    # (": Returns ..." was left); a menu set as a definition list still goes whole
+    methods = "".join(f"<dt><a href='/docs/Array/m{n}'><code>Array.prototype.method{n}()</code>"
+                      f"</a></dt><dd><p>Returns a new array iterator for entry {n}.</p></dd>"
+                      for n in range(8))
+    menu = "".join(f"<dt><a href='/s{n}'>Section {n} of the guide</a></dt>"
+                   f"<dd><a href='/s{n}/a'>Its first chapter, linked</a></dd>" for n in range(4))
+    md = to_markdown(f"<html><body><main><article><h1>Array</h1>{PROSE}"
+                     f"<h2>Instance methods</h2><dl>{methods}</dl>{PROSE}<dl>{menu}</dl>"
+                     "</article></main></body></html>").markdown
+    assert "[`Array.prototype.method0()`](/docs/Array/m0)\n: Returns a new array iterator" in md
+    assert "method7()" in md and "Section 0 of the guide" not in md
