@@ -30,6 +30,7 @@ except ImportError:  # pragma: no cover - a build without it
 # (``Final``: compiled code reads a constant directly, a module global is a dictionary
 # look-up at every use, and the loops below run per element of every page)
 LONG_BLOCK: Final = 300       # chars: a block this long is prose even when dense with links
+PROSE_BLOCK: Final = 80       # chars: a block this long, and link-poor, is prose (recall measure)
 CAPTION_MAX: Final = 80       # chars: an italic line under an image this short is its caption
 CAPTION_LINKS: Final = 0.5    # link share of a figcaption that makes it a promotion, not a caption
 PROSE_ITEM: Final = 120       # chars of prose that make a link-heavy list release notes, not a menu

@@ -7,8 +7,9 @@ subtree, and the main region is the element with the highest score (ties go to
 the deeper element, the tighter fit). A semantic anchor (``article``, ``main``,
 ``[role=main]``, ``[itemprop=articleBody]``) inside that element wins when it
 keeps nearly all of the score. Sibling blocks of the same body then join the
-pick, a pick that holds little of the page's prose is widened, and a data table
-or term list right beside it joins it (each step is named in the evidence).
+pick (``_merge``: parts that score, headed parts, a data table or term list right
+beside it), and a pick that holds little of the page's prose is widened (each step
+is named in the evidence).
 Inside the region, chrome is pruned by ``_prune``, which names every rule that
 fired.
 
@@ -23,7 +24,8 @@ from collections.abc import Collection
 from typing import Final
 
 from pressmark.markdown import _boilerplate, _text_rules
-from pressmark.markdown._prune import LONG_BLOCK, block_hash, prune
+from pressmark.markdown._merge import is_article, join_data, merge_siblings
+from pressmark.markdown._prune import LONG_BLOCK, PROSE_BLOCK, block_hash, prune
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Document, Node
 
 __all__ = ["LONG_BLOCK", "Selection", "block_hash", "script_scale", "select"]
@@ -36,16 +38,12 @@ SHORT_BLOCK: Final = 60       # chars: shorter text blocks look like labels, not
 LINK_HEAVY: Final = 0.5       # own link density above which a block counts as navigation
 _CONTAINERS: Final = BLOCK_TAGS - {"p", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "dt", "hr", "pre"}
 _TABLE_PARTS: Final = frozenset(("tbody", "thead", "tfoot"))
-PROSE_BLOCK: Final = 80       # chars: a block this long, and link-poor, is prose (recall measure)
 PROSE_LINKS: Final = 0.35     # own link density up to which a block counts as prose
 PROSE_MIN_TOTAL: Final = 400  # chars of prose on the page below which recall is not judged
 RECALL_SHARE: Final = 0.6     # the pick must hold this share of the page's prose ...
 # chrome skipped while copying weighs against its container at a quarter of its size:
 # a navbox or a script-heavy widget under the article must not outweigh the article
 CHROME_WEIGHT: Final = 0.25
-SIBLING_SHARE: Final = 0.2    # a sibling scoring this share of the pick's score joins it
-SIBLING_PROSE: Final = 0.6    # ... as does one whose text is at least this share prose
-SIBLING_MIN: Final = 300      # chars of prose a sibling needs to join at all
 PLACE_SHARE: Final = 0.5      # a chrome-named "place" holding this share of the prose is content
 PLACE_MIN: Final = 1000       # ... and at least this many chars of it
 RECALL_TARGET: Final = 0.8    # ... else widen to the first ancestor holding this share
@@ -285,9 +283,9 @@ def select(doc: Document, *, hints: Collection[str] = ()) -> Selection:
     if chosen.tag in _TABLE_PARTS and chosen.parent is not None and chosen.parent.tag == "table":
         chosen = chosen.parent  # a table's body is not a block of its own: the table is
     widened = _widen_for_recall(doc, chosen, scale)
-    merged = _merge_siblings(chosen, scale) if widened is chosen else chosen
+    merged = merge_siblings(chosen, scale) if widened is chosen else chosen
     widened = merged if widened is chosen else widened
-    region = _join_data(chosen) if widened is chosen else widened
+    region = join_data(chosen) if widened is chosen else widened
     selection = Selection(root=region, selectors=[region.css_path()])
     selection.rules, selection.removed_chars = prune(region, hints)
     if merged is not chosen:
@@ -333,96 +331,6 @@ def _path(node: Node) -> list[Node]:
     return path
 
 
-def _merge_siblings(chosen: Node, scale: float) -> Node:
-    """The parent, when ``chosen``'s siblings carry more of the same body.
-
-    An article split into sibling sections (``<section>`` per heading, a lead block
-    and a body block, text interrupted by a figure wrapper) scores as several blocks,
-    and only the best one wins. A sibling joins when it scores well against the pick
-    or is itself mostly prose; the parent becomes the region. Two kinds of sibling
-    that are not prose belong to the body all the same: whatever sits between joined
-    parts (a list or table in mid-article, a section heading), and a block holding two
-    or more of the ids the body links to by fragment (footnotes, a reference list: a
-    reader follows the body's own links there). The rest, and any sibling a
-    boilerplate rule matched, is left out (``outside_main``), so widening adds no chrome.
-    """
-    if chosen.score <= 0:
-        return chosen
-    floor = SIBLING_SHARE * chosen.score
-    # wrappers that add no prose ("<div class=inner><div class=body>") are looked through
-    base = chosen
-    kinds = _kind(chosen)
-    while base.parent is not None and base.parent.parent is not None \
-            and base.parent.prose == chosen.prose and not _is_article(base):
-        base = base.parent
-        kinds |= _kind(base)
-    parent = base.parent
-    if parent is None:
-        return chosen
-    # across wrappers only a block of the same kind joins: "story-body-1" beside the
-    # wrapper of "story-body-2", not a list of recent articles further along
-    kind = kinds if base is not chosen else None
-    joined: list[Node] = []
-    # a document cut into <section>s: a short section beside the picked one is another
-    # part of it (a one-paragraph "Overview" between long ones)
-    sections = base.tag == "section"
-    for node in parent.elems:
-        least = PROSE_BLOCK if sections and node.tag == "section" else SIBLING_MIN
-        if node is base or node.bad is not None or node.prose * scale < least:
-            continue  # headers, standfirsts, author boxes: short, and not the body
-        if kind is not None and not (kind & _kind(node)):
-            continue
-        if node.score >= floor or node.prose >= SIBLING_PROSE * node.text_len:
-            joined.append(node)
-    if not joined:
-        return chosen
-    keep = {base.idx, *(n.idx for n in joined)}
-    elems = parent.elems
-    candidates = [n for n in elems if n.idx not in keep and n.bad is None and n.text_len]
-    if candidates:  # notes the body links to: footnotes, references, endnotes
-        targets = _fragment_targets([n for n in elems if n.idx in keep])
-        if targets:
-            keep.update(n.idx for n in candidates if _targeted(n, targets))
-    kept_at = [i for i, n in enumerate(elems) if n.idx in keep]
-    # what sits between parts of the body is the body's too: a list, a table, the
-    # heading of the notes (chrome among them matched a rule and stays out)
-    keep.update(n.idx for n in elems[kept_at[0]:kept_at[-1]] if n.bad is None)
-    for node in elems:
-        if node.idx not in keep and node.text_len:
-            node.removed = "outside_main"
-    return parent
-
-
-def _fragment_targets(blocks: list[Node]) -> set[str]:
-    """The fragments the blocks' links name (``href="#cite-1"``, or the page's own URL
-    with one, as saved pages have them): the ids of the notes they point to."""
-    found: set[str] = set()
-    for block in blocks:
-        for node in block.iter():
-            if node.tag == "a":
-                fragment = node.attr("href").partition("#")[2]
-                if fragment:
-                    found.add(fragment)
-    return found
-
-
-def _targeted(block: Node, targets: set[str]) -> bool:
-    """Two or more of ``targets`` inside: notes, not one "back to top" anchor."""
-    hits = 0
-    for node in block.iter():
-        if node.attrs and node.attr("id") in targets:
-            hits += 1
-            if hits >= 2:
-                return True
-    return False
-
-
-def _kind(node: Node) -> set[str]:
-    """Tag and class attribute: two blocks of one body share both (no class: no kind)."""
-    name = " ".join(node.attr("class").split())
-    return {f"{node.tag}.{name}"} if name else set()
-
-
 def _widen_for_recall(doc: Document, chosen: Node, scale: float) -> Node:
     """The nearest ancestor holding most of the page's prose, when ``chosen`` holds little.
 
@@ -436,12 +344,12 @@ def _widen_for_recall(doc: Document, chosen: Node, scale: float) -> Node:
     # text blocks' positive weight is the yardstick then
     by_weight = doc.body.prose * scale < PROSE_MIN_TOTAL
     total = _held(doc.body, by_weight)
-    if total <= 0 or _held(chosen, by_weight) >= RECALL_SHARE * total or _is_article(chosen):
+    if total <= 0 or _held(chosen, by_weight) >= RECALL_SHARE * total or is_article(chosen):
         return chosen
     node = chosen
     while node.parent is not None:
         node = node.parent
-        if _held(node, by_weight) >= RECALL_TARGET * total or _is_article(node):
+        if _held(node, by_weight) >= RECALL_TARGET * total or is_article(node):
             return node  # an article element around the pick bounds the body: stop there
     return node
 
@@ -449,45 +357,3 @@ def _widen_for_recall(doc: Document, chosen: Node, scale: float) -> Node:
 def _held(node: Node, by_weight: bool) -> float:
     """What ``_widen_for_recall`` measures a subtree by: its prose, or its positive weight."""
     return node.pos if by_weight else float(node.prose)
-
-
-def _is_article(node: Node) -> bool:
-    return node.tag == "article" or (
-        bool(node.attrs) and node.attr("itemprop").strip() == "articleBody")
-
-
-DATA_LINKS: Final = 0.2  # link share up to which a sibling's table or list of terms is data
-
-
-def _join_data(chosen: Node) -> Node:
-    """The parent, when a sibling right beside ``chosen`` is a data table or term list.
-
-    A product's specifications, a recipe's nutrition facts, a report's figures: a
-    ``<table>`` or ``<dl>`` block (with its heading) beside the prose has no prose of
-    its own, so sibling merging passes it by. Only adjacent siblings join, link-poor,
-    outside chrome; the rest of the parent is left out (``outside_main``).
-    """
-    parent = chosen.parent
-    if parent is None or parent.parent is None or chosen.score <= 0:
-        return chosen
-    elems = parent.elems
-    at = next(i for i, n in enumerate(elems) if n is chosen)
-    keep = {chosen.idx}
-    for step in (1, -1):
-        i = at + step
-        while 0 <= i < len(elems) and _is_data(elems[i]):
-            keep.add(elems[i].idx)
-            i += step
-    if len(keep) == 1:
-        return chosen
-    for node in elems:
-        if node.idx not in keep and node.text_len:
-            node.removed = "outside_main"
-    return parent
-
-
-def _is_data(node: Node) -> bool:
-    if node.bad is not None or not node.text_len or node.link_len > DATA_LINKS * node.text_len:
-        return False
-    data = sum(n.text_len for n in node.iter() if n.tag in ("table", "dl"))
-    return 2 * data >= node.text_len

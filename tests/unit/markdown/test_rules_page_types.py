@@ -495,3 +495,29 @@ def test_a_reference_pages_linked_terms_stay_with_their_definitions() -> None:
                      "</article></main></body></html>").markdown
     assert "[`Array.prototype.method0()`](/docs/Array/m0)\n: Returns a new array iterator" in md
     assert "method7()" in md and "Section 0 of the guide" not in md
+
+
+def test_a_reference_index_keeps_its_headed_tables_of_names() -> None:
+    # rustdoc's crate page: the crate's prose (the pick), then in the same section
+    # "Modules", "Macros": each a heading and a table of names with a line each. They
+    # have no prose to score, yet the document goes on in them; what follows a chrome
+    # heading, or a list of links under a heading, is still left out
+    def table(kind: str, n: int) -> str:
+        rows = "".join(f"<dt><a href='{kind}.{i}.html'>{kind}_{i}</a></dt>"
+                       f"<dd>Utilities for the {kind} number {i}.</dd>" for i in range(n))
+        return f"<dl class='item-table'>{rows}</dl>"
+    links = "".join(f"<li><a href='/story/{i}'>Another story worth reading, {i}</a></li>"
+                    for i in range(6))
+    md = to_markdown(
+        "<html><body><main><section id='main-content'><h1>Crate std</h1>"
+        f"<details open class='top-doc'><summary>Expand</summary><div class='docblock'>"
+        f"{PROSE * 4}</div></details>"
+        f"<h2>Modules</h2>{table('module', 12)}<h2>Macros</h2>{table('macro', 6)}"
+        f"<h2>See elsewhere</h2><ul>{links}</ul>"
+        "<h2>About the author</h2><div><p>Jo writes about the weather and the sea, and "
+        "has done so for twenty years from a small office by the harbour.</p></div>"
+        f"<h2>Related articles</h2>{table('related', 6)}"
+        "</section></main></body></html>").markdown
+    assert "## Modules\n" in md and "[module_0](module.0.html)\n: Utilities" in md
+    assert "[macro_5](macro.5.html)" in md
+    assert "Another story" not in md and "related_0" not in md and "harbour" not in md
