@@ -36,6 +36,10 @@ CAPTION_LINKS: Final = 0.5    # link share of a figcaption that makes it a promo
 PROSE_ITEM: Final = 120       # chars of prose that make a link-heavy list release notes, not a menu
 _LISTS: Final = frozenset(("ul", "ol"))
 _CELLS: Final = frozenset(("td", "th", "tr"))
+# what a listing's entries are set in: kept from the link rule in a listing (``prune``),
+# as are the blocks that wrap them; a link-dense line of its own ("Next: a, Previous: b")
+# still goes
+_LIST_PARTS: Final = frozenset(("ul", "ol", "li", "dl", "dt", "dd", "table", "tbody", "thead"))
 INLINE_LINKS: Final = 3       # links in one inline element that make it a widget
 # blocks that may be dropped for repeating: table cells and list items repeat legitimately
 _REPEATABLE: Final = frozenset(("p", "div", "section", "header", "footer", "aside", "figcaption",
@@ -44,7 +48,7 @@ REPEAT_MIN: Final = 3         # identical short blocks seen this often on a page
 _TEXT_RULE_TAGS: Final = _REPEATABLE - {"blockquote"}  # blocks a credit or paywall line may fill
 # a region whose blocks hold this much text, of which the link rule leaves under this
 # share, is a listing (``prune``)
-LISTING_MIN: Final = 200
+LISTING_MIN: Final = 100
 LISTING_BARE: Final = 0.1
 _SENTENCE: Final = re.compile(r"\w \w.*[.!?…][\"'”’»)]*$")
 
@@ -70,8 +74,8 @@ def prune(root: Node, hints: Collection[str]) -> tuple[list[str], int]:
 
     A region that the link rule strips (nearly) bare is a listing: an index, an archive,
     a catalogue, whose links are what the page holds. Empty Markdown would keep none of
-    it, so such a region is pruned again with its link lists kept (``kept_listing``);
-    chrome named by its tag, role or class still goes.
+    it, so such a region is pruned again with its lists and tables of links kept
+    (``kept_listing``); chrome named by its tag, role or class still goes.
     """
     order = root.iter()
     shown = _block_chars(order)
@@ -180,8 +184,9 @@ def _prune_rule(  # noqa: PLR0917 - once per element: positional calls are cheap
         return None
     if node.tag == "figcaption" and node.link_len >= CAPTION_LINKS * text_len:
         return "exclude_caption"  # a link set as a caption: a promotion or a credit
-    if (not listing and node.tag in BLOCK_TAGS and node.tag not in _CELLS and node.score <= 0
-            and text_len >= 20
+    if (not (listing and (node.tag in _LIST_PARTS or node.own_link <= 0.6 * node.own_len))
+            and node.tag in BLOCK_TAGS
+            and node.tag not in _CELLS and node.score <= 0 and text_len >= 20
             and node.link_len > 0.6 * text_len and node.tag not in HEADINGS
             and not (node.own_len >= LONG_BLOCK and node.own_len >= 0.9 * text_len)
             and not _item_of_prose_list(node) and not _item_of_section(node, sections)

@@ -465,14 +465,16 @@ def test_an_index_of_links_is_kept_as_a_listing_not_emptied() -> None:
             '<div class="header"><a href="/">Project</a> <a href="/docs">Docs</a></div>'
             '<div class="sidebar"><ul><li><a href="/a">Install</a></li>'
             '<li><a href="/b">Tutorial</a></li></ul></div>'
-            f'<div role="main"><h1>Index</h1><h2>C</h2><ul>{entries}</ul></div>'
+            '<div role="main"><p>Next: <a href="/n">Types and values</a>, Previous: <a href="/p">'
+            'The basics of it</a>, Up: <a href="/">The manual</a></p>'
+            f'<h1>Index</h1><h2>C</h2><div><ul>{entries}</ul></div></div>'
             '<div class="footer">Project authors. <a href="/privacy">Privacy</a></div>'
             "</body></html>")
     result = to_markdown(html)
     md = result.markdown
     assert "- [pressmark.part0.convert_0()](/api/0.html)\n" in md
     assert "pressmark.part39.convert_39()" in md and "## C\n" in md
-    assert "Tutorial" not in md and "Privacy" not in md
+    assert "Tutorial" not in md and "Privacy" not in md and "Previous" not in md
     assert "kept_listing" in result.evidence.boilerplate_rules_used
     # an article's related-links list still goes: the prose keeps the region from being bare
     article = to_markdown(f"<html><body><article><h1>Water</h1>{PROSE * 3}<ul>"
