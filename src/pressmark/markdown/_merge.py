@@ -93,7 +93,12 @@ def _join(parent: Node, base: Node, joined: list[Node]) -> Node:
     # what sits between parts of the body is the body's too: a list, a table, the
     # heading of the notes (chrome among them matched a rule and stays out)
     keep.update(n.idx for n in elems[kept_at[0]:kept_at[-1]] if n.bad is None)
-    for node in elems:
+    return _leave_out(parent, keep)
+
+
+def _leave_out(parent: Node, keep: set[int]) -> Node:
+    """``parent`` as the region, its children not in ``keep`` (by index) ``outside_main``."""
+    for node in parent.elems:
         if node.idx not in keep and node.text_len:
             node.removed = "outside_main"
     return parent
@@ -189,10 +194,7 @@ def join_data(chosen: Node) -> Node:
             i += step
     if len(keep) == 1:
         return chosen
-    for node in elems:
-        if node.idx not in keep and node.text_len:
-            node.removed = "outside_main"
-    return parent
+    return _leave_out(parent, keep)
 
 
 def _is_data(node: Node) -> bool:

@@ -30,6 +30,7 @@ except ImportError:  # pragma: no cover - a build without it
 # (``Final``: compiled code reads a constant directly, a module global is a dictionary
 # look-up at every use, and the loops below run per element of every page)
 LONG_BLOCK: Final = 300       # chars: a block this long is prose even when dense with links
+LINK_DENSE: Final = 0.6       # link share of a block's text above which the link rule weighs it
 PROSE_BLOCK: Final = 80       # chars: a block this long, and link-poor, is prose (recall measure)
 CAPTION_MAX: Final = 80       # chars: an italic line under an image this short is its caption
 CAPTION_LINKS: Final = 0.5    # link share of a figcaption that makes it a promotion, not a caption
@@ -184,10 +185,10 @@ def _prune_rule(  # noqa: PLR0917 - once per element: positional calls are cheap
         return None
     if node.tag == "figcaption" and node.link_len >= CAPTION_LINKS * text_len:
         return "exclude_caption"  # a link set as a caption: a promotion or a credit
-    if (not (listing and (node.tag in _LIST_PARTS or node.own_link <= 0.6 * node.own_len))
+    if (not (listing and (node.tag in _LIST_PARTS or node.own_link <= LINK_DENSE * node.own_len))
             and node.tag in BLOCK_TAGS
             and node.tag not in _CELLS and node.score <= 0 and text_len >= 20
-            and node.link_len > 0.6 * text_len and node.tag not in HEADINGS
+            and node.link_len > LINK_DENSE * text_len and node.tag not in HEADINGS
             and not (node.own_len >= LONG_BLOCK and node.own_len >= 0.9 * text_len)
             and not _item_of_prose_list(node) and not _item_of_section(node, sections)
             and not (node.tag in _LISTS and node.prose >= PROSE_ITEM)
