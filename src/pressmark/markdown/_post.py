@@ -25,23 +25,32 @@ from pressmark.markdown._prune import collapsed_hash
 from pressmark.markdown._render import Placed
 from pressmark.markdown._result import Provenance, Structure
 from pressmark.markdown._select import LONG_BLOCK, Selection
-from pressmark.markdown._text_rules import SENTENCE_END
+from pressmark.markdown._text_rules import SENTENCE_END, is_word
 
-_DATELINE: Final = re.compile(
-    # "By ..." and its translations, or a labelled byline ("Autor: ...")
-    r"^(?:by|por|von|par|door|di|af|av|przez|written by|escrito por|scritto da"
-    r"|geschrieben von|écrit par)\s|^(?:texto|text|tekst|autor|auteur|autore|author"
-    r"|redacción|redaktion|rédaction|redazione|redactie)\s*:"
-    r"|\b\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\b|\b\d{1,2}[:h.]\d\d\s*(?:uhr|h|am|pm)\b"
+# A line that opens with a byline or a label: "By ..." and its translations, "Autor: ...",
+# a participle that labels a date ("Publicado: ..."; only opening the line, where it is
+# a label, not a verb in a standfirst sentence). Whole words in sets, read by
+# ``_lead_label_end``: an alternation of them all was the costliest expression of the
+# package to compile, at every start-up.
+_BY_WORDS: Final = frozenset(("by", "por", "von", "par", "door", "di", "af", "av", "przez"))
+_BY_PHRASES: Final = frozenset(("written by", "escrito por", "scritto da", "geschrieben von",
+                                "écrit par"))
+_AUTHOR_LABELS: Final = frozenset((
+    "texto", "text", "tekst", "autor", "auteur", "autore", "author", "redacción", "redaktion",
+    "rédaction", "redazione", "redactie"))
+_DATE_LABELS: Final = frozenset((
+    "aktualisiert", "veröffentlicht", "publié", "publicado", "actualizado", "pubblicato",
+    "aggiornato", "atualizado", "gepubliceerd", "bijgewerkt", "publicerad", "uppdaterad",
+    "publisert", "oppdatert", "opublikowano", "zaktualizowano"))
+_UPDATED_FR: Final = "mis à jour"
+# Dates, times and reading times anywhere in the line: numeric dates, clock times,
+# English month abbreviations beside a day, "updated", "5 min read" and its translations.
+_DATE_MARKS: Final = re.compile(
+    r"\b\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\b|\b\d{1,2}[:h.]\d\d\s*(?:uhr|h|am|pm)\b"
     r"|\b\d{1,2}:\d\d\b"
     r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}\b"
     r"|\b\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
-    # "updated", "published"; in other languages only opening the line, where the
-    # participle is a label ("Publicado: ..."), not a verb in a standfirst sentence
     r"|\b(?:updated|published|posted)\b"
-    r"|^\W*(?:aktualisiert|veröffentlicht|publié|mis à jour|publicado|actualizado"
-    r"|pubblicato|aggiornato|atualizado|gepubliceerd|bijgewerkt|publicerad|uppdaterad"
-    r"|publisert|oppdatert|opublikowano|zaktualizowano)\b"
     r"|\b\d+ (?:min|minute|minutes|minuten|minutos|minuti|minuter|minutter)\.?s? "
     r"(?:read|de lecture|lesezeit|de lectura|di lettura|de leitura|leestijd|läsning|lesetid)"
     r"|\b(?:lesezeit|lesedauer|temps de lecture|tiempo de lectura|tempo di lettura)\b",
@@ -68,7 +77,7 @@ SENTENCE_WORDS: Final = 5  # lower-case words, dates and labels aside, that make
 
 def is_dateline(text: str) -> bool:
     """A byline or a date line ("By Jane Doe", "12. März 2024, 14:05"), not a sentence."""
-    if _DATELINE.search(text):
+    if _lead_label_end(text) or _DATE_MARKS.search(text):
         return not _reads_as_sentence(text)
     return any((m.group(1) or m.group(2)).lower() in _MONTHS
                for m in _DAY_WORD.finditer(text)) and not _reads_as_sentence(text)
@@ -80,8 +89,50 @@ def _reads_as_sentence(text: str) -> bool:
     and labels taken out, running prose keeps several lower-case words, while a byline or
     a dateline keeps names and numbers (scripts without case never read as sentences
     here, and keep the rule as it was)."""
-    rest = _DAY_WORD.sub(" ", _DATELINE.sub(" ", text))
+    lead = _lead_label_end(text)
+    rest = _DATE_MARKS.sub(" ", text[lead:])
+    rest = _DAY_WORD.sub(" ", f" {rest}" if lead else rest)
     return sum(1 for word in rest.split() if word[:1].islower()) >= SENTENCE_WORDS
+
+
+def _lead_label_end(text: str) -> int:
+    """Where the byline word or label opening ``text`` ends (0: none): "By " (with the
+    space after it), "Autor:" (with its colon), "Veröffentlicht" (with the symbols
+    before it). Whole words, case as ``str.lower`` reads it."""
+    space = 0
+    while space < len(text) and not text[space].isspace():
+        space += 1
+    if space < len(text):  # a byline word needs a space after it
+        first = text[:space].lower()
+        if first in _BY_WORDS:
+            return space + 1
+        if text[space] == " ":
+            after = space + 1
+            while after < len(text) and not text[after].isspace():
+                after += 1
+            if after < len(text) and text[:after].lower() in _BY_PHRASES:
+                return after + 1
+    end = 0
+    while end < len(text) and is_word(text[end]):
+        end += 1
+    if end and text[:end].lower() in _AUTHOR_LABELS:  # then a colon, spaces before it
+        colon = end
+        while colon < len(text) and text[colon].isspace():
+            colon += 1
+        if colon < len(text) and text[colon] == ":":
+            return colon + 1
+    start = 0
+    while start < len(text) and not is_word(text[start]):
+        start += 1
+    end = start
+    while end < len(text) and is_word(text[end]):
+        end += 1
+    if end > start and text[start:end].lower() in _DATE_LABELS:
+        return end
+    tail = start + len(_UPDATED_FR)
+    if text[start:tail].lower() == _UPDATED_FR and not (tail < len(text) and is_word(text[tail])):
+        return tail
+    return 0
 
 
 # a byline may link its author ("By [Jane Doe](/authors/jane)"); other linked lines stay

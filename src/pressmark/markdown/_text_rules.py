@@ -20,18 +20,13 @@ from pressmark.markdown._escape import printable
 
 # (``Final``: compiled code reads a constant directly, a module global is a dictionary
 # look-up at every use, and the loops below run per element of every page)
-_LOADING: Final = re.compile(
-    r"^\W*(?:loading|please wait|advert|advertisement|sponsored(?: content)?"
-    r"|skip to (?:main )?content|\d* ?comments?|close|read more|learn more|see more|show more"
-    r"|view all(?: \(\d+\))?|don.t miss|text size|share(?: this)?(?: article| story)?"
-    r"|print|e-?mail|tweet|you may also like|related(?: posts?| articles?| stories)?"
-    r"|recommended(?: for you)?|more (?:stories|news|from \w+)|tags?|filed under"
-    r"|continue reading|click here|subscribe(?: now)?|sign up|log ?in"
-    # a forum's buttons and counters beside each post
-    r"|(?:post (?:a )?)?reply|quote|report(?: post)?|\d* ?likes?|back to top|top"
-    # a documentation page's links to its own source
-    r"|edit (?:this page|page|on github|on gitlab)|suggest an? (?:edit|change)"
-    r"|improve this (?:page|answer|question|article)|view (?:page )?source|show source)\W*$",
+#
+# UI labels whose wording varies by a number or a name ("12 comments", "View all (8)",
+# "More from Politics"); the fixed ones are phrases in ``_LABELS``. WHY not one
+# alternation of them all: every process compiles its expressions at start-up, and an
+# alternation of sixty phrases cost more to compile than a set of them costs to build.
+_COUNTED_LABEL: Final = re.compile(
+    r"^\W*(?:\d* ?(?:comments?|likes?)|view all \(\d+\)|more from \w+|don.t miss)\W*$",
     re.IGNORECASE,
 )
 
@@ -57,14 +52,14 @@ def normalise(text: str) -> str:
     text = text.lower()
     start = 0
     end = len(text)
-    while start < end and not _is_word(text[start]):
+    while start < end and not is_word(text[start]):
         start += 1
-    while end > start and not _is_word(text[end - 1]):
+    while end > start and not is_word(text[end - 1]):
         end -= 1
     return text[start:end] if start or end < len(text) else text
 
 
-def _is_word(char: str) -> bool:
+def is_word(char: str) -> bool:
     r"""A word character to the ``re`` module (``\w``): exactly ``isalnum`` or "_"."""
     return char.isalnum() or char == "_"
 
@@ -96,9 +91,22 @@ def _opens(norm: str, index: dict[str, tuple[str, ...]]) -> bool:
     return group is not None and norm.startswith(group)
 
 
-# "read more", "read also", "advertisement" in German, French, Spanish, Italian, Dutch,
-# Portuguese, Swedish, Norwegian, Danish and Polish
+# UI states and labels, whole text: English ("Loading...", "Read more", a forum's
+# "Reply", a documentation page's "Edit this page"), then "read more", "read also",
+# "advertisement" in German, French, Spanish, Italian, Dutch, Portuguese, Swedish,
+# Norwegian, Danish and Polish
 _LABELS: Final = _phrases(
+    "loading|please wait|advert|advertisement|sponsored|sponsored content|skip to content",
+    "skip to main content|close|read more|learn more|see more|show more|view all|text size",
+    "share|share this|share article|share story|share this article|share this story",
+    "print|email|e-mail|tweet|you may also like|related|related post|related posts",
+    "related article|related articles|related stories|recommended|recommended for you",
+    "more stories|more news|tag|tags|filed under|continue reading|click here|subscribe",
+    "subscribe now|sign up|log in|login|reply|post reply|post a reply|quote|report",
+    "report post|back to top|top|edit this page|edit page|edit on github|edit on gitlab",
+    "suggest an edit|suggest a edit|suggest an change|suggest a change|improve this page",
+    "improve this answer|improve this question|improve this article|view source",
+    "view page source|show source",
     "weiterlesen|mehr lesen|mehr dazu|mehr zum thema|lesen sie auch|lesen sie mehr|anzeige",
     "werbung|lire la suite|lire aussi|lire plus|publicité|leer más|lea también",
     "seguir leyendo|publicidad|leggi anche|leggi di più|leggi tutto|continua a leggere",
@@ -147,8 +155,10 @@ def is_placeholder(text: str, norm: str | None = None) -> bool:
 
     ``norm``: ``normalise(text)``, when the caller has it (several rules read one text).
     """
-    return len(text) < 40 and (_LOADING.match(text) is not None
-                               or (normalise(text) if norm is None else norm) in _LABELS)
+    if len(text) >= 40:
+        return False
+    return (normalise(text) if norm is None else norm) in _LABELS \
+        or _COUNTED_LABEL.match(text) is not None
 
 
 # Headings that open a section of chrome: further reading, most read, comments,
@@ -284,7 +294,7 @@ PAYWALL_MAX: Final = 250     # chars: so is a paywall prompt
 
 
 def _is_credit(text: str) -> bool:
-    if text[:1] and _is_word(text[0]):
+    if text[:1] and is_word(text[0]):
         rest = text  # (what ``_LEAD`` would match is empty)
     else:
         lead = _LEAD.match(text)

@@ -37,15 +37,23 @@ from typing import Any, Final
 from pressmark.egress import EgressDenied
 from pressmark.markdown._policy import ConversionPolicy
 
-_SOFT_404: Final = re.compile(
-    r"(?:^\W*(?:error\W*)?404\b|\b404\W+(?:error|not found|page)\b|\bpage not found\b"
-    r"|\bnot found\b\W*$|^\W*not found\b|\b(?:page|article|content) (?:does not|doesn[’']t)"
-    r" exist\b|\b(?:page|article) (?:is )?no longer available\b"
-    r"|\b(?:can[’']t|cannot|couldn[’']t) find (?:that|this|the) page\b"
-    r"|\bseite nicht gefunden\b|\bpage introuvable\b|\bp[áa]gina no encontrada\b)",
-    re.IGNORECASE,
-)
-# Each branch of ``_SOFT_404`` holds one of these, and none of their letters has a case
+
+@functools.cache
+def _soft_404() -> re.Pattern[str]:
+    """Compiled on first use: only a short page whose title holds one of
+    ``_SOFT_404_CORES`` is read with it, and the alternation is among the costliest of
+    the package's expressions to compile (a batch of normal pages never needs it)."""
+    return re.compile(
+        r"(?:^\W*(?:error\W*)?404\b|\b404\W+(?:error|not found|page)\b|\bpage not found\b"
+        r"|\bnot found\b\W*$|^\W*not found\b|\b(?:page|article|content) (?:does not|doesn[’']t)"
+        r" exist\b|\b(?:page|article) (?:is )?no longer available\b"
+        r"|\b(?:can[’']t|cannot|couldn[’']t) find (?:that|this|the) page\b"
+        r"|\bseite nicht gefunden\b|\bpage introuvable\b|\bp[áa]gina no encontrada\b)",
+        re.IGNORECASE,
+    )
+
+
+# Each branch of ``_soft_404()`` holds one of these, and none of their letters has a case
 # partner outside ASCII, so a text whose ``lower()`` holds none cannot match: a title
 # is ruled out by a few substring tests, where the case-blind alternation costs a
 # regular-expression attempt at every character.
@@ -178,7 +186,7 @@ def _says_not_found(text: str) -> bool:
     low = text.lower()
     for core in _SOFT_404_CORES:
         if core in low:
-            return _SOFT_404.search(text) is not None
+            return _soft_404().search(text) is not None
     return False
 
 

@@ -19,7 +19,7 @@ from pressmark.markdown import (
     stability,
     to_markdown,
 )
-from pressmark.markdown._validate import _SOFT_404, _says_not_found
+from pressmark.markdown._validate import _says_not_found, _soft_404
 
 PROSE = ("The committee met on Tuesday to review the proposal, and after a long debate it "
          "agreed to fund the new library wing with money from the regional budget.")
@@ -346,4 +346,4 @@ _NOT_FOUND_PIECES = st.sampled_from([
                  st.lists(_NOT_FOUND_PIECES, max_size=10).map("".join), st.text(max_size=30)))
 def test_the_soft_404_screen_never_hides_a_match(text: str) -> None:
     """The substring screen in front of the soft-404 pattern decides as the pattern does."""
-    assert _says_not_found(text) == (_SOFT_404.search(text) is not None)
+    assert _says_not_found(text) == (_soft_404().search(text) is not None)
