@@ -89,11 +89,12 @@ class Tree:
         """The handle of one of selectolax's nodes of this tree."""
         return node.mem_id if self.native is not None else node
 
-    def children(self, node: Any) -> list[Child]:
+    def children(self, node: Any, skip: frozenset[str] | None = None) -> list[Child]:
         """The text children's data and the element children, in order (comments,
-        doctypes, elements Lexbor gives no name and the like left out)."""
+        doctypes, elements Lexbor gives no name and the like left out); elements whose
+        tag is in ``skip`` are left out too, before their attributes are read."""
         if self.native is not None:
-            out: list[Child] = self.native.children(self.document, node)
+            out: list[Child] = self.native.children(self.document, node, skip)
             return out
         kids: list[Child] = []
         child = node.child
@@ -103,7 +104,7 @@ class Tree:
                 text: str | None = child.text_content
                 if text is not None:
                     kids.append(text)
-            elif tag is not None and tag[0] != "-":
+            elif tag is not None and tag[0] != "-" and (skip is None or tag not in skip):
                 kids.append((tag, child.attributes, child))
             child = child.next
         return kids

@@ -19,6 +19,7 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#include "_native_utf8.h"
 
 typedef unsigned char lchar;
 
@@ -192,20 +193,14 @@ static const lchar *attribute(void *element, const char *wanted, int *present) {
 /* ---- text sizes ------------------------------------------------------------------ */
 
 /* The length of the text these bytes decode to (UTF-8, an undecodable byte read as
- * U+FFFD as selectolax reads it). ASCII, the common case, is its byte count: SSE2 looks
- * sixteen bytes at a time for one that is not; other text is decoded and measured. */
+ * U+FFFD as selectolax reads it). Valid UTF-8, the common case, is counted where it
+ * lies (_native_utf8.h); only text holding undecodable bytes is decoded to be measured. */
 static Py_ssize_t text_chars(const lchar *s, size_t n) {
-    size_t at = 0;
-#ifdef __SSE2__
-    for (; at + 16 <= n; at += 16) {
-        if (_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(s + at)))) break;
-    }
-#endif
-    while (at < n && s[at] < 0x80) at++;
-    if (at == n) return (Py_ssize_t)n;
+    Py_ssize_t chars = utf8_length(s, (Py_ssize_t)n);
+    if (chars >= 0) return chars;
     PyObject *text = PyUnicode_DecodeUTF8((const char *)s, (Py_ssize_t)n, "replace");
     if (text == NULL) return -1;
-    Py_ssize_t chars = PyUnicode_GET_LENGTH(text);
+    chars = PyUnicode_GET_LENGTH(text);
     Py_DECREF(text);
     return chars;
 }
@@ -340,13 +335,23 @@ static int append_new(PyObject *list, PyObject *item) {
     return failed;
 }
 
-/* children(document, node) -> [str | (tag, attrs, child)]: the text children's data and
- * the element children; comments, doctypes, elements without a name and the like are
- * left out. */
+/* children(document, node, skip) -> [str | (tag, attrs, child)]: the text children's
+ * data and the element children; comments, doctypes, elements without a name and the
+ * like are left out, and so are elements whose tag is in ``skip`` (a set, or None): the
+ * caller's dropped tags cost no attribute map. */
 static PyObject *children(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
     void *document, *node;
-    if (!args_of(args, nargs, 2, &document, &node)) return NULL;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "children(document, node, skip)");
+        return NULL;
+    }
+    if (!args_of(args, 2, 2, &document, &node)) return NULL;
+    PyObject *skip = args[2] == Py_None ? NULL : args[2];
+    if (skip != NULL && !PyAnySet_Check(skip)) {
+        PyErr_SetString(PyExc_TypeError, "skip: a set of tags, or None");
+        return NULL;
+    }
     PyObject *out = PyList_New(0);
     if (out == NULL) return NULL;
     for (void *child = lxb.first_child(node); child != NULL; child = lxb.next(child)) {
@@ -361,6 +366,16 @@ static PyObject *children(PyObject *module, PyObject *const *args, Py_ssize_t na
         } else if (type == ELEMENT_NODE) {
             size_t len = 0;
             if (lxb.qualified_name(child, &len) == NULL) continue; /* selectolax: None */
+            if (skip != NULL) {
+                PyObject *tag = element_tag(child);
+                int skipped = tag != NULL ? PySet_Contains(skip, tag) : -1;
+                Py_XDECREF(tag);
+                if (skipped < 0) {
+                    Py_DECREF(out);
+                    return NULL;
+                }
+                if (skipped) continue;
+            }
             item = element_entry(child, PyLong_FromVoidPtr(child));
         } else {
             continue;

@@ -33,6 +33,7 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#include "_native_utf8.h"
 
 #define SCAN_FAIL (-1)
 #define SCAN_UNSURE (-2)
@@ -497,39 +498,7 @@ static PyObject *scan(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 }
 
 /* utf8_valid(data) -> bool: would bytes.decode("utf-8") take these bytes without an
- * error? (RFC 3629 as Python reads it: no overlong forms, no surrogates, nothing past
- * U+10FFFF.) ASCII runs are skipped sixteen bytes at a time; a page is mostly ASCII. */
-static int utf8_ok(const Py_UCS1 *s, Py_ssize_t n) {
-    Py_ssize_t i = 0;
-    while (i < n) {
-#ifdef __SSE2__
-        while (i + 16 <= n && !_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(s + i)))) {
-            i += 16;
-        }
-#endif
-        if (i >= n) break;
-        Py_UCS1 c = s[i];
-        if (c < 0x80) { i++; continue; }
-        int more;
-        Py_UCS1 low = 0x80, high = 0xBF; /* the range of the byte after the lead */
-        if (c >= 0xC2 && c <= 0xDF) more = 1;
-        else if (c == 0xE0) { more = 2; low = 0xA0; }
-        else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) more = 2;
-        else if (c == 0xED) { more = 2; high = 0x9F; }
-        else if (c == 0xF0) { more = 3; low = 0x90; }
-        else if (c >= 0xF1 && c <= 0xF3) more = 3;
-        else if (c == 0xF4) { more = 3; high = 0x8F; }
-        else return 0;
-        if (i + more >= n) return 0; /* cut off by the end */
-        if (s[i + 1] < low || s[i + 1] > high) return 0;
-        for (int k = 2; k <= more; k++) {
-            if ((s[i + k] & 0xC0) != 0x80) return 0;
-        }
-        i += more + 1;
-    }
-    return 1;
-}
-
+ * error? (_native_utf8.h reads them.) */
 static PyObject *utf8_valid(PyObject *module, PyObject *data) {
     (void)module;
     if (!PyBytes_Check(data)) {
@@ -540,7 +509,7 @@ static PyObject *utf8_valid(PyObject *module, PyObject *data) {
     const Py_UCS1 *s = (const Py_UCS1 *)PyBytes_AS_STRING(data);
     Py_ssize_t n = PyBytes_GET_SIZE(data);
     Py_BEGIN_ALLOW_THREADS
-    ok = utf8_ok(s, n);
+    ok = utf8_length(s, n) >= 0;
     Py_END_ALLOW_THREADS
     return PyBool_FromLong(ok);
 }

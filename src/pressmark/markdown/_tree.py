@@ -310,7 +310,7 @@ def _build(tree: Tree, lex_root: Any, root: Node, nodes: list[Node], skipped: se
         elems = parent.elems
         depth = parent.depth + 1
         own = 0
-        for item in tree.children(lex):
+        for item in tree.children(lex, drop):  # dropped tags come without attributes
             if isinstance(item, str):
                 if not summary_only and item:
                     text: str = item
@@ -322,9 +322,10 @@ def _build(tree: Tree, lex_root: Any, root: Node, nodes: list[Node], skipped: se
                             "  " not in text else len(" ".join(text.split()))
                 continue
             tag, attrs, child = item
+            # (a dropped tag's count would only number its own kind, all dropped)
             n = counts.get(tag, 0) + 1
             counts[tag] = n
-            if tag in drop or (summary_only and tag != "summary"):
+            if summary_only and tag != "summary":
                 continue
             if attrs and ("hidden" in attrs or "style" in attrs
                           or "aria-hidden" in attrs) and _hidden(attrs):
