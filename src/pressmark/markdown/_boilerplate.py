@@ -118,15 +118,24 @@ _CAMEL: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 SLUG_WORDS: Final = 4  # an id of this many words is a heading's slug ("sharing-with-a-team")
 
 
-# The memos: class strings repeat a lot within a site and across a batch's pages.
-@functools.lru_cache(maxsize=8192)
+# The memos: class strings repeat a lot within a site and across a batch's pages, and
+# each element's are read twice (the tree copy's chrome check, then the weighing). Plain
+# dicts, emptied when full: compiled code reads a dict directly, where a function
+# behind ``functools.lru_cache`` takes a generic call every time.
+MEMO_SIZE: Final = 8192
+_WORDS_SEEN: Final[dict[str, str | None]] = {}
+_IDS_SEEN: Final[dict[str, str | None]] = {}
+
+
 def words_rule(value: str) -> str | None:
     """The rule the first of a ``class`` value's names calls for, if any: its whole
     lower-cased self (``_WHOLE_RULES``), else its words (see ``_name_rule``)."""
-    return _read_words(value, 0)
+    known = _WORDS_SEEN.get(value, "")  # "" names no rule: not read yet
+    if known != "":
+        return known
+    return _remember(_WORDS_SEEN, value, _read_words(value, 0))
 
 
-@functools.lru_cache(maxsize=8192)
 def id_rule(value: str) -> str | None:
     """``words_rule`` for an ``id``, except that an id made from a heading is no signal.
 
@@ -134,7 +143,17 @@ def id_rule(value: str) -> str | None:
     (``id="sharing-with-a-single-developer"``); its words describe the text, not
     a page component, so a slug of ``SLUG_WORDS`` words or more matches nothing.
     """
-    return _read_words(value, SLUG_WORDS)
+    known = _IDS_SEEN.get(value, "")
+    if known != "":
+        return known
+    return _remember(_IDS_SEEN, value, _read_words(value, SLUG_WORDS))
+
+
+def _remember(memo: dict[str, str | None], value: str, rule: str | None) -> str | None:
+    if len(memo) >= MEMO_SIZE:
+        memo.clear()
+    memo[value] = rule
+    return rule
 
 
 def read_words_in_python(value: str, slug_words: int) -> str | None:
