@@ -130,10 +130,7 @@ _IDS_SEEN: Final[dict[str, str | None]] = {}
 def words_rule(value: str) -> str | None:
     """The rule the first of a ``class`` value's names calls for, if any: its whole
     lower-cased self (``_WHOLE_RULES``), else its words (see ``_name_rule``)."""
-    known = _WORDS_SEEN.get(value, "")  # "" names no rule: not read yet
-    if known != "":
-        return known
-    return _remember(_WORDS_SEEN, value, _read_words(value, 0))
+    return _remembered(_WORDS_SEEN, value, 0)
 
 
 def id_rule(value: str) -> str | None:
@@ -143,13 +140,14 @@ def id_rule(value: str) -> str | None:
     (``id="sharing-with-a-single-developer"``); its words describe the text, not
     a page component, so a slug of ``SLUG_WORDS`` words or more matches nothing.
     """
-    known = _IDS_SEEN.get(value, "")
+    return _remembered(_IDS_SEEN, value, SLUG_WORDS)
+
+
+def _remembered(memo: dict[str, str | None], value: str, slug_words: int) -> str | None:
+    known = memo.get(value, "")  # "" names no rule: not read yet
     if known != "":
         return known
-    return _remember(_IDS_SEEN, value, _read_words(value, SLUG_WORDS))
-
-
-def _remember(memo: dict[str, str | None], value: str, rule: str | None) -> str | None:
+    rule = _read_words(value, slug_words)
     if len(memo) >= MEMO_SIZE:
         memo.clear()
     memo[value] = rule

@@ -313,16 +313,15 @@ static int args_of(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t wanted,
     return node_arg(args[0], document) && node_arg(args[1], node);
 }
 
-/* (tag, attrs, extra) for an element, taking over the reference to ``extra`` (NULL: its
- * error is set already); the entry ``children`` and ``head_elements`` list. */
-static PyObject *element_entry(void *element, PyObject *extra) {
-    if (extra == NULL) return NULL;
-    PyObject *tag = element_tag(element);
-    PyObject *attrs = tag != NULL ? element_attributes(element) : NULL;
+/* (tag, attrs, extra) for an element, taking over the references to ``tag`` and
+ * ``extra`` (NULL: its error is set already); the entry ``children`` and
+ * ``head_elements`` list. */
+static PyObject *element_entry(void *element, PyObject *tag, PyObject *extra) {
+    PyObject *attrs = tag != NULL && extra != NULL ? element_attributes(element) : NULL;
     PyObject *entry = attrs != NULL ? PyTuple_Pack(3, tag, attrs, extra) : NULL;
     Py_XDECREF(tag);
     Py_XDECREF(attrs);
-    Py_DECREF(extra);
+    Py_XDECREF(extra);
     return entry;
 }
 
@@ -366,17 +365,17 @@ static PyObject *children(PyObject *module, PyObject *const *args, Py_ssize_t na
         } else if (type == ELEMENT_NODE) {
             size_t len = 0;
             if (lxb.qualified_name(child, &len) == NULL) continue; /* selectolax: None */
-            if (skip != NULL) {
-                PyObject *tag = element_tag(child);
-                int skipped = tag != NULL ? PySet_Contains(skip, tag) : -1;
+            PyObject *tag = element_tag(child);
+            int skipped = tag == NULL ? -1 : skip != NULL ? PySet_Contains(skip, tag) : 0;
+            if (skipped != 0) {
                 Py_XDECREF(tag);
                 if (skipped < 0) {
                     Py_DECREF(out);
                     return NULL;
                 }
-                if (skipped) continue;
+                continue;
             }
-            item = element_entry(child, PyLong_FromVoidPtr(child));
+            item = element_entry(child, tag, PyLong_FromVoidPtr(child));
         } else {
             continue;
         }
@@ -497,7 +496,7 @@ static PyObject *head_elements(PyObject *module, PyObject *const *args, Py_ssize
         } else {
             body = Py_NewRef(Py_None);
         }
-        if (append_new(out, element_entry(element, body)) < 0) {
+        if (append_new(out, element_entry(element, element_tag(element), body)) < 0) {
             Py_DECREF(out);
             return NULL;
         }

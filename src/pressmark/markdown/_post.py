@@ -112,22 +112,20 @@ def _lead_label_end(text: str) -> int:
                 after += 1
             if after < len(text) and text[:after].lower() in _BY_PHRASES:
                 return after + 1
-    end = 0
-    while end < len(text) and is_word(text[end]):
-        end += 1
-    if end and text[:end].lower() in _AUTHOR_LABELS:  # then a colon, spaces before it
-        colon = end
-        while colon < len(text) and text[colon].isspace():
-            colon += 1
-        if colon < len(text) and text[colon] == ":":
-            return colon + 1
-    start = 0
+    start = 0  # the first word, after any symbols
     while start < len(text) and not is_word(text[start]):
         start += 1
     end = start
     while end < len(text) and is_word(text[end]):
         end += 1
-    if end > start and text[start:end].lower() in _DATE_LABELS:
+    word = text[start:end].lower()
+    if start == 0 and word in _AUTHOR_LABELS:  # opening the line, then a colon
+        colon = end
+        while colon < len(text) and text[colon].isspace():
+            colon += 1
+        if colon < len(text) and text[colon] == ":":
+            return colon + 1
+    if word in _DATE_LABELS:
         return end
     tail = start + len(_UPDATED_FR)
     if text[start:tail].lower() == _UPDATED_FR and not (tail < len(text) and is_word(text[tail])):
