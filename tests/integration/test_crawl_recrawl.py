@@ -86,10 +86,15 @@ async def test_recrawl_is_not_modified_for_every_unchanged_page(
         else:
             assert now == "not-modified", page.url
     assert again.summary["by_outcome"]["not-modified"] == first.summary["by_outcome"]["ok"] - 3
-    unchanged = {p.url.removeprefix(demo_origin) for p in again.pages
+    # Validators go to the URL they were stored for: a redirect's target, never the
+    # redirecting URL itself (red team #34).
+    unchanged = {(p.final_url or p.url).removeprefix(demo_origin) for p in again.pages
                  if p.outcome == "not-modified"}
     asked = conditional(demo_server, mark)
     assert all(ok for path, ok in asked.items() if path in unchanged)
+    redirecting = {p.url.removeprefix(demo_origin) for p in again.pages
+                   if p.final_url not in (None, p.url)}
+    assert redirecting and not any(asked.get(path) for path in redirecting)
     # a 304 stores nothing new; the Markdown and evidence are the same files, untouched
     for page in again.pages:
         if page.outcome == "not-modified":

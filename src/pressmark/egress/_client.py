@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import Final
 
 from pressmark._version import __version__
+from pressmark.egress._canonical import canonical_url
 from pressmark.egress._connector import AsyncioConnector, Connector, GuardedOpener
 from pressmark.egress._errors import (
     REDIRECT_CROSS_HOST,
@@ -46,6 +47,13 @@ DEFAULT_MAX_BODY_BYTES: Final = 64 * 1024 * 1024
 REDIRECT_STATUSES: Final = frozenset({301, 302, 303, 307, 308})
 _REDIRECT_DRAIN: Final = 64 * 1024  # redirect bodies up to this size are drained for reuse
 _CREDENTIAL_HEADERS: Final = frozenset({"authorization", "cookie", "proxy-authorization"})
+# Validators describe the stored response of one URL (``validators_for``, by default the
+# one requested): any other hop is another resource, and an If-None-Match sent there would
+# hand our stored ETag (which a page author may have chosen) to whatever host a redirect
+# names, and could earn a 304 that says nothing about the URL the validators belong to.
+_CONDITIONAL_HEADERS: Final = frozenset(
+    {"if-none-match", "if-modified-since", "if-match", "if-unmodified-since", "if-range"}
+)
 _SKIP_HEADERS: Final = frozenset(
     {"host", "content-length", "transfer-encoding", "connection", "keep-alive", "upgrade", "te"}
 )
@@ -135,11 +143,23 @@ def _location_text(raw: str) -> str:
         return raw
 
 
-def _request_head(parsed: ParsedURL, headers: list[tuple[str, str]], *, credentials: bool) -> bytes:
+def _hop_headers(
+    headers: list[tuple[str, str]], *, credentials: bool, conditional: bool
+) -> list[tuple[str, str]]:
+    """The headers one hop sends: credentials only to the first origin, validators only
+    to the URL they were stored for (see ``_CONDITIONAL_HEADERS``)."""
+    if credentials and conditional:
+        return headers
+    return [
+        (name, value) for name, value in headers
+        if (credentials or name.lower() not in _CREDENTIAL_HEADERS)
+        and (conditional or name.lower() not in _CONDITIONAL_HEADERS)
+    ]
+
+
+def _request_head(parsed: ParsedURL, headers: list[tuple[str, str]]) -> bytes:
     lines = [f"GET {parsed.target} HTTP/1.1", f"Host: {parsed.authority}"]
-    for name, value in headers:
-        if credentials or name.lower() not in _CREDENTIAL_HEADERS:
-            lines.append(f"{name}: {value}")
+    lines.extend(f"{name}: {value}" for name, value in headers)
     lines.append("\r\n")
     return "\r\n".join(lines).encode("latin-1")
 
@@ -198,9 +218,16 @@ class GuardedClient:
         timeout: Timeout | float | None = None,  # noqa: ASYNC109  # deadlines span hops and body
         max_body_bytes: int | None = None,
         hop_check: HopCheck | None = None,
+        validators_for: str | None = None,
     ) -> GuardedResponse:
-        """Fetch ``url`` following redirects; the body is read, decoded and capped."""
-        response = await self._open(url, headers, timeout, max_body_bytes, hop_check)
+        """Fetch ``url`` following redirects; the body is read, decoded and capped.
+
+        Conditional headers (``If-None-Match``, ``If-Modified-Since``, ...) are sent only
+        on the hop whose URL is ``validators_for`` (default: ``url``), the URL whose stored
+        response they describe; credentials only to ``url``'s origin.
+        """
+        response = await self._open(url, headers, timeout, max_body_bytes, hop_check,
+                                    validators_for)
         try:
             await response.read()
         finally:
@@ -215,17 +242,20 @@ class GuardedClient:
         timeout: Timeout | float | None = None,
         max_body_bytes: int | None = None,
         hop_check: HopCheck | None = None,
+        validators_for: str | None = None,
     ) -> _StreamContext:
         """Like :meth:`get`, but the body is not read: ``async with client.stream(url) as r``."""
-        return _StreamContext(self, url, headers, timeout, max_body_bytes, hop_check)
+        return _StreamContext(self, url, headers, timeout, max_body_bytes, hop_check,
+                              validators_for)
 
-    async def _open(
+    async def _open(  # noqa: PLR0917  # private; mirrors stream()
         self,
         url: str,
         headers: HeadersArg,
         timeout: Timeout | float | None,  # noqa: ASYNC109  # see get()
         max_body_bytes: int | None,
         hop_check: HopCheck | None,
+        validators_for: str | None = None,
     ) -> GuardedResponse:
         if self._closed:
             raise RuntimeError("the client is closed")
@@ -238,12 +268,19 @@ class GuardedClient:
             exc.url = exc.url or parsed.url
             raise
         prepared = _prepare_headers(headers, self._user_agent)
+        try:
+            conditional_url = canonical_url(
+                parsed if validators_for is None else parse_url(validators_for))
+        except EgressDenied:
+            conditional_url = None  # an unparseable URL is no hop's: no validators are sent
         if limits.total is None:
-            return await self._follow(parsed, prepared, limits, cap, None, hop_check)
+            return await self._follow(parsed, prepared, limits, cap, None, hop_check,
+                                      conditional_url)
         deadline = asyncio.get_running_loop().time() + limits.total
         try:
             async with asyncio.timeout_at(deadline):
-                return await self._follow(parsed, prepared, limits, cap, deadline, hop_check)
+                return await self._follow(parsed, prepared, limits, cap, deadline, hop_check,
+                                          conditional_url)
         except TimeoutError as exc:
             raise EgressTimeout(
                 f"total deadline passed fetching from {parsed.host}", host=parsed.host, url=url
@@ -285,6 +322,7 @@ class GuardedClient:
         cap: int,
         deadline: float | None,
         hop_check: HopCheck | None,
+        conditional_url: str | None,
     ) -> GuardedResponse:
         if self._limiter is None:
             self._limiter = _Limiter(*self._limits)
@@ -297,7 +335,9 @@ class GuardedClient:
             host = parsed.host
             # Credentials go to the origin they were given for, never to another one
             # (a redirect to another host, port or scheme), as browsers do.
-            head = _request_head(parsed, headers, credentials=parsed.origin == first_origin)
+            sent = _hop_headers(headers, credentials=parsed.origin == first_origin,
+                                conditional=canonical_url(parsed) == conditional_url)
+            head = _request_head(parsed, sent)
             release = await self._limiter.acquire(parsed.origin)
             try:
                 conn, status, reason, version, resp_headers = await self._exchange(
@@ -346,9 +386,7 @@ class GuardedClient:
                     host=host,
                     reason=reason,
                     http_version=version,
-                    request_headers=tuple(
-                        (k, v) for k, v in headers
-                        if parsed.origin == first_origin or k.lower() not in _CREDENTIAL_HEADERS),
+                    request_headers=tuple(sent),
                 )
                 if framing == "length" and length > cap:
                     await response.aclose()
@@ -420,9 +458,10 @@ class _StreamContext:
         timeout: Timeout | float | None,
         max_body_bytes: int | None,
         hop_check: HopCheck | None,
+        validators_for: str | None,
     ) -> None:
         self._client = client
-        self._args = (url, headers, timeout, max_body_bytes, hop_check)
+        self._args = (url, headers, timeout, max_body_bytes, hop_check, validators_for)
         self._response: GuardedResponse | None = None
 
     async def __aenter__(self) -> GuardedResponse:

@@ -180,13 +180,16 @@ async def plain_attempt(*, client: GuardedClient, url: str, headers: list[tuple[
                         hop_check: Callable[[str], Awaitable[None]] | None,
                         politeness: Politeness | None, host: str, delay_s: float | None,
                         clock: Clock, options: FetchOptions, meter: Meter,
-                        warnings: list[str], spent_s: float = 0.0) -> WireResponse:
+                        warnings: list[str], spent_s: float = 0.0,
+                        validators_for: str | None = None) -> WireResponse:
     """Send the request (with retries) and return the final response; raise AttemptFailed.
 
     The time budget starts when the first request may start: queueing behind other
     requests to a slow host (``Crawl-delay``) is politeness, not a slow response.
     Back-off and ``Retry-After`` waits after that count against the budget, and so
     does ``spent_s``: time already spent for this page (downloading robots.txt).
+    Conditional headers go only to the hop ``validators_for`` names (egress keeps them
+    off every other hop).
     """
     deadline = float("inf")
     attempt = 0
@@ -214,7 +217,8 @@ async def plain_attempt(*, client: GuardedClient, url: str, headers: list[tuple[
                                           read=min(remaining, timeout_s), total=remaining)
                         async with client.stream(url, headers=headers, timeout=timeout,
                                                  max_body_bytes=max_bytes,
-                                                 hop_check=hop_check) as response:
+                                                 hop_check=hop_check,
+                                                 validators_for=validators_for) as response:
                             wire = await _read_response(response, max_bytes, options)
                 finally:
                     meter.network_ms += (clock.now() - started) * 1000.0

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from pressmark._errors import PressmarkError
-from pressmark.egress import EgressDenied, GuardedClient, parse_url
+from pressmark.egress import EgressDenied, GuardedClient, canonical_url, parse_url
 from pressmark.fetch._attempt import (
     AttemptFailed,
     Meter,
@@ -243,11 +243,18 @@ class CallState:
             spent_s=robots_spent_s,
             politeness=self.options.politeness, host=host_key(self.url),
             delay_s=delay, clock=self.clock, options=self.options, meter=self.meter,
-            warnings=self.warnings)
+            warnings=self.warnings,
+            # The stored response is the final hop's: its validators belong to that URL.
+            validators_for=prior.url if sent_validators and prior is not None else None)
         if wire.status == 304:
             if not sent_validators or prior is None:
                 raise fail("http-error", "304 Not Modified to a request without validators",
                            status=304, url=wire.url)
+            if not _same_resource(wire.url, prior.url):
+                # Only the URL the validators were stored for can confirm them (egress
+                # sends them to that URL alone, so any other hop's 304 is its own idea).
+                raise fail("http-error", "304 Not Modified from another URL than the one the "
+                           "validators were stored for", status=304, url=wire.url)
             etag = wire.header("etag")
             if etag and prior.etag and _weak(etag) != _weak(prior.etag):
                 raise fail("http-error", "304 Not Modified with a different ETag than the "
@@ -383,6 +390,14 @@ def _newest_wire(store: SnapshotStore, source_id: str) -> Snapshot | None:
         if not candidate.rendered and not candidate.not_modified:
             return candidate
     return None
+
+
+def _same_resource(a: str, b: str) -> bool:
+    """Do two URLs name one resource as egress requests it (fragment and spelling aside)?"""
+    try:
+        return canonical_url(parse_url(a)) == canonical_url(parse_url(b))
+    except EgressDenied:
+        return False
 
 
 def _weak(etag: str) -> str:

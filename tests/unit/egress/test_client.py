@@ -380,3 +380,23 @@ async def test_interim_and_close_delimited(client: GuardedClient, origin: Loopba
     r = await client.get(origin.url("/switch"))
     assert r.status == 101 and r.content == b""
     assert (await client.get(origin.url("/page"))).status == 200
+
+
+async def test_validators_go_to_the_first_url_only(origin: LoopbackOrigin) -> None:
+    """Red team #34: stored validators were forwarded on redirect hops (to other hosts too)."""
+    async with LoopbackOrigin(host="127.0.0.2") as other:
+        follow = EgressPolicy().allow_loopback(origin.origin, other.origin)
+        async with GuardedClient(follow, StaticResolver({})) as c:
+            for target in (other.url("/headers"), origin.url("/headers")):
+                r = await c.get(
+                    origin.url(f"/redirect?to={target}"),
+                    headers={"If-None-Match": '"forged"', "If-Modified-Since": "x", "X-Keep": "1"},
+                )
+                seen = json.loads(r.content)
+                assert "if-none-match" not in seen and "if-modified-since" not in seen
+                assert seen["x-keep"] == "1"
+                first = [q for q in origin.requests if q.target.startswith("/redirect")][-1]
+                assert first.headers.get("if-none-match") == '"forged"'
+                assert not any(k.lower().startswith("if-") for k, _ in r.request_headers)
+            direct = await c.get(origin.url("/headers"), headers={"If-None-Match": '"v"'})
+            assert json.loads(direct.content)["if-none-match"] == '"v"'

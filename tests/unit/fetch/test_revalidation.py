@@ -98,3 +98,80 @@ async def test_a_store_that_cannot_be_read_means_a_full_fetch(site: LoopbackSite
     assert any(w.startswith("revalidate-skipped:store-error:") for w in result.warnings)
     assert "if-none-match" not in sent(site)[0]
     assert result.snapshot is not None and store.list(result.snapshot.source_id)
+
+
+NEW_PAGE = "<html><body><p>The target's own page.</p></body></html>"
+
+
+def moved_away(site: LoopbackSite, *, target_304s_always: bool = False) -> list[str]:
+    """``/page`` served a validated page once, then redirects to ``/moved``, which honours
+    (or, with ``target_304s_always``, fakes) conditional requests. Returns the If-None-Match
+    values ``/moved`` saw."""
+    seen: list[str] = []
+    calls = {"page": 0}
+
+    async def page(request: web.Request) -> web.StreamResponse:
+        calls["page"] += 1
+        if calls["page"] == 1:
+            return web.Response(text=SHELL, content_type="text/html", headers={"ETag": ETAG})
+        raise web.HTTPFound("/moved")
+
+    async def moved(request: web.Request) -> web.StreamResponse:
+        seen.append(request.headers.get("If-None-Match", ""))
+        if target_304s_always or request.headers.get("If-None-Match") == ETAG:
+            return web.Response(status=304, headers={"ETag": ETAG})
+        return web.Response(text=NEW_PAGE, content_type="text/html", headers={"ETag": ETAG})
+
+    site.handle("/page", page)
+    site.handle("/moved", moved)
+    return seen
+
+
+async def test_validators_are_not_forwarded_to_a_redirect_target(site: LoopbackSite) -> None:
+    """Red team #34: the original URL redirects, the target answers 304 to the forwarded
+    validators, and the original was kept as not-modified with its old content."""
+    seen = moved_away(site)
+    store = MemorySnapshotStore()
+    source = SourceConfig(url=site.url("/page"), revalidate=True)
+    assert (await fetch_source(source, site.options(store=store))).ok
+    second = await fetch_source(source, site.options(store=store))
+    assert seen == [""]  # the stored ETag stayed with /page
+    assert second.ok and not second.not_modified
+    assert second.snapshot is not None and second.snapshot.bytes == NEW_PAGE.encode()
+    assert second.snapshot.url == site.url("/moved")
+
+
+async def test_a_304_from_a_redirect_target_is_not_a_confirmation(site: LoopbackSite) -> None:
+    moved_away(site, target_304s_always=True)
+    store = MemorySnapshotStore()
+    source = SourceConfig(url=site.url("/page"), revalidate=True)
+    assert (await fetch_source(source, site.options(store=store))).ok
+    second = await fetch_source(source, site.options(store=store))
+    assert not second.ok and not second.not_modified
+    assert second.error is not None and second.error.status == 304
+
+
+async def test_validators_follow_their_own_url_through_a_redirect(site: LoopbackSite) -> None:
+    """Validators stored for ``/moved`` (reached through ``/old``) go to ``/moved`` only,
+    and its 304 confirms the capture; ``/old`` never sees them."""
+    seen: list[tuple[str, str]] = []
+
+    async def old(request: web.Request) -> web.StreamResponse:
+        seen.append(("old", request.headers.get("If-None-Match", "")))
+        raise web.HTTPFound("/moved")
+
+    async def moved(request: web.Request) -> web.StreamResponse:
+        seen.append(("moved", request.headers.get("If-None-Match", "")))
+        if request.headers.get("If-None-Match") == ETAG:
+            return web.Response(status=304, headers={"ETag": ETAG})
+        return web.Response(text=NEW_PAGE, content_type="text/html", headers={"ETag": ETAG})
+
+    site.handle("/old", old)
+    site.handle("/moved", moved)
+    store = MemorySnapshotStore()
+    source = SourceConfig(url=site.url("/old"), revalidate=True)
+    first = await fetch_source(source, site.options(store=store))
+    second = await fetch_source(source, site.options(store=store))
+    assert seen == [("old", ""), ("moved", ""), ("old", ""), ("moved", ETAG)]
+    assert second.ok and second.not_modified
+    assert second.source_ref == first.source_ref
