@@ -80,6 +80,14 @@ class EvidencePacket:
     boilerplate_rules_used: tuple[str, ...]
     validation: ValidationReport
     sample_provenance: tuple[Provenance, ...]
+    # what kind of page selection took this for ("article", "documentation", "listing",
+    # "thread", "product", "application", "other"), and the signals that decided it, in
+    # a fixed order: a wrong page is debugged from its evidence alone
+    page_kind: str = "other"
+    kind_signals: dict[str, float | int | str] = field(default_factory=dict)
+    # how the main region was settled when the first answer was not taken as it was
+    # (a fallback compared and kept, an empty result's reason), in the order decided
+    selection_notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -89,8 +97,11 @@ class EvidencePacket:
             "needs_render": self.needs_render,
             "presence_score": self.presence_score,
             "readiness": dict(self.readiness) if self.readiness is not None else None,
+            "page_kind": self.page_kind,
+            "kind_signals": dict(self.kind_signals),
             "main_selectors_used": list(self.main_selectors_used),
             "boilerplate_rules_used": list(self.boilerplate_rules_used),
+            "selection_notes": list(self.selection_notes),
             "validation": self.validation.to_dict(),
             "sample_provenance": [p.to_dict() for p in self.sample_provenance],
         }
