@@ -77,6 +77,47 @@ def test_noscript_notice_escalates() -> None:
     assert verdict.reason in ("noscript-notice", "script-heavy")
 
 
+NOTICE = "<noscript><p>Please turn on JavaScript to use the search.</p></noscript>"
+SITE_NAV = ("<nav role='navigation'><h3>Site</h3><ul>"
+            + "".join(f"<li><a href='/p{i}'>Page {i}</a></li>" for i in range(12))
+            + "</ul></nav>")
+
+
+def test_short_page_complete_as_served_is_not_a_shell() -> None:
+    """A documentation site's search page: heading, one sentence and a form in the main
+    region, a noscript notice for the results it adds (issue #35: it was rendered on
+    every crawl and waited for content that never came)."""
+    search = page(f"{SITE_NAV}<div role='main'><h1>Search</h1>{NOTICE}"
+                  "<p>Results list pages that hold every word you typed.</p>"
+                  "<form><input type='text' name='q'><input type='submit'></form></div>"
+                  "<script src='/searchtools.js'></script>")
+    verdict = classify_shell(search)
+    assert not verdict.is_shell and not verdict.escalate
+    assert verdict.reason == "served-content:heading+prose"
+    form_only = page(f"<main><h1>Find a page</h1>{NOTICE}<form><input type='search'></form>"
+                     f"</main>{APP_JS}")
+    assert classify_shell(form_only).reason == "served-content:heading+form"
+    headed = page(f"<main><article><header><h1>Opening hours</h1></header><p>Open every day "
+                  f"from nine to five, except on holidays.</p></article></main>{NOTICE}{APP_JS}")
+    assert classify_shell(headed).reason == "served-content:heading+prose"
+    code = page(f"<main><h1>Type alias</h1><pre>type Socket = u64;</pre></main>{APP_JS}")
+    assert classify_shell(code).reason == "served-content:heading+code"
+
+
+def test_a_heading_without_content_is_still_a_shell() -> None:
+    loading = page(f"<main><h1>Dashboard</h1><p>Loading...</p>{NOTICE}</main>"
+                   "<script src='/bundle.js'></script>")
+    assert classify_shell(loading).escalate
+    # The heading and prose of the site's chrome are not the page's content.
+    chrome = page("<header><h1>Acme</h1><p>The tools that every workshop needs, since 1952.</p>"
+                  f"</header>{NOTICE}<div class='view'></div><script src='/bundle.js'></script>")
+    assert classify_shell(chrome).escalate
+    # An empty mount point is a shell whatever the page says around it.
+    mount = page("<main><h1>Orders</h1><p>Your orders of the last twelve months are listed "
+                 f"below.</p><div id='app'></div></main>{APP_JS}")
+    assert classify_shell(mount).reason == "empty-mount:app"
+
+
 def test_thin_static_page_without_scripts_is_not_a_shell() -> None:
     verdict = classify_shell(page("<h1>Contact</h1><p>Write to us.</p>"))
     assert not verdict.is_shell
