@@ -80,14 +80,63 @@ async def test_not_ready_returns_dom_with_warning_within_timeout(
     assert any(w.startswith("readiness not reached") for w in result.warnings)
 
 
-async def test_settled_page_that_is_not_ready_ends_early(renderer: Any, pages: PageServer) -> None:
+async def test_settled_short_page_is_ready_early(renderer: Any, pages: PageServer) -> None:
+    """A short page that is done (DOM unchanged, nothing in flight, nothing due soon) is
+    captured then, ready, with the conditions in its reason: not at the 8 s deadline."""
     result = await renderer.render(pages.origin + "/short", RenderOptions(timeout_ms=8000))
-    assert not result.readiness.passed
+    assert result.readiness.passed
     assert result.readiness.reason == (
-        "main-selector-failed: main text 22 < 200 chars"
-        " (the page settled: nothing left to run for 1000 ms)")
-    assert 1000 <= result.readiness.elapsed_ms < 3000  # not the 8 s deadline
+        "ready:settled-short (dom unchanged 500 ms, no request in flight, nothing due within"
+        " 2000 ms; main text 22 < 200 chars)")
+    assert 500 <= result.readiness.elapsed_ms < 3000  # not the 8 s deadline
+    assert result.warnings == ()
     assert "Too little text." in result.html
+
+
+async def test_a_short_page_missing_its_heading_is_still_not_ready(
+        renderer: Any, pages: PageServer) -> None:
+    spec = ReadinessSpec(required_heading="^Overview$")
+    result = await renderer.render(pages.origin + "/short",
+                                   RenderOptions(timeout_ms=8000, readiness=spec))
+    assert not result.readiness.passed
+    assert result.readiness.reason.startswith("main-selector-failed: main text 22 < 200")
+    assert result.readiness.reason.endswith("(the page settled: nothing left to run for 500 ms)")
+
+
+async def test_a_timer_due_later_than_the_horizon_does_not_hold_a_page(
+        renderer: Any, pages: PageServer) -> None:
+    """A keep-alive set for a minute from now, or a slow interval between its ticks, is
+    nothing that could change the page within the horizon; a frame of a running
+    animation is (the page keeps changing: the deadline decides)."""
+    pages.extra["/short-later"] = (
+        "<!doctype html><main><h1>Later</h1><p>One sentence, and done.</p></main><script>"
+        "setTimeout(() => document.title = 'x', 60000); setInterval(() => {}, 30000);"
+        "</script>")
+    result = await renderer.render(pages.origin + "/short-later", RenderOptions(timeout_ms=8000))
+    assert result.readiness.reason.startswith("ready:settled-short"), result.readiness
+    assert result.readiness.elapsed_ms < 3000
+    pages.extra["/short-spinning"] = (
+        "<!doctype html><main><h1>Spinning</h1><p>One sentence, and done.</p></main><script>"
+        "const spin = () => requestAnimationFrame(spin); spin();</script>")
+    result = await renderer.render(pages.origin + "/short-spinning",
+                                   RenderOptions(timeout_ms=2500))
+    assert not result.readiness.passed
+    assert result.readiness.elapsed_ms >= 1500
+
+
+async def test_link_elements_that_load_nothing_do_not_hold_a_page(
+        renderer: Any, pages: PageServer) -> None:
+    """<link rel=index>, rel=canonical, an icon: no load event ever comes for them (they
+    held a documentation site's search page until the deadline)."""
+    pages.extra["/short-links"] = (
+        "<!doctype html><html><head><link rel=canonical href=/short-links>"
+        "<link rel=index href=/genindex><link rel=search href='#'>"
+        "<link rel='shortcut icon' href=/favicon.svg><link rel=stylesheet href=/missing.css>"
+        "</head><body><main><h1>Search</h1><p>Type the words to look for.</p></main>"
+        "<script src=/cdn-missing.js defer></script></body></html>")
+    result = await renderer.render(pages.origin + "/short-links", RenderOptions(timeout_ms=8000))
+    assert result.readiness.reason.startswith("ready:settled-short"), result.readiness
+    assert result.readiness.elapsed_ms < 3000
 
 
 # Content that comes after more than the settle time of DOM quiet, held up by something
@@ -261,11 +310,16 @@ async def test_page_without_main_falls_back_to_body(renderer: Any, pages: PageSe
     assert result.readiness.reason == "main-selector+stable"
     assert "<h1>Late main</h1>" in result.html
 
-    # Navigation and footer text does not count as content.
+    # Navigation and footer text does not count as content: the page is short, and done.
     result = await renderer.render(pages.origin + "/chrome-only", RenderOptions(timeout_ms=1500))
+    assert result.readiness.reason.startswith("ready:settled-short")
+    assert "body text 11 < 200 chars" in result.readiness.reason  # "Stub Short."
+    waits = ReadinessSpec(settled_after_ms=None)
+    result = await renderer.render(pages.origin + "/chrome-only",
+                                   RenderOptions(timeout_ms=1500, readiness=waits))
     assert not result.readiness.passed
     assert result.readiness.reason.startswith("fallback-body-failed: none of main, article")
-    assert "body text 11 < 200 chars" in result.readiness.reason  # "Stub Short."
+    assert "body text 11 < 200 chars" in result.readiness.reason
 
     # Turned off, a page without main waits for one until the deadline, as before.
     spec = ReadinessSpec(fallback_after_ms=None, stability_window_ms=0)

@@ -16,9 +16,9 @@ handlers (``unload``, ``pagehide``, ``beforeunload``) are not registered: they r
 only after the capture, and they are how a page would write state for the next one.
 
 The same init script counts what could still change a page's DOM (timers not yet
-run, fetch and XHR in flight, sockets, workers and channels ever opened) for the
-readiness engine, which ends a page early once nothing is left
-(:mod:`pressmark.render._readiness`).
+run, with when each is due; fetch and XHR in flight; sockets, workers and channels ever
+opened) for the readiness engine, which ends a page early once nothing is left that is
+due soon (:mod:`pressmark.render._readiness`).
 
 A tab is reused for the next page only after its state is gone. The capture itself
 clears the top frame's ``sessionStorage`` and ``window.name`` and freezes the document
@@ -70,25 +70,42 @@ LEAN_SCRIPT = r"""
   }
   // What could still change the DOM without a user: timers not yet run, requests in
   // flight (fetch and its body, XHR), and sockets, workers or channels ever opened. The
-  // readiness engine asks busy() to end early a page that can no longer become ready;
-  // it uses the original timers (timers below), so its own waits do not count.
+  // readiness engine asks busy() to end early a page that can no longer become ready,
+  // and busyWithin(ms) for what is due within ms (a timer set for a minute from now, a
+  // slow interval between its ticks, do not count); it uses the original timers
+  // (timers below), so its own waits do not count. Each pending entry keeps its cancel
+  // function and when it is next due (frames and idle callbacks: at once).
   const timers = { setTimeout: window.setTimeout, clearTimeout: window.clearTimeout };
   const pending = new Map();
   const idle = new Set();
   let inflight = 0, opened = 0, overflow = false;
   const quiet = () => { for (const notify of Array.from(idle)) { try { notify(); } catch (e) {} } };
-  const track = (name, cancelName, once, siblings) => {
+  const track = (name, cancelName, kind, siblings) => {
     const original = window[name], cancel = window[cancelName];
     if (typeof original !== 'function' || typeof cancel !== 'function') return;
     window[name] = function (callback, ...rest) {
       let id = 0;
-      const run = once && typeof callback === 'function'
-        ? function (...a) {
+      const delay = kind === 'frame' ? 0 : Math.max(0, Number(rest[0]) || 0);
+      let run = callback;
+      if (typeof callback === 'function' && kind !== 'interval') {
+        run = function (...a) {
           try { return callback.apply(this, a); } finally { pending.delete(name + id); quiet(); }
-        }
-        : callback;
+        };
+      } else if (typeof callback === 'function') {
+        run = function (...a) {
+          const entry = pending.get(name + id);
+          if (entry) entry.due = performance.now() + delay;
+          try { return callback.apply(this, a); } finally { quiet(); }
+        };
+      }
       id = original.call(this, run, ...rest);
-      if (pending.size < 100000) pending.set(name + id, () => cancel(id)); else overflow = true;
+      // A string callback cannot be wrapped: it is not tracked (nothing would end it).
+      if (typeof callback !== 'function') return id;
+      if (pending.size < 100000) {
+        pending.set(name + id, { cancel: () => cancel(id), due: performance.now() + delay });
+      } else {
+        overflow = true;
+      }
       return id;
     };
     window[cancelName] = function (id) {
@@ -99,11 +116,11 @@ LEAN_SCRIPT = r"""
     };
   };
   // setTimeout and setInterval share their ids: either clear function clears both.
-  track('setTimeout', 'clearTimeout', true, ['setTimeout', 'setInterval']);
-  track('setInterval', 'clearInterval', false, ['setTimeout', 'setInterval']);
-  track('requestAnimationFrame', 'cancelAnimationFrame', true, ['requestAnimationFrame']);
+  track('setTimeout', 'clearTimeout', 'once', ['setTimeout', 'setInterval']);
+  track('setInterval', 'clearInterval', 'interval', ['setTimeout', 'setInterval']);
+  track('requestAnimationFrame', 'cancelAnimationFrame', 'frame', ['requestAnimationFrame']);
   if (window.requestIdleCallback) {
-    track('requestIdleCallback', 'cancelIdleCallback', true, ['requestIdleCallback']);
+    track('requestIdleCallback', 'cancelIdleCallback', 'frame', ['requestIdleCallback']);
   }
   const settles = (promise) => {
     inflight++;
@@ -149,11 +166,19 @@ LEAN_SCRIPT = r"""
   Object.defineProperty(window, Symbol.for('pressmark.busy'), {
     value: () => (overflow || opened ? 1 : 0) + pending.size + inflight,
   });
+  Object.defineProperty(window, Symbol.for('pressmark.busyWithin'), {
+    value: (ms) => {
+      const by = performance.now() + ms;
+      let due = 0;
+      for (const entry of pending.values()) if (entry.due <= by) due++;
+      return (overflow || opened ? 1 : 0) + due + inflight;
+    },
+  });
   // After the capture the document is frozen: its timers end, it loads and navigates no
   // more, and it can write no state the next page in this tab could read.
   const noop = () => 0;
   Object.defineProperty(window, Symbol.for('pressmark.freeze'), { value: () => {
-    for (const cancel of pending.values()) { try { cancel(); } catch (e) {} }
+    for (const entry of pending.values()) { try { entry.cancel(); } catch (e) {} }
     pending.clear();
     for (const name of ['setTimeout', 'setInterval', 'requestAnimationFrame',
                         'requestIdleCallback', 'queueMicrotask']) {

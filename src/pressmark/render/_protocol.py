@@ -34,10 +34,15 @@ class ReadinessSpec:
     ``fallback_after_ms`` have passed since navigation and the document has loaded (or
     at the last sample), so a shell that builds its ``<main>`` late still gets it.
     ``None`` turns the fallback off. The report then says ``fallback-body+...``.
-    A page that fails (A) and has *settled* (loaded; no timer, request, frame, socket
-    or worker left that could change it; no DOM change for ``settled_after_ms``) can no
-    longer become ready, so it ends then, not at the deadline: a short static page in
-    a ``render="always"`` crawl costs a second, not the whole timeout. ``None`` waits.
+    A page that fails (A) but has *settled* is done as it is, short by nature (a search
+    page, a one-line notice): loaded; no request in flight; no frame, socket or worker;
+    no timer, animation frame or idle callback due within ``settle_horizon_ms`` (a timer
+    set for later, or a slow interval between two ticks, does not hold it back); no DOM
+    change for ``settled_after_ms`` (by default the stability window). It ends then,
+    ready, with the outcome ``ready:settled-short`` and the conditions that held in its
+    reason, not at the deadline: a short static page costs half a second, not the whole
+    timeout. A required heading still has to be there, and a content root (a main element,
+    or the body fallback). ``None`` waits for the deadline.
     """
 
     main_selectors: tuple[str, ...] = ("main", "article", "[role=main]")
@@ -51,7 +56,8 @@ class ReadinessSpec:
     max_scrolls: int = 40
     ignore_selectors: tuple[str, ...] = ()
     fallback_after_ms: int | None = 1_000
-    settled_after_ms: int | None = 1_000
+    settled_after_ms: int | None = 500
+    settle_horizon_ms: int = 2_000
     boilerplate_selectors: tuple[str, ...] = (
         "nav", "header", "footer", "aside", "[role=navigation]", "[role=banner]",
         "[role=contentinfo]", "[role=complementary]", "[role=dialog]", "[role=alertdialog]",

@@ -11,9 +11,12 @@ change, so a page that settled early passes early and a page that keeps changing
 is re-checked only when its timer is due. A change that leaves the root's text as
 it was (a node replaced by an identical one) does not restart the window.
 
-A page that cannot pass and has settled (nothing left to run that could change
-it, counted by the tab's init script, and no DOM change for ``settled_after_ms``)
-ends then, as not ready, instead of at the deadline.
+A page whose main content stays short but that is done (no DOM change for
+``settled_after_ms``, no request in flight, nothing the tab's init script counts due
+within ``settle_horizon_ms``: a search page, a one-line notice) ends then, ready, with
+the outcome ``ready:settled-short`` and the conditions that held in its reason, instead
+of waiting for the deadline. A page that keeps changing, or keeps something pending,
+still meets the deadline.
 
 The budget comes from the render's deadline, so the renderer keeps ``timeout_ms``
 even when a pattern cannot pass. A page that navigates mid-pattern (a client
@@ -96,12 +99,22 @@ async ([phase, a, budget]) => {
     w = { root: undefined, lastChange: performance.now(), lastAny: performance.now(),
           loading: 0, listeners: new Set() };
     // A script, style sheet or frame added to the page is loading until it fires
-    // load or error: the page is not settled meanwhile.
-    const loads = (node) => {
-      if (node.nodeType !== 1) return;
+    // load or error: the page is not settled meanwhile. Only elements that fire one
+    // count: a <link rel=canonical|index|icon> or a template script never does.
+    const fetches = (node) => {
       const tag = node.tagName;
-      if (!((tag === 'SCRIPT' && node.src) || (tag === 'LINK' && node.href)
-            || tag === 'IFRAME')) return;
+      if (tag === 'IFRAME') return true;
+      if (tag === 'SCRIPT') {
+        const type = (node.type || '').trim().toLowerCase();
+        return !!node.src && (!type || type === 'module' || type.includes('javascript')
+                              || type.includes('ecmascript'));
+      }
+      if (tag !== 'LINK' || !node.href) return false;
+      const rel = ' ' + (node.rel || '').toLowerCase() + ' ';
+      return /\s(stylesheet|preload|modulepreload)\s/.test(rel) && !node.sheet;
+    };
+    const loads = (node) => {
+      if (node.nodeType !== 1 || !fetches(node)) return;
       w.loading++;
       const done = () => {
         node.removeEventListener('load', done); node.removeEventListener('error', done);
@@ -164,28 +177,31 @@ async ([phase, a, budget]) => {
       return ok;
     };
     if (check(false)) return { ok: true, samples, ...last };
-    // Settled: loaded, nothing that could still change the DOM (see _lean's busy()), no
-    // frame, and no DOM change for a.settle ms. Such a page can no longer become ready.
-    const busy = window[Symbol.for('pressmark.busy')];
+    // Settled: loaded, nothing in flight and nothing due within a.horizon ms that could
+    // still change the DOM (see _lean's busyWithin()), no frame, and no DOM change for
+    // a.settle ms. Such a page is done as it is, short or not (ready:settled-short).
+    const busy = window[Symbol.for('pressmark.busyWithin')];
     const idle = window[Symbol.for('pressmark.idle')];
     const canSettle = a.settle !== null && typeof busy === 'function';
     return await new Promise((resolve) => {
       const timers = [];
       let pending = null, checked = performance.now(), settleTimer = null;
-      const finish = (ok, gaveUp) => {
+      const finish = (ok, settledAt) => {
         timers.forEach(clearTimeout); clearTimeout(pending); clearTimeout(settleTimer);
         w.listeners.delete(soon); document.removeEventListener('readystatechange', soon);
         if (idle) idle.delete(nudge);
-        resolve({ ok, samples, settled: !!gaveUp, ...last });
+        const settled = settledAt === undefined ? {} : {
+          settled: true, lastChange: w.lastAny, settledAt };
+        resolve({ ok, samples, ...settled, ...last });
       };
       const trySettle = () => {
         settleTimer = null;
-        if (busy() !== 0 || w.loading !== 0 || document.readyState !== 'complete'
+        if (busy(a.horizon) !== 0 || w.loading !== 0 || document.readyState !== 'complete'
             || document.querySelector('iframe,frame,object,embed')) return;  // next nudge
-        const wait = w.lastAny + a.settle - performance.now();
+        const now = performance.now(), wait = w.lastAny + a.settle - now;
         if (wait > 0) { settleTimer = setTimeout(trySettle, wait); return; }
         const ok = check(true);
-        finish(ok, !ok);
+        finish(ok, ok ? undefined : now);
       };
       // Something ended (a timer, a request, a load) or changed: look again, once.
       const nudge = () => {
@@ -306,6 +322,7 @@ def _settings(spec: ReadinessSpec) -> dict[str, Any]:
         "ignore": list(spec.ignore_selectors),
         "fallbackAfter": spec.fallback_after_ms,
         "settle": spec.settled_after_ms,
+        "horizon": spec.settle_horizon_ms,
         "boilerplate": list(spec.boilerplate_selectors),
     }
 
@@ -338,6 +355,19 @@ async def _run_phase(
                 continue
             raise
         return dict(result) if isinstance(result, dict) else {"ok": False, "samples": 0}
+
+
+SETTLED_SHORT = "ready:settled-short"
+"""The outcome of a page that is done before its main content reached the size asked for
+(a search page, a one-line notice): its DOM unchanged for ``settled_after_ms``, nothing in
+flight, nothing due within ``settle_horizon_ms``."""
+
+
+def _settled_reason(result: dict[str, Any], spec: ReadinessSpec) -> str:
+    """``ready:settled-short (...)``: which conditions held, and what the main check saw."""
+    return (f"{SETTLED_SHORT} (dom unchanged {spec.settled_after_ms} ms, no request in"
+            f" flight, nothing due within {spec.settle_horizon_ms} ms;"
+            f" {_failed('main-selector', result, spec).partition(': ')[2]})")
 
 
 def _fail_reason(step: str, result: dict[str, Any], spec: ReadinessSpec) -> str:
@@ -415,6 +445,9 @@ async def wait_ready(
         steps.append("stable")
 
     for step in steps:
+        if step == "stable" and passed and passed[0].startswith(SETTLED_SHORT) and (
+                (spec.settled_after_ms or 0) >= spec.stability_window_ms):
+            continue  # the DOM was unchanged for longer than the window already
         try:
             if step == "network-idle":
                 assert spec.network_idle_ms is not None
@@ -436,6 +469,16 @@ async def wait_ready(
         if step == "stable" and isinstance(result.get("confirmedAt"), int | float):
             tally.last_change_ms = round(float(result.get("lastChange") or 0.0), 1)
             tally.stable_at_ms = round(float(result["confirmedAt"]), 1)
+        settled_short = (step == "main-selector" and not result.get("ok")
+                         and bool(result.get("settled")) and bool(result.get("heading", True))
+                         and result.get("sel") is not None)
+        if settled_short:
+            # Done as it is: the page settled, short. Not when the heading it must have is
+            # missing, nor when it has no content root at all (no main, fallback off).
+            tally.last_change_ms = round(float(result.get("lastChange") or 0.0), 1)
+            tally.stable_at_ms = round(float(result.get("settledAt") or 0.0), 1)
+            passed.append(_settled_reason(result, spec))
+            continue
         if not result.get("ok"):
             failed = step
             if step == "main-selector" and result.get("sel") is not None and not result.get(
@@ -443,7 +486,8 @@ async def wait_ready(
             ) and int(result.get("len", 0)) >= spec.min_main_text_chars:
                 failed = "heading"
             return report(False, _fail_reason(failed, result, spec))
-        if step == "stable" and result.get("root") not in (None, "body") and passed:
+        if step == "stable" and result.get("root") not in (None, "body") and passed \
+                and not passed[0].startswith(SETTLED_SHORT):
             # The body passed (A) but a main element appeared since (a late shell):
             # stability was judged on it, so that is the selector the report names.
             passed[0] = "main-selector"
