@@ -2,7 +2,8 @@
 
 Exit codes (see :mod:`pressmark.cli._main`): 0 when at least one page was
 fetched, 2 for invalid configuration, 3 when every page was denied (egress
-policy or robots.txt), 5 when the crawl was interrupted or every page failed.
+policy or robots.txt), 5 when the crawl was interrupted, could not write its
+output (a full disk) or every page failed.
 """
 
 from __future__ import annotations
@@ -25,10 +26,12 @@ from pressmark.crawl import (
 )
 from pressmark.crawl._progress import default_progress
 
+_FAILED_STOPS = ("interrupted", "disk-full", "output-error")
+
 
 def _exit_code(manifest: CrawlManifest) -> int:
     s = manifest.summary
-    if not manifest.complete and manifest.stop_reason == "interrupted":
+    if not manifest.complete and manifest.stop_reason in _FAILED_STOPS:
         return 5
     outcomes = s["by_outcome"]
     if s["pages"] == 0 or outcomes.get("ok", 0) + outcomes.get("not-modified", 0) > 0:
@@ -167,6 +170,9 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
                               resume=resume, progress=default_progress(quiet=quiet),
                               engine=runner)
     except CrawlError as exc:
+        if exc.code == "output-error":  # the output directory failed, not the command line
+            click.echo(f"error: {exc}", err=True)
+            raise SystemExit(5) from exc
         raise click.UsageError(str(exc)) from exc
     code = _exit_code(manifest)
     if not quiet:
@@ -200,6 +206,12 @@ def _why(manifest: CrawlManifest, out_dir: Path, loopback: tuple[str, ...]) -> l
     if not manifest.complete and manifest.stop_reason == "interrupted":
         return [f"interrupted: {out_dir} holds the pages so far; run the same command with "
                 "--resume to continue"]
+    if not manifest.complete and manifest.stop_reason in _FAILED_STOPS:
+        what = "the disk is full" if manifest.stop_reason == "disk-full" else \
+            "its output could not be written"
+        return [f"stopped: {what}; {out_dir / 'manifest.json'} and pages.jsonl describe the "
+                f"{manifest.summary.get('pages', 0)} pages written; free space, then run the "
+                "same command with --resume to continue"]
     lines: list[str] = []
     if manifest.pages:
         seeds = [(p.url, p.error.kind, p.error.message) for p in manifest.pages

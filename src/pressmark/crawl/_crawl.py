@@ -2,7 +2,10 @@
 
 Only invalid configuration raises (:class:`CrawlError`); every page failure is
 a record in the manifest. ``manifest.json`` is written at the end, also when
-the crawl is interrupted (Ctrl-C, cancellation, time budget).
+the crawl is interrupted (Ctrl-C, cancellation, time budget) or stops because its
+output cannot be written (``stop_reason`` ``disk-full`` or ``output-error``: the
+manifest then describes exactly the pages ``pages.jsonl`` holds). Only a manifest
+that cannot be written either raises (:class:`CrawlError`, code ``output-error``).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pressmark.crawl._canonical import canonical_parts
-from pressmark.crawl._engine import Engine
+from pressmark.crawl._engine import OUTPUT_STOPS, Engine
 from pressmark.crawl._fetcher import LiveFetcher, PageFetcher, ReplayFetcher
 from pressmark.crawl._linkmemo import LinkMemo
 from pressmark.crawl._manifest import CrawlManifest, PageRecord
@@ -144,6 +147,7 @@ async def crawl(
             restored = (journal.load(), out.read_pages())
         journal.open()
         out.open_pages()
+        out.reserve(extra=len(json.dumps(identity)))
     stop = stop or asyncio.Event()
     progress = progress or NullProgress()
     target: SnapshotStore | None = None  # where fetched snapshots are put
@@ -198,7 +202,8 @@ async def crawl(
         raise
     finally:
         duration = prior_s + (time.monotonic() - t0)
-        complete = not interrupted and runner.stop_reason not in ("interrupted", "time-budget")
+        complete = not interrupted and runner.stop_reason not in (
+            "interrupted", "time-budget", *OUTPUT_STOPS)
         manifest = CrawlManifest(
             started_at=started_at, finished_at=_utc_now(),
             seeds=tuple(url for _, url, _ in seed_list), policy=policy.describe(),
@@ -208,7 +213,7 @@ async def crawl(
         )
         try:
             if out is not None:
-                out.write_manifest(manifest.to_dict())
+                _write_manifest(out, manifest, runner.output_error)
         finally:
             if journal is not None:
                 journal.close()
@@ -223,6 +228,16 @@ async def crawl(
                 writer.close()
             progress.finish(manifest)
     return manifest
+
+
+def _write_manifest(out: OutputDir, manifest: CrawlManifest, failed: str | None) -> None:
+    try:
+        out.write_manifest(manifest.to_dict())
+    except OSError as exc:
+        out.release_reserve()
+        why = f"; it stopped because {failed}" if failed else ""
+        raise CrawlError(f"could not write {out.manifest_path} ({type(exc).__name__}: {exc})"
+                         f"{why}", code="output-error") from exc
 
 
 def crawl_stores(policy: CrawlPolicy, out: OutputDir | None,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import functools
 import itertools
 import time
@@ -28,7 +29,7 @@ from pressmark.crawl._fetcher import PageFetcher
 from pressmark.crawl._frontier import Frontier, FrontierItem, Via
 from pressmark.crawl._levels import Candidates, Cut, Gate, Key, LocalGate, order_key
 from pressmark.crawl._manifest import CrawlSummary, PageError, PageRecord
-from pressmark.crawl._output import OutputDir
+from pressmark.crawl._output import OutputDir, disk_full
 from pressmark.crawl._pagework import PageWorker
 from pressmark.crawl._policy import CrawlPolicy, FollowCandidate, Scope, Seed
 from pressmark.crawl._process import PageWork, StoreSpec
@@ -57,12 +58,20 @@ if TYPE_CHECKING:
 STORE_BACKLOG = 4
 """Pages waiting only for their snapshot put, per unit of ``concurrency``."""
 
-STOP_GRACE_S = {"interrupted": 2.0, "time-budget": 0.1}
+STOP_GRACE_S = {"interrupted": 2.0, "time-budget": 0.1, "disk-full": 0.1, "output-error": 0.1}
 """How long in-flight pages may still finish once the crawl stops."""
+
+OUTPUT_STOPS = frozenset({"disk-full", "output-error"})
+"""Stop reasons of a crawl that could not write its output (a full disk, an I/O error)."""
 
 FLUSH_EVERY_PAGES = 64
 FLUSH_EVERY_S = 0.25
 """Page records reach the kernel in batches this big or this old (see _output)."""
+
+
+class _NoRoom(Exception):
+    """The page's snapshot or files could not be written for want of room: it is not
+    finished, so it gets no record (a resumed crawl fetches it again)."""
 
 
 def _origin(url: str) -> str:
@@ -133,6 +142,8 @@ class Engine:
         """Pages (counted in ``in_flight`` too) whose request is done and that only wait for
         their snapshot put; the dispatcher does not count them against ``concurrency``."""
         self.stop_reason: str | None = None
+        self.output_error: str | None = None
+        """Why the crawl's output could not be written (it stopped then), or ``None``."""
         # Optional on custom fetchers: without it, robots is only checked when fetching.
         self._robots_allows = getattr(fetcher, "robots_allows", None)
         pace_hops_with = getattr(fetcher, "pace_hops_with", None)
@@ -188,11 +199,56 @@ class Engine:
                                     or now - self._flushed_at >= FLUSH_EVERY_S):
             return
         self._flushed_at = now
-        if self.journal is not None:
-            self.journal.flush()
-        self.out.flush_pages()
+        try:
+            if self.journal is not None:
+                self.journal.flush()
+            self.out.flush_pages()  # whole or not at all: unwritten lines stay queued
+            if self.links is not None:
+                self.links.flush()
+        except OSError as exc:
+            self._output_failed(exc)
+
+    def _flush_journal(self) -> None:
+        try:
+            if self.journal is not None:
+                self.journal.flush()
+        except OSError as exc:
+            self._output_failed(exc)
+
+    def _output_failed(self, exc: BaseException) -> None:
+        """The crawl cannot write its output: it stops (see :meth:`_settle_output`)."""
+        if self.output_error is None:
+            self.output_error = f"{type(exc).__name__}: {exc}"
+            self.stop_reason = "disk-full" if disk_full(exc) else "output-error"
+        self.stop.set()
+        self._wake.set()
+
+    def _settle_output(self) -> None:
+        """After a write failure, write what is still queued in the space the reserve gave
+        back, or drop it: the summary then counts exactly the pages ``pages.jsonl`` holds."""
+        if self.out is None or self.output_error is None:
+            return
+        if self.writer is not None:
+            self.writer.close()  # no put may take the reserve's space from the last lines
+        self.out.release_reserve()
+        try:
+            if self.journal is not None:
+                self.journal.flush()
+            self.out.flush_pages()
+        except OSError:
+            if self.journal is not None:
+                self.journal.drop()
+            dropped = {id(record) for record in self.out.drop_pages()}
+            self.pages = [page for page in self.pages if id(page) not in dropped]
+            summary = CrawlSummary()
+            summary.urls_refused = self.summary.urls_refused
+            for page in self.pages:
+                summary.add(page)
+            self.summary = summary
         if self.links is not None:
-            self.links.flush()
+            # Derived data: a missing line only means a page is parsed again.
+            with contextlib.suppress(OSError):
+                self.links.flush()
 
     def _record_robots_denied(self, url: str, depth: int) -> None:
         """A URL robots.txt (already cached) disallows: recorded at once, never requested."""
@@ -234,8 +290,7 @@ class Engine:
                 self.admit(url, host, 0, None, "seed", seed_index=index, path=(index,))
         if self.policy.discovery in ("sitemap", "both"):
             self._sitemap_task = asyncio.create_task(self._discover_sitemaps())
-        if self.journal is not None:
-            self.journal.flush()
+        self._flush_journal()
         tasks: set[asyncio.Task[None]] = set()
         try:
             depth = 0
@@ -247,7 +302,7 @@ class Engine:
                 depth += 1
         finally:
             if tasks:
-                if self.stop_reason in ("interrupted", "time-budget"):
+                if self.stop_reason in STOP_GRACE_S:
                     # In-flight pages get a short grace; then they are cancelled (their
                     # workers killed), so the budget and a signal hold whatever pages hold.
                     await asyncio.wait(tasks, timeout=STOP_GRACE_S[self.stop_reason])
@@ -257,9 +312,8 @@ class Engine:
             if self._sitemap_task is not None and not self._sitemap_task.done():
                 self._sitemap_task.cancel()
                 await asyncio.gather(self._sitemap_task, return_exceptions=True)
-            if self.journal is not None:
-                self.journal.flush()
             self._maybe_flush(force=True)
+            self._settle_output()
             if self._own_writer and self.writer is not None:
                 self.writer.close()
 
@@ -399,17 +453,24 @@ class Engine:
                                             self.sitemap, on_url, parse=parse)
             await self.flush_outbox()
         finally:
-            if self.journal is not None:
-                self.journal.flush()
+            self._flush_journal()
             self._wake.set()
 
     async def _page(self, item: FrontierItem) -> None:
         try:
-            record = await self._fetch_and_process(item)
-        except asyncio.CancelledError:
+            try:
+                record = await self._fetch_and_process(item)
+            except Exception as exc:
+                if isinstance(exc, _NoRoom) or not disk_full(exc):
+                    raise
+                self._output_failed(exc)
+                raise _NoRoom from exc
+        except (asyncio.CancelledError, _NoRoom) as exc:
             self.frontier.release(item.host)
             self.in_flight -= 1
             self._wake.set()
+            if isinstance(exc, _NoRoom):
+                return  # unfinished, unrecorded
             raise
         except Exception as exc:  # a bug on one page must not end the crawl
             record = PageRecord(url=item.url, final_url=None, depth=item.depth, status=None,
@@ -419,8 +480,8 @@ class Engine:
         if self.out is not None:
             self.out.append_page(record)
             self._maybe_flush()
-        elif self.journal is not None:
-            self.journal.flush()
+        else:
+            self._flush_journal()
         self.summary.add(record)
         self.pages.append(record)
         self._note_done(record)
@@ -465,6 +526,9 @@ class Engine:
             kept = self.work.kept(item, fetched)
             try:
                 work = await self.work.run(item, fetched, put_in_worker, kept)
+                if work is not None and work.disk_full is not None:
+                    self._output_failed(OSError(errno.ENOSPC, work.disk_full))
+                    raise _NoRoom
                 if work is not None:
                     self._admit_links(item, work)
             except (PageTimeout, WorkerDied) as exc:
@@ -479,6 +543,9 @@ class Engine:
                 try:
                     source_ref = (await put).source_ref
                 except Exception as exc:  # a store failure is this page's error, not the crawl's
+                    if disk_full(exc):
+                        self._output_failed(exc)
+                        raise _NoRoom from exc
                     return store_failed(item, fetched, f"{type(exc).__name__}: {exc}")
         finally:
             self.storing -= 1

@@ -15,11 +15,12 @@ key already in the file is not written twice.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 from pressmark._version import __version__
+from pressmark.crawl._output import append_whole, open_append
 
 Link = tuple[str, str]
 
@@ -49,7 +50,7 @@ class LinkMemo:
         self._lines: dict[str, str] = {}
         self._known: set[str] = set()
         self._buffer: list[str] = []
-        self._fh: IO[str] | None = None
+        self._fd: int | None = None
         self._torn = False
 
     def load(self) -> None:
@@ -92,19 +93,24 @@ class LinkMemo:
         self._buffer.append(f"{key}\t{body}\n")
 
     def flush(self) -> None:
+        """Append the buffered lines whole or not at all. Derived data: lines that cannot
+        be written (a full disk) are dropped, and the error is raised for the crawl."""
         if not self._buffer:
             return
-        if self._fh is None:
+        if self._fd is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = self.path.open("a", encoding="utf-8")  # closed in close()
+            self._fd = open_append(self.path)  # closed in close()
             if self._torn:  # end the torn line, so the new lines stay whole
                 self._buffer.insert(0, "\n")
-        self._fh.write("".join(self._buffer))
-        self._fh.flush()
+                self._torn = False
+        data = "".join(self._buffer).encode("utf-8")
         self._buffer.clear()
+        append_whole(self._fd, data)
 
     def close(self) -> None:
-        self.flush()
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+        try:
+            self.flush()
+        finally:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None

@@ -3,14 +3,22 @@
 ``pages.jsonl`` is appended one line per finished page; lines are handed to
 the kernel in small batches (after the frontier journal), so a SIGKILL loses
 at most the last batch, whose pages a resumed crawl simply fetches again, and
-a partial last line, which resume drops. ``manifest.json`` is written
+a partial last line, which resume drops. A batch the kernel refuses (a full
+disk, a quota, a file size limit) is cut off again (:func:`append_whole`): the
+file never holds a torn line while the crawl runs. ``manifest.json`` is written
 atomically (temp file, fsync, rename). Markdown and evidence files are written
 by name into their own directories, through a temp file and a rename, so a
 reader never sees half a file.
+
+WHY a reserve: when the disk fills up the crawl still has to say what it wrote
+(its last page lines and the manifest). ``.state/reserve`` holds space for that
+from the start; the crawl gives it back just before those last writes.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -18,13 +26,17 @@ import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from pressmark.crawl._manifest import PageRecord
 from pressmark.crawl._policy import CrawlError
 
 _SLUG_BAD = re.compile(r"[^a-z0-9]+")
 MAX_SLUG = 60
+FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+"""A full disk, a full quota, a file size limit (``RLIMIT_FSIZE``): no room to write."""
+RESERVE_BYTES = 512 * 1024
+"""Space held back for the last page lines and the manifest (plus the seeds' size)."""
 
 
 def page_name(source_id: str, url: str) -> str:
@@ -35,15 +47,55 @@ def page_name(source_id: str, url: str) -> str:
     return f"{digest}-{slug}"
 
 
+def disk_full(exc: BaseException | None) -> bool:
+    """Is ``exc`` (or what caused it) the kernel saying there is no room to write?"""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, OSError) and exc.errno in FULL_ERRNOS:
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
 def write_atomic(path: Path, data: bytes, *, durable: bool = False) -> None:
-    """Write ``data`` to ``path`` through a sibling temp file and a rename."""
+    """Write ``data`` to ``path`` through a sibling temp file and a rename.
+
+    A write that fails (a full disk) leaves no temp file behind to hold the space."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with tmp.open("wb") as fh:
-        fh.write(data)
-        if durable:
-            fh.flush()
-            os.fsync(fh.fileno())
-    tmp.replace(path)
+    try:
+        with tmp.open("wb") as fh:
+            fh.write(data)
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
+        tmp.replace(path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+
+
+def open_append(path: Path) -> int:
+    """A descriptor appending to ``path`` (created if missing), for :func:`append_whole`."""
+    return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+
+
+def append_whole(fd: int, data: bytes) -> None:
+    """Append ``data`` whole or not at all: a short or failed write is cut off again.
+
+    One writer per file (the crawl process), so the end before the write is ours to
+    return to. The error (ENOSPC, EDQUOT, EFBIG, EIO) is raised for the caller to decide.
+    """
+    start = os.lseek(fd, 0, os.SEEK_END)
+    view = memoryview(data)
+    try:
+        while view:
+            view = view[os.write(fd, view) :]
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, start)
+        raise
 
 
 def dumps_line(obj: dict[str, Any]) -> str:
@@ -63,8 +115,9 @@ class OutputDir:
         self.manifest_path = root / "manifest.json"
         self.links_path = root / ".cache" / "links.jsonl"
         """The links found in each snapshot (see :mod:`pressmark.crawl._linkmemo`)."""
-        self._pages: IO[str] | None = None
-        self._buffer: list[str] = []
+        self.reserve_path = self.state_dir / "reserve"
+        self._pages: int | None = None
+        self._buffer: list[tuple[str, PageRecord]] = []
 
     def prepare(self, *, resume: bool, replace: bool = False) -> list[PageRecord]:
         """Create the layout; return the pages of the finished crawl this one replaces.
@@ -116,28 +169,57 @@ class OutputDir:
                     yield json.loads(line)
 
     def open_pages(self) -> None:
-        self._pages = self.pages_path.open("a", encoding="utf-8")  # closed in close()
+        self._pages = open_append(self.pages_path)  # closed in close()
+
+    def reserve(self, extra: int = 0) -> None:
+        """Hold back room for the last writes (see the module docstring); best effort:
+        a disk too full for it already fails at the first write, as it would anyway."""
+        size = RESERVE_BYTES + max(0, extra)
+        try:
+            fd = os.open(self.reserve_path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError:
+            return
+        try:
+            os.posix_fallocate(fd, 0, size)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, 0)
+        finally:
+            os.close(fd)
+
+    def release_reserve(self) -> None:
+        with contextlib.suppress(OSError):
+            self.reserve_path.unlink()
 
     def append_page(self, record: PageRecord) -> None:
         """Queue one line; :meth:`flush_pages` hands queued lines to the kernel."""
-        self._buffer.append(dumps_line(record.to_dict()))
+        self._buffer.append((dumps_line(record.to_dict()), record))
 
     @property
     def buffered(self) -> int:
         return len(self._buffer)
 
     def flush_pages(self) -> None:
+        """Append the queued lines, all of them or none; on an error they stay queued."""
         if self._buffer and self._pages is not None:
-            self._pages.write("".join(self._buffer))
-            self._pages.flush()
+            append_whole(self._pages, "".join(line for line, _ in self._buffer).encode("utf-8"))
         self._buffer.clear()
+
+    def drop_pages(self) -> list[PageRecord]:
+        """Forget the queued lines that could not be written; return their records."""
+        dropped = [record for _, record in self._buffer]
+        self._buffer.clear()
+        return dropped
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         data = json.dumps(manifest, ensure_ascii=False, indent=2).encode("utf-8") + b"\n"
         write_atomic(self.manifest_path, data, durable=True)
 
     def close(self) -> None:
-        self.flush_pages()
-        if self._pages is not None:
-            self._pages.close()
-            self._pages = None
+        try:
+            self.flush_pages()
+        finally:
+            if self._pages is not None:
+                os.close(self._pages)
+                self._pages = None
+            self.release_reserve()

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pressmark.crawl._links import extract_links
-from pressmark.crawl._output import write_atomic
+from pressmark.crawl._output import disk_full, write_atomic
 from pressmark.markdown import bound_html, parse_html, screen
 
 if TYPE_CHECKING:
@@ -71,6 +71,9 @@ class PageWork:
     """The page's ``<title>`` as link extraction read it (``title`` may be the converter's)."""
     needs_worker: bool = False
     """Inline only: the pre-scan did not prove this page cheap; run it in a worker."""
+    disk_full: str | None = None
+    """Why the page's snapshot or files could not be written for want of room (the crawl
+    stops then); ``None`` otherwise."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +139,8 @@ def process_page(job: PageJob, *, inline: bool = False) -> PageWork:
         try:
             source_ref = _store(job.store).put(job.snapshot).source_ref
         except Exception as exc:  # the page's failure, reported by the engine
-            return PageWork(store_error=f"{type(exc).__name__}: {exc}")
+            message = f"{type(exc).__name__}: {exc}"
+            return PageWork(store_error=message, disk_full=message if disk_full(exc) else None)
     if not job.parse:
         return PageWork(source_ref=source_ref)
     snap = job.snapshot
@@ -174,12 +178,20 @@ def process_page(job: PageJob, *, inline: bool = False) -> PageWork:
     md_path = ev_path = None
     if job.out_root is not None:
         root = Path(job.out_root)
-        md_path = f"markdown/{job.name}.md"
-        write_atomic(root / md_path, result.markdown.encode("utf-8"))
-        evidence = getattr(result, "evidence", None)
-        if evidence is not None:
-            ev_path = f"evidence/{job.name}.json"
-            write_atomic(root / ev_path, _evidence_bytes(evidence))
+        try:
+            md_path = f"markdown/{job.name}.md"
+            write_atomic(root / md_path, result.markdown.encode("utf-8"))
+            evidence = getattr(result, "evidence", None)
+            if evidence is not None:
+                ev_path = f"evidence/{job.name}.json"
+                write_atomic(root / ev_path, _evidence_bytes(evidence))
+        except OSError as exc:
+            if not disk_full(exc):
+                raise
+            message = f"{type(exc).__name__}: {exc}"
+            return PageWork(title=title, links=links, refused=refused, error=message,
+                            source_ref=source_ref, parsed=True, warnings=limits,
+                            html_title=title, disk_full=message)
     return PageWork(title=getattr(result, "title", None) or title, links=links, refused=refused,
                     markdown_path=md_path, evidence_path=ev_path, validation=valid,
                     source_ref=source_ref, parsed=True, warnings=limits, html_title=title)

@@ -10,11 +10,12 @@ the finished crawl has the same page set as an uninterrupted one.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from pressmark.crawl._frontier import FrontierItem
-from pressmark.crawl._output import dumps_line, write_atomic
+from pressmark.crawl._output import append_whole, dumps_line, open_append, write_atomic
 from pressmark.crawl._policy import CrawlError
 
 
@@ -39,7 +40,7 @@ class ResumeJournal:
         self.state_dir = state_dir
         self.frontier_path = state_dir / "frontier.jsonl"
         self.crawl_path = state_dir / "crawl.json"
-        self._fh: IO[str] | None = None
+        self._fd: int | None = None
         self._pending: list[str] = []
 
     def check_or_write_identity(self, identity: dict[str, Any], *, resume: bool) -> None:
@@ -72,22 +73,28 @@ class ResumeJournal:
         return items
 
     def open(self) -> None:
-        self._fh = self.frontier_path.open("a", encoding="utf-8")  # closed in close()
+        self._fd = open_append(self.frontier_path)  # closed in close()
 
     def record(self, item: FrontierItem) -> None:
         self._pending.append(item_line(item))
 
     def flush(self) -> None:
-        if self._pending and self._fh is not None:
-            self._fh.write("".join(self._pending))
-            self._fh.flush()
+        """Append the pending lines whole or not at all; on an error they stay pending."""
+        if self._pending and self._fd is not None:
+            append_whole(self._fd, "".join(self._pending).encode("utf-8"))
+        self._pending.clear()
+
+    def drop(self) -> None:
+        """Forget pending lines that cannot be written (their pages are not recorded either)."""
         self._pending.clear()
 
     def close(self) -> None:
-        self.flush()
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+        try:
+            self.flush()
+        finally:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
 
 
 def _differences(old: Any, new: Any, prefix: str = "") -> list[tuple[str, Any, Any]]:
