@@ -122,6 +122,58 @@ async def test_recrawl_is_not_modified_for_every_unchanged_page(
     assert again_s * 2 <= first_s, (first_s, again_s)
 
 
+async def test_a_recrawl_keeps_rendered_pages_without_rendering(
+        demo_server: DemoServer, demo_origin: str, tmp_path: Path) -> None:
+    """Issue #35: under on-shell a render carries its plain attempt's validators, so the
+    recrawl of an unchanged site sends them for rendered pages too; every 304 keeps the
+    rendered snapshot, its Markdown and evidence, and no page is rendered again."""
+    from pressmark.testing import FakeRenderer
+
+    def rendered(url: str) -> str:
+        return (f"<html><head><title>R {url}</title></head><body><main><h1>{url}</h1>"
+                + "<p>Rendered paragraph with enough words to be an article.</p>" * 8
+                + "</main></body></html>")
+
+    out = tmp_path / "o"
+    shell_policy = policy(demo_origin, render="on-shell", max_pages=120)
+    first_renderer = FakeRenderer(html_for=rendered)
+    first = await crawl(demo_origin + "/", shell_policy, out_dir=out, renderer=first_renderer)
+    shells = {p.url: p for p in first.pages if p.rendered}
+    assert len(shells) >= 5 and first.summary["rendered"] == len(shells)
+    assert first_renderer.call_count == len(shells)
+    mark = len(demo_server.requests)
+    second_renderer = FakeRenderer(html_for=rendered)
+    again = await crawl(demo_origin + "/", shell_policy, out_dir=out, renderer=second_renderer)
+    assert second_renderer.call_count == 0
+    assert again.summary["rendered"] == 0
+    assert outcomes(again).keys() == outcomes(first).keys()
+    asked = conditional(demo_server, mark)
+    for page in again.pages:
+        if page.url in shells:
+            before = shells[page.url]
+            assert page.outcome == "not-modified" and page.rendered, page
+            assert asked[page.url.removeprefix(demo_origin)], page.url
+            assert page.snapshot_sha256 == before.snapshot_sha256
+            assert page.markdown_path == before.markdown_path
+            assert page.evidence_path == before.evidence_path
+        elif page.url.removeprefix(demo_origin) not in CHANGING and page.error is None:
+            assert page.outcome == "not-modified", page
+
+
+async def test_always_renders_every_time(demo_origin: str, tmp_path: Path) -> None:
+    from pressmark.testing import FakeRenderer
+
+    out = tmp_path / "o"
+    seeds = [demo_origin + path for path in ("/", "/cache/etag", "/cache/both")]
+    always = policy(demo_origin, render="always", max_depth=0)
+    await crawl(seeds, always, out_dir=out, renderer=FakeRenderer())
+    renderer = FakeRenderer()
+    again = await crawl(seeds, always, out_dir=out, renderer=renderer)
+    assert renderer.call_count == len(again.pages) == 3
+    assert again.summary["rendered"] == 3
+    assert "not-modified" not in again.summary["by_outcome"]
+
+
 async def test_links_memo_or_a_parse_give_the_same_recrawl(demo_origin: str,
                                                            tmp_path: Path) -> None:
     """A 304's links come from the links the first crawl found in the same snapshot

@@ -144,7 +144,7 @@ class CrawlSummary:
         self.by_outcome[page.outcome] += 1
         if page.error is not None:
             self.errors_by_kind[page.error.kind] += 1
-        if page.rendered:
+        if page.rendered and page.outcome != "not-modified":  # a 304 keeps a render, runs none
             self.rendered += 1
         self.bytes += page.bytes
         if page.validation is not None:
@@ -171,6 +171,8 @@ class CrawlSummary:
             "pages": self.pages,
             "by_outcome": dict(sorted(self.by_outcome.items())),
             "errors_by_kind": dict(sorted(self.errors_by_kind.items())),
+            # renders this crawl ran (a 304 keeping an earlier render ran none)
+            "rendered": self.rendered,
             # of the pages requested: denied URLs never had a chance to render
             "render_rate": round(self.rendered / self.requested, 4) if self.requested else 0.0,
             "robots_denied": self.errors_by_kind.get("robots-denied", 0),

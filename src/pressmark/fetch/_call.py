@@ -36,6 +36,7 @@ from pressmark.fetch._config import (
     headers_items,
 )
 from pressmark.fetch._provenance import archive_fields
+from pressmark.fetch._revalidate import Validators, plain_validator_info, revalidation_base
 from pressmark.fetch._robots import RobotsCache, RobotsNavigationGuard, product_token
 from pressmark.render import ReadinessReport, ReadinessSpec, RenderOptions, RenderResult
 from pressmark.snapshot import (
@@ -49,7 +50,6 @@ from pressmark.store import MemorySnapshotStore, SnapshotRef
 if TYPE_CHECKING:
     from pressmark.egress import ParsedURL
     from pressmark.snapshot import Snapshot
-    from pressmark.store import SnapshotStore
 
 _FORBIDDEN_HEADERS = frozenset({
     "host", "content-length", "transfer-encoding", "connection", "upgrade", "te", "trailer",
@@ -211,23 +211,23 @@ class CallState:
         custom = headers_items(self.source.headers)
         custom_names = {k.lower() for k, _ in custom}
         headers = [(k, v) for k, v in headers if k not in custom_names] + custom
-        prior: Snapshot | None = None
+        base: Validators | None = None
         store = self.options.store
         sent_validators = False
         if use_validators and self.source.revalidate and store is not None:
             try:
-                prior = await self._store_call(_newest_wire, store, self.source_id)
+                base = await self._store_call(revalidation_base, store, self.source_id)
             except (PressmarkError, OSError) as exc:
                 # No validators is a full fetch, not a failed one: say why and go on.
                 code = getattr(exc, "code", None) or type(exc).__name__
                 self.warnings.append(f"revalidate-skipped:store-error:{code}")
-                prior = None
-            if prior is not None:
-                if prior.etag:
-                    headers.append(("if-none-match", prior.etag))
+                base = None
+            if base is not None:
+                if base.etag:
+                    headers.append(("if-none-match", base.etag))
                     sent_validators = True
-                if prior.last_modified:
-                    headers.append(("if-modified-since", prior.last_modified))
+                if base.last_modified:
+                    headers.append(("if-modified-since", base.last_modified))
                     sent_validators = True
         hop_check: Callable[[str], Awaitable[None]] | None = (
             self.check_robots if self.source.respect_robots else None)
@@ -245,24 +245,24 @@ class CallState:
             delay_s=delay, clock=self.clock, options=self.options, meter=self.meter,
             warnings=self.warnings,
             # The stored response is the final hop's: its validators belong to that URL.
-            validators_for=prior.url if sent_validators and prior is not None else None)
+            validators_for=base.url if sent_validators and base is not None else None)
         if wire.status == 304:
-            if not sent_validators or prior is None:
+            if not sent_validators or base is None:
                 raise fail("http-error", "304 Not Modified to a request without validators",
                            status=304, url=wire.url)
-            if not _same_resource(wire.url, prior.url):
+            if not _same_resource(wire.url, base.url):
                 # Only the URL the validators were stored for can confirm them (egress
                 # sends them to that URL alone, so any other hop's 304 is its own idea).
                 raise fail("http-error", "304 Not Modified from another URL than the one the "
                            "validators were stored for", status=304, url=wire.url)
             etag = wire.header("etag")
-            if etag and prior.etag and _weak(etag) != _weak(prior.etag):
+            if etag and base.etag and _weak(etag) != _weak(base.etag):
                 raise fail("http-error", "304 Not Modified with a different ETag than the "
                            "stored snapshot", status=304, url=wire.url)
-            return None, wire, prior
+            return None, wire, base.keep
         if not 200 <= wire.status < 300:
             raise fail("http-error", f"HTTP {wire.status}", status=wire.status, url=wire.url)
-        return self._wire_snapshot(wire), wire, prior
+        return self._wire_snapshot(wire), wire, None if base is None else base.keep
 
     def _wire_snapshot(self, wire: WireResponse) -> Snapshot:
         content_type_header = wire.header("content-type")
@@ -275,8 +275,12 @@ class CallState:
 
     # -- rendered -------------------------------------------------------------------------
 
-    async def rendered(self) -> tuple[Snapshot, ReadinessReport | None]:
-        """One rendered attempt: robots once, no validators, no retry; raise AttemptFailed."""
+    async def rendered(self, plain: Snapshot | None = None,
+                       ) -> tuple[Snapshot, ReadinessReport | None]:
+        """One rendered attempt: robots once, no validators, no retry; raise AttemptFailed.
+
+        ``plain``: the plain attempt this render replaces (``on-shell``); its validators
+        ride along in ``render_info`` for the next fetch (:mod:`pressmark.fetch._revalidate`)."""
         renderer = self.options.renderer
         assert renderer is not None
         robots_before = self.meter.robots_ms
@@ -332,7 +336,9 @@ class CallState:
             source_id=self.source_id, requested_url=self.url, url=final_url, status=status,
             headers=(), body=body, redirects=(), declared_charset="utf-8",
             charset_source="default", content_type="html", rendered=True,
-            warnings=tuple(result.warnings), render_info=_render_info(renderer, result))
+            warnings=tuple(result.warnings),
+            render_info=_render_info(renderer, result)
+            + (() if plain is None else plain_validator_info(plain)))
         return snapshot, result.readiness
 
     # -- store ----------------------------------------------------------------------------
@@ -364,32 +370,6 @@ class CallState:
         if self.options.store is None:
             return None
         return SnapshotRef.of(prior)
-
-
-_WIRE_LOOKBACK = 16
-
-
-def _newest_wire(store: SnapshotStore, source_id: str) -> Snapshot | None:
-    """The newest stored snapshot that came off the wire (seed decision 6).
-
-    A rendered snapshot has no validators of its own and must not lend any: when the
-    store's head is rendered (an ``on-shell`` render won last time), the validators
-    come from the newest plain snapshot before it, looked up through ``list``/``get``
-    (at most ``_WIRE_LOOKBACK`` records back).
-    """
-    head = store.latest(source_id)
-    if head is None or not head.rendered:
-        return head
-    for ref in store.list(source_id)[:_WIRE_LOOKBACK]:
-        if ref.snapshot_sha256 == head.snapshot_sha256:
-            continue
-        try:
-            candidate = store.get(source_id, ref.snapshot_sha256)
-        except PressmarkError:
-            continue  # pruned or damaged meanwhile: not a source of validators
-        if not candidate.rendered and not candidate.not_modified:
-            return candidate
-    return None
 
 
 def _same_resource(a: str, b: str) -> bool:

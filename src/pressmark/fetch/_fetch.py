@@ -155,7 +155,7 @@ async def _plain_first(call: CallState, *, escalate: bool) -> FetchResult:
                                         first_snapshot_ref=source_ref))
     inert = inert_render_warnings(call.source, policy="on-shell")
     try:
-        rendered, readiness = await call.rendered()
+        rendered, readiness = await call.rendered(plain=snapshot)
     except AttemptFailed as exc:
         return call.result(
             snapshot=snapshot, ref=ref, source_ref=source_ref,

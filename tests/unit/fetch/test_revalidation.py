@@ -32,8 +32,11 @@ def sent(site: LoopbackSite) -> list[dict[str, str]]:
     return [headers for path, headers in site.requests if path == "/shell"]
 
 
-async def test_rendered_head_lends_no_validators_the_wire_snapshot_does(
+async def test_a_render_keeps_its_plain_attempts_validators_and_a_304_keeps_the_render(
         site: LoopbackSite) -> None:
+    """Issue #35: validators belong to the plain attempt, and under on-shell the render
+    carries them (render_info) to the next fetch; a trustworthy 304 then keeps the rendered
+    snapshot as it is, with no second render."""
     conditional_shell(site)
     store = MemorySnapshotStore()
     # The delay puts the rendered snapshot in a later millisecond than the plain one, so it
@@ -42,18 +45,50 @@ async def test_rendered_head_lends_no_validators_the_wire_snapshot_does(
     source = SourceConfig(url=site.url("/shell"), render_policy="on-shell", revalidate=True)
     first = await fetch_source(source, site.options(store=store, renderer=renderer))
     assert first.rendered and first.snapshot is not None
+    assert first.snapshot.etag is None  # a rendered snapshot has no validators of its own
+    info = dict(first.snapshot.render_info)
+    assert info["plain_etag"] == ETAG and info["plain_last_modified"] == LAST_MODIFIED
+    assert info["plain_url"] == site.url("/shell")
     head = store.latest(first.snapshot.source_id)
     assert head is not None and head.rendered  # the store's newest snapshot is rendered
     second = await fetch_source(source, site.options(store=store, renderer=renderer))
     headers = sent(site)[1]
     assert headers["if-none-match"] == ETAG
     assert headers["if-modified-since"] == LAST_MODIFIED
-    # A trustworthy plain 304 is final: it names the wire snapshot and never renders.
+    # A trustworthy plain 304 is final: it keeps the rendered snapshot and never renders.
     assert second.ok and second.not_modified and second.http_status == 304
     assert renderer.call_count == 1
-    assert second.snapshot is not None and not second.snapshot.rendered
-    assert second.snapshot.bytes == SHELL.encode()
-    assert second.source_ref == first.render_escalation.first_snapshot_ref  # type: ignore[union-attr]
+    assert second.snapshot is not None and second.snapshot.rendered
+    assert second.snapshot.snapshot_sha256 == first.snapshot.snapshot_sha256
+    assert second.source_ref == first.source_ref
+
+
+async def test_a_rendered_head_without_validators_defers_to_the_plain_snapshot_before_it(
+        site: LoopbackSite) -> None:
+    """A render stored without its plain attempt's validators (an older version, which
+    kept the plain snapshot beside it): the plain one lends them, and a 304 names it."""
+    import dataclasses
+
+    from pressmark.snapshot import new_snapshot
+
+    conditional_shell(site)
+    store = MemorySnapshotStore()
+    plain = await fetch_source(SourceConfig(url=site.url("/shell"), revalidate=True),
+                               site.options(store=store))
+    assert plain.snapshot is not None and plain.snapshot.etag == ETAG
+    old = plain.snapshot
+    render = new_snapshot(
+        source_id=old.source_id, requested_url=old.requested_url, url=old.url, status=200,
+        headers=(), body=RENDERED.encode(), redirects=(), declared_charset="utf-8",
+        charset_source="default", content_type="html", rendered=True,
+        fetched_at="2100-01-01T00:00:00.000Z")
+    assert not dataclasses.asdict(render)["render_info"]
+    store.put(render)
+    again = await fetch_source(SourceConfig(url=site.url("/shell"), revalidate=True),
+                               site.options(store=store))
+    assert sent(site)[1]["if-none-match"] == ETAG
+    assert again.not_modified and again.snapshot is not None
+    assert again.snapshot.snapshot_sha256 == old.snapshot_sha256
 
 
 async def test_only_rendered_history_means_an_unconditional_request(site: LoopbackSite) -> None:
