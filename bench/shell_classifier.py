@@ -7,10 +7,10 @@ for content that never comes); a missed shell costs the page's content.
 
 Corpora (every page labelled):
 
-- the shared extraction dev sets (``../shared/bench/extraction-dev``,
-  ``extraction-dev-readability``, ``extraction-dev-cleaneval``): real pages whose content
-  is in their served HTML (each has a reference text taken from it). Every page the
-  classifier calls a shell is a false positive.
+- the dev corpus of every kind of page (``bench/corpus``: the shared extraction dev sets
+  beside the checkout and the documentation families gathered here): real pages whose
+  content is in their served HTML (each has a reference text taken from it). Every page
+  the classifier calls a shell is a false positive; they are listed with their kind.
 - the demo site (:class:`pressmark.demo.DemoSite`, answered in process, no socket): its
   shells (``/stories/...``, empty until a script fills them) are the positives, every
   other HTML page it serves (articles, sections, special pages) a negative.
@@ -27,25 +27,28 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import importlib.util
 import json
 import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 from pressmark.demo import DemoSite
 from pressmark.demo._http import Request, Response
 from pressmark.fetch import classify_shell
 
-REPO = Path(__file__).resolve().parents[1]
-DEV_SETS = ("extraction-dev", "extraction-dev-readability", "extraction-dev-cleaneval")
+HERE = Path(__file__).resolve().parent
 
 
-def _bench_dir() -> Path | None:
-    for candidate in (REPO.parent / "shared" / "bench", REPO.parents[1] / "shared" / "bench"):
-        if candidate.is_dir():
-            return candidate
-    return None
+def _catalog() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("corpus_catalog", HERE / "corpus" / "catalog.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
 
 
 def _dev_pages(root: Path) -> Iterator[tuple[str, str]]:
@@ -100,10 +103,14 @@ def _negatives(pages: Iterator[tuple[str, str]]) -> dict[str, object]:
 
 def measure(pages: int, sites: list[Path]) -> dict[str, dict[str, object]]:
     results: dict[str, dict[str, object]] = {}
-    bench = _bench_dir()
-    for name in DEV_SETS:
-        if bench is not None and (bench / name).is_dir():
-            results[name] = _negatives(_dev_pages(bench / name))
+    for split in _catalog().splits():
+        found = _negatives(_dev_pages(split.path))
+        for label in ("false_positives", "redirect_stubs_rendered"):
+            rows = found[label]
+            assert isinstance(rows, list)
+            found[label] = [(f"{page} [{split.kind(page.split('.html')[0])}]", reason)
+                            for page, reason in rows]
+        results[split.name] = found
     for site in sites:
         results[f"site:{site.parent.name}/{site.name}"] = _negatives(_site_pages(site))
     fp: list[tuple[str, str]] = []
