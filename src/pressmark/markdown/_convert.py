@@ -250,14 +250,7 @@ class Converter:
         elif tag in _CODE:
             text = " ".join(_escape.clean(node.text()).split())
             if text:
-                if buf.code is not None and buf.code[0] == len(buf.md):
-                    # <code>a</code><code>b</code>: one span, "`a``b`" would read as one
-                    text = buf.code[1] + text
-                    buf.md[-1] = self._code_span(text)
-                else:
-                    buf.md.append(self._code_span(text))
-                buf.code = (len(buf.md), text)
-                buf.plain.append(text)
+                buf.add_code(text, self.in_cell)
         elif tag in _EM and not state & 2:
             self._wrap(node, buf, state | 2, "*")
         elif tag in _STRONG and not state & 4:
@@ -276,11 +269,6 @@ class Converter:
             if tag in BLOCK_TAGS:
                 buf.md.append(" ")
                 buf.plain.append(" ")
-
-    def _code_span(self, text: str) -> str:
-        span = _escape.code_span(text)
-        # GFM splits table rows on every unescaped "|", code spans included
-        return span.replace("|", "\\|") if self.in_cell else span
 
     def _wrap(self, node: Node, buf: InlineBuf, state: int, marker: str) -> None:
         inner = InlineBuf()
