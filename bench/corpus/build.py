@@ -11,17 +11,20 @@ The reference is the author's text where the package ships it beside the HTML:
   their content kept); a ``toctree`` is filled with the table of contents Sphinx rendered.
 - texinfo (HTML split by node, and the same manual as Info): the node's Info text, its header
   line and menu markers left out.
-Where the source cannot be had (a translated Sphinx build ships the English sources; a
-DocBook build ships none; a page made by autodoc from code; the generated index and search
-pages), the reference is the text of the generator's known content element
-(``div[role=main]`` for Sphinx, ``div.chapter``/``div.book`` for DocBook), and the label says
-``"reference": "element"``: a minority of the pages, listed per family in README.md.
+- asciidoc (``X.html`` beside ``X.txt``): the source rendered by asciidoctor, as text.
+Where the source cannot be had (a translated Sphinx build ships the English sources; DocBook,
+javadoc and doxygen builds ship none; a page made by autodoc from code; the generated index and
+search pages), the reference is the text of the generator's known content element
+(``div[role=main]`` for Sphinx, ``div.chapter``/``div.book`` for DocBook, ``main`` for javadoc,
+``div.header`` + ``div.contents`` for doxygen), and the label says ``"reference": "element"``:
+a minority of the pages (at most 20 pages for such a family), listed per family in README.md.
 
     python bench/corpus/build.py [--family NAME ...] [--work DIR]
 
-Needs ``apt-get download`` (Debian's archive), ``dpkg-deb``, docutils and lxml
-(``pip install docutils lxml``), and the shared scorer beside the checkout (its block-text
-function turns a content element into text exactly as it scores).
+Needs ``apt-get download`` (Debian's archive), ``dpkg-deb``, ``asciidoctor`` (the Debian
+package, 2.0.18), docutils and lxml (``pip install docutils lxml``), and the shared scorer
+beside the checkout (its block-text function turns a content element into text exactly as it
+scores).
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ import catalog  # noqa: E402 (beside this file; bench/ is no package)
 import rst_text  # noqa: E402
 
 CAP = 40  # pages per family at most: no single site may dominate a kind or the corpus
+ELEMENT_CAP = 20  # ... and fewer where no source is shipped: those references stay a minority
 _SPHINX_MAIN = ("//*[@role='main']", "//div[@class='body']", "//div[contains(@class,'body')]")
 _SOURCE_COVERS = 0.5  # a source under half the words of the page's main element lacks them
 _TOC_PAGE = 0.5  # a page whose table of contents is over half its text is a listing
@@ -75,6 +79,7 @@ class Family:
     build: Callable[[Family, Path, ModuleType], Iterator[Page]]
     extra: tuple[tuple[str, str], ...] = ()  # more packages (name, version) it needs
     pattern: str = "*.html"  # the family's pages among the root's files
+    cap: int = CAP  # lower for families whose reference is the content element
 
 
 def _scorer() -> ModuleType:
@@ -243,6 +248,88 @@ def docbook(family: Family, root: Path, ev: ModuleType) -> Iterator[Page]:
                        reference=text, kind=kind, lang=family.lang, how="element")
 
 
+_ASCIIDOC_MISSING = "include file not found"
+_LINKGIT = re.compile(r"linkgit:([\w.-]+)\[(\d)\]")
+
+
+def asciidoc(family: Family, root: Path, ev: ModuleType) -> Iterator[Page]:
+    """An asciidoc manual shipped as ``X.html`` beside its source ``X.txt``: the reference is
+    the source rendered by asciidoctor (body only, no page header or footer) as text; a page
+    whose source includes a file the package does not ship is left out (its reference would
+    lack that part). git's ``linkgit:cmd[1]`` macro reads as ``cmd(1)``, as on the page."""
+    html_root = root / family.root
+    names = sorted(p.stem for p in html_root.glob("*.txt")
+                   if (html_root / f"{p.stem}.html").is_file())
+    kept: list[tuple[str, str]] = []
+    for name in names:
+        done = subprocess.run(
+            ["asciidoctor", "-s", "-a", "litdd=--", "-a", "apostrophe='", "-o", "-",
+             str(html_root / f"{name}.txt")], capture_output=True, text=True, check=False)
+        if done.returncode or _ASCIIDOC_MISSING in done.stderr or not done.stdout.strip():
+            continue
+        body = lxml.html.fromstring(f"<div>{done.stdout}</div>")
+        text = _LINKGIT.sub(r"\1(\2)", str(ev.lxml_block_text(body)))
+        kept.append((name, text))
+    for name, text in [kept[int(i * len(kept) / CAP)] for i in range(min(CAP, len(kept)))]:
+        html = (html_root / f"{name}.html").read_bytes()
+        yield Page(id=_page_id(name), url=f"file:///{family.root}/{name}.html", html=html,
+                   reference=text, kind="documentation", lang=family.lang, how="source")
+
+
+def _joined_text(ev: ModuleType, html: bytes, xpath: str) -> str:
+    doc = lxml.html.fromstring(html)
+    return "\n".join(str(ev.lxml_block_text(el)) for el in doc.xpath(xpath))
+
+
+def _api_pages(html_root: Path, listings: tuple[str, ...], skip: re.Pattern[str],
+               cap: int) -> list[tuple[str, str]]:
+    """(relative path, kind): the given index pages as listings, then reference pages
+    spread over the rest."""
+    found = [p for p in listings if (html_root / p).is_file()]
+    rest = sorted(str(p.relative_to(html_root)) for p in html_root.rglob("*.html")
+                  if not skip.search(str(p.relative_to(html_root))))
+    rest = [p for p in rest if p not in found]
+    return [(p, "listing") for p in found] + [(p, "documentation")
+                                              for p in _spread(rest, cap - len(found))]
+
+
+_JAVADOC_SKIP = re.compile(r"class-use/|-tree\.html$|help-doc|deprecated-list|constant-values|"
+                           r"serialized-form|allclasses\.html|^index\.html$|package-summary")
+_DOXYGEN_SKIP = re.compile(r"_source\.html$|-members\.html$|^index\.html$|^(annotated|classes|"
+                           r"files|functions|globals|namespaces|namespacemembers|hierarchy|"
+                           r"pages|modules|deprecated|todo)[\w_-]*\.html$|^dir_")
+
+
+def javadoc(family: Family, root: Path, ev: ModuleType) -> Iterator[Page]:
+    """A javadoc build (no source shipped): reference = the text of ``main``; the indexes
+    (A-Z, all classes, all packages, a package summary) are listings."""
+    html_root = root / family.root
+    summaries = sorted(str(p.relative_to(html_root))
+                       for p in html_root.rglob("package-summary.html"))
+    listings = ("index-all.html", "allclasses-index.html", "allpackages-index.html",
+                *summaries[:3])
+    for rel, kind in _api_pages(html_root, listings, _JAVADOC_SKIP, family.cap):
+        html = (html_root / rel).read_bytes()
+        text = _joined_text(ev, html, "//main")
+        if text.strip():
+            yield Page(id=_page_id(rel), url=f"file:///{family.root}/{rel}", html=html,
+                       reference=text, kind=kind, lang=family.lang, how="element")
+
+
+def doxygen(family: Family, root: Path, ev: ModuleType) -> Iterator[Page]:
+    """A doxygen build (no source shipped): reference = the text of ``div.header`` and
+    ``div.contents``; the class, file and member indexes are listings."""
+    html_root = root / family.root
+    listings = ("annotated.html", "classes.html", "files.html", "functions.html",
+                "namespacemembers.html", "hierarchy.html")
+    for rel, kind in _api_pages(html_root, listings, _DOXYGEN_SKIP, family.cap):
+        html = (html_root / rel).read_bytes()
+        text = _joined_text(ev, html, "//div[@class='header'] | //div[@class='contents']")
+        if text.strip():
+            yield Page(id=_page_id(rel), url=f"file:///{family.root}/{rel}", html=html,
+                       reference=text, kind=kind, lang=family.lang, how="element")
+
+
 _DEVREF = "usr/share/developers-reference/{}"
 FAMILIES = (
     Family(name="sphinx-debian-policy", package="debian-policy", version="4.6.2.0",
@@ -269,6 +356,18 @@ FAMILIES = (
              lang=lang.split("-")[0], root="usr/share/debian-reference",
              pattern=f"*.{lang}.html", build=docbook)
       for lang in ("es", "zh-cn")),
+    Family(name="asciidoc-git", package="git-doc", version="1:2.39.5-0+deb12u3",
+           licence="GPL-2 (Git documentation; debian/copyright)", lang="en",
+           root="usr/share/doc/git-doc", build=asciidoc),
+    Family(name="javadoc-commons-io", package="libcommons-io-java-doc", version="2.11.0-2",
+           licence="Apache-2.0 (Apache Commons IO; debian/copyright)", lang="en",
+           root="usr/share/doc/libcommons-io-java/api", build=javadoc, cap=ELEMENT_CAP),
+    Family(name="doxygen-jsoncpp", package="libjsoncpp-doc", version="1.9.5-4",
+           licence="MIT or public domain (JsonCpp; debian/copyright)", lang="en",
+           root="usr/share/doc/libjsoncpp-doc", build=doxygen, cap=ELEMENT_CAP),
+    Family(name="sphinx-werkzeug", package="python-werkzeug-doc", version="2.2.2-3+deb12u1",
+           licence="BSD-3-clause (Werkzeug; debian/copyright)", lang="en",
+           root="usr/share/doc/python-werkzeug-doc/html", build=sphinx),
 )
 
 
