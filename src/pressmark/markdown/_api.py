@@ -188,7 +188,9 @@ def to_markdown(
         validation=report, evidence=evidence, embedded_state=state,
         policy_version=POLICY_VERSION,
         headings=tuple(f"{level} {text}" for level, text in headings),
-        block_texts=block_texts, warnings=(*decode_warnings, *doc.limits),
+        block_texts=block_texts, warnings=(
+            *decode_warnings, *doc.limits,
+            *(f"table-limit:{cap}" for cap in sorted(converter.counts.table_limits))),
     )
 
 

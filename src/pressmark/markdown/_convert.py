@@ -12,12 +12,8 @@ Rules (the golden tests pin each one):
   (``start``, ``reversed``, ``li value``); empty items are dropped and counted.
 * ``pre`` becomes a fenced block, verbatim, with the language taken from a
   ``language-*`` / ``lang-*`` class on the ``pre`` or its ``code`` child.
-* A table whose cells hold only inline content is a data table (GFM pipe
-  table, first row is the header). ``rowspan``/``colspan`` are normalised to a
-  grid by repeating the spanned cell's text in every cell it covers; that is
-  the single fallback. A table whose cells hold block content (paragraphs,
-  lists, headings, nested tables) is a layout table: its cells are unwrapped in
-  document order.
+* Tables are ``_tables``' (GFM pipe tables with block cells joined by ``<br>``,
+  spans laid into a grid, and a fallback to the cells in order).
 * ``dl`` becomes ``term`` lines followed by ``: definition`` lines.
 * Links become ``[text](absolute-url)`` (resolved against ``<base>`` and the
   page URL; ``javascript:`` and other non-web schemes keep the text only),
@@ -34,7 +30,7 @@ import re
 from collections.abc import Callable
 from typing import Final
 
-from pressmark.markdown import _escape
+from pressmark.markdown import _escape, _permalinks
 from pressmark.markdown._blocks import (
     Block,
     Code,
@@ -45,38 +41,18 @@ from pressmark.markdown._blocks import (
     Para,
     Quote,
     Rule,
-    Table,
 )
 from pressmark.markdown._inline import InlineBuf, add_run, squeeze
 from pressmark.markdown._policy import ConversionPolicy
+from pressmark.markdown._tables import convert_table
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
 
 # (``Final``: compiled code reads a constant directly, a module global is a dictionary
 # look-up at every use, and the loops below run per element of every page)
-MAX_GRID_COLS: Final = 64
-MAX_GRID_ROWS: Final = 2000
-_LANG: Final = re.compile(r"(?:^|\s)(?:language|lang)-([A-Za-z0-9_+#.-]+)")
-_LAYOUT_SIGNS: Final = frozenset(("table", "p", "ul", "ol", "pre", "blockquote", "dl",
-                                  "h1", "h2", "h3", "h4", "h5", "h6"))
-_PAGE_SIGNS: Final = frozenset(("table", "h1", "h2", "h3", "h4", "h5", "h6"))
-LAYOUT_CELL_SHARE: Final = 0.2  # cells holding blocks, of all cells, that make a table a layout
-
-
-def _laid_out(cells: list[Node]) -> bool:
-    """A table used for page layout rather than data.
-
-    A nested table or a heading in a cell lays out a page. Paragraphs and lists may
-    be either: a wiki's table of films with one two-paragraph synopsis is still data,
-    while a page set in a table has block content in a good share of its cells.
-    """
-    with_blocks = 0
-    for cell in cells:
-        tags = {n.tag for n in cell.iter() if n is not cell}
-        if tags & _PAGE_SIGNS:
-            return True
-        if tags & _LAYOUT_SIGNS:
-            with_blocks += 1
-    return with_blocks >= max(1.0, LAYOUT_CELL_SHARE * len(cells))
+_LANG: Final = re.compile(
+    r"(?:^|\s)(language|lang|highlight)-(?:source-)?([A-Za-z0-9_+#.-]+)")
+_NO_LANGUAGE: Final = frozenset(("none", "default", "nohighlight", "plain"))
+LANG_ANCESTORS: Final = 3  # wrappers above a <pre> that may declare its language
 _LISTS: Final = frozenset(("ul", "ol", "menu", "dir"))
 _STRUCTURES: Final = HEADINGS | _LISTS | {"pre", "blockquote", "table", "dl", "hr"}  # see ``block``
 _CODE: Final = frozenset(("code", "kbd", "samp", "tt"))
@@ -90,12 +66,13 @@ _WORDISH: Final = re.compile(r"\w")
 class Counts:
     """Anomalies the converter met, for validation (plain slots: see ``_blocks``)."""
 
-    __slots__ = ("broken_tables", "empty_list_items", "layout_tables")
+    __slots__ = ("broken_tables", "empty_list_items", "layout_tables", "table_limits")
 
     def __init__(self) -> None:
         self.empty_list_items = 0
         self.broken_tables = 0
         self.layout_tables = 0
+        self.table_limits: set[str] = set()  # the table caps that cut in (``_tables``)
 
 
 class Converter:
@@ -105,6 +82,7 @@ class Converter:
         self.counts = Counts()
         self.in_cell = False
         self._page: str | None = None  # this page's own URL, resolved on first need
+        self._title: Node | None = None  # the heading or term being converted
 
     # ---- blocks ---------------------------------------------------------------------------
 
@@ -142,7 +120,7 @@ class Converter:
             return self.blocks(node)
         if tag in HEADINGS:
             buf = InlineBuf()
-            self._inline_children(node, buf, IN_HEADING)
+            self._titled(node, buf)
             text = squeeze(buf.text(" ").replace("\n", " ")).strip()
             if not text:
                 return []
@@ -172,7 +150,9 @@ class Converter:
             # the plain text collapsed whole (its breaks, if any, collapse all the same)
             line = squeeze(md).strip()
             if line:
-                out.append(Para(_escape.escape_line_start(line), _collapsed(buf.plain), owner))
+                # (a table cell's text opens no line: a "+4%" there needs no escape)
+                out.append(Para(line if self.in_cell else _escape.escape_line_start(line),
+                                _collapsed(buf.plain), owner))
             return
         md_lines = md.split("\n")
         plain_lines = "".join(buf.plain).split("\n")
@@ -182,7 +162,7 @@ class Converter:
         for raw, plain in zip(md_lines, plain_lines, strict=True):
             line = squeeze(raw).strip()
             if line:
-                paras[-1][0].append(_escape.escape_line_start(line))
+                paras[-1][0].append(line if self.in_cell else _escape.escape_line_start(line))
                 paras[-1][1].append(plain)
             elif paras[-1][0]:
                 paras.append(([], []))
@@ -270,10 +250,24 @@ class Converter:
                 buf.md.append(" ")
                 buf.plain.append(" ")
 
+    def _url(self, url: str) -> str:
+        url = _escape.escape_url(url)
+        # a "|" in a link target would end a table cell as well
+        return url.replace("|", "%7C") if self.in_cell and "|" in url else url
+
     def _wrap(self, node: Node, buf: InlineBuf, state: int, marker: str) -> None:
         inner = InlineBuf()
         self._inline_children(node, inner, state)
         add_run(buf, inner, marker)
+
+    def _titled(self, node: Node, buf: InlineBuf) -> None:
+        """A heading's or a definition term's inline content: its permalinks go."""
+        outer = self._title
+        self._title = node
+        try:
+            self._inline_children(node, buf, IN_HEADING)
+        finally:
+            self._title = outer
 
     def _link(self, node: Node, buf: InlineBuf, state: int) -> None:
         if state & 1 or not self.policy.links:
@@ -285,7 +279,8 @@ class Converter:
         plain = "".join(inner.plain).replace("\n", " ")
         href = node.attrs.get("href")
         url = self.resolve(href) if href is not None else None
-        if state & IN_HEADING and href is not None and self._self_anchor(href, url):
+        if href is not None and (state & IN_HEADING or _permalinks.is_symbol(plain)) \
+                and self._permalink(node, href, url, plain, state):
             # a heading's permalink ("<h2 id=x><a href=#x>Title</a>", "¶", "#"): the
             # heading is the target, so the text stays unlinked and a bare symbol goes
             if _WORDISH.search(plain):
@@ -300,18 +295,34 @@ class Converter:
             return
         lead = " " if md[:1] == " " else ""
         trail = " " if md[-1:] == " " else ""
-        buf.md.append(f"{lead}[{core}]({_escape.escape_url(url)}){trail}")
+        buf.md.append(f"{lead}[{core}]({self._url(url)}){trail}")
 
-    def _self_anchor(self, href: str, url: str | None) -> bool:
-        """A link to this very page: a fragment only, or the page's URL (with a fragment or
-        not: a forum's or a blog's title linked to the page it heads)."""
+    def _permalink(self, node: Node, href: str, url: str | None, plain: str,
+                   state: int) -> bool:
+        """A heading's or term's link to itself, or a permalink symbol (``_permalinks``)."""
+        if _permalinks.is_symbol(plain) and (state & IN_HEADING or _permalinks.labelled(node)):
+            return True  # "¶", "#", "🔗" beside a title, wherever it points
+        if not state & IN_HEADING:
+            return False
         if href.strip().startswith("#"):
             return True
         if url is None:
             return False
         if self._page is None:
-            self._page = self.resolve("#") or ""
-        return bool(self._page) and url.split("#", 1)[0] == self._page.split("#", 1)[0]
+            page = self.resolve("#") or ""
+            # (without a URL of its own the page resolves "#" to "#": not known then)
+            self._page = page if page.startswith(("http:", "https:")) else ""
+        page = self._page
+        if page and url.split("#", 1)[0] == page.split("#", 1)[0]:
+            return True  # the page itself: a forum's or a blog's title linked to its page
+        named = _permalinks.query_id(href)
+        if named is None or self._title is None:
+            return False
+        if page and url.split("?", 1)[0] != page.split("#", 1)[0].split("?", 1)[0]:
+            return False  # another page's section
+        # a client-side router's permalink: "/debug?id=usage" on the "usage" heading
+        title = self._title
+        return _permalinks.normal(named) in _permalinks.names(title, title.text())
 
     def _image(self, node: Node, buf: InlineBuf) -> None:
         mode = self.policy.images
@@ -334,7 +345,7 @@ class Converter:
                 if url is not None:
                     break
         if url is not None:
-            buf.md.append(f"![{_escape.escape_text(alt)}]({_escape.escape_url(url)})")
+            buf.md.append(f"![{_escape.escape_text(alt)}]({self._url(url)})")
 
     # ---- structures -----------------------------------------------------------------------
 
@@ -395,13 +406,7 @@ class Converter:
         text = "\n".join(line.rstrip() for line in text.split("\n")).strip("\n")
         if not text.strip():
             return []
-        lang = ""
-        for holder in (node, *(c for c in node.children if not isinstance(c, str))):
-            m = _LANG.search(holder.attr("class"))
-            if m is not None:
-                lang = m.group(1).lower()
-                break
-        return [Code(lang, text, node)]
+        return [Code(_language(node), text, node)]
 
     def _dl(self, node: Node) -> list[Block]:
         items: list[tuple[str, list[list[Block]]]] = []
@@ -412,7 +417,7 @@ class Converter:
                 continue
             if child.tag == "dt":
                 buf = InlineBuf()
-                self._inline_children(child, buf, 0)
+                self._titled(child, buf)
                 term = squeeze(buf.text(" ").replace("\n", " ")).strip()
                 items.append((_escape.escape_line_start(term), []))
             elif child.tag == "dd":
@@ -428,80 +433,7 @@ class Converter:
         return [DefList(items, node)] if items else []
 
     def _table(self, node: Node) -> list[Block]:
-        rows: list[Node] = []
-        caption: Node | None = None
-        cells_seen: list[Node] = []
-        for child in node.children:
-            if isinstance(child, str) or child.removed is not None:
-                continue
-            if child.tag == "caption":
-                caption = child
-            elif child.tag == "tr":
-                rows.append(child)
-            elif child.tag in ("thead", "tbody", "tfoot"):
-                rows.extend(c for c in child.children
-                            if not isinstance(c, str) and c.tag == "tr" and c.removed is None)
-        grid_cells: list[list[Node]] = []
-        for row in rows:
-            cells = [c for c in row.children
-                     if not isinstance(c, str) and c.tag in ("td", "th") and c.removed is None]
-            grid_cells.append(cells)
-            cells_seen.extend(cells)
-        layout = node.attr("role").lower() in ("presentation", "none") \
-            or len(cells_seen) <= 1 or _laid_out(cells_seen)
-        out: list[Block] = []
-        if caption is not None:
-            out.extend(self.blocks(caption))
-        if layout:
-            if cells_seen:
-                self.counts.layout_tables += 1
-            for cell in cells_seen:
-                out.extend(self.blocks(cell))
-            return out
-        grid = self._grid(grid_cells)
-        if len(grid) == 1 and len(grid[0]) == 1:  # one non-empty cell: not a table
-            for cell in cells_seen:
-                out.extend(self.blocks(cell))
-            return out
-        if not grid:
-            self.counts.broken_tables += 1
-            return out
-        out.append(Table(grid, node))
-        return out
-
-    def _cell(self, cell: Node) -> str:
-        buf = InlineBuf()
-        self.in_cell = True
-        try:
-            self._inline_children(cell, buf, 0)
-        finally:
-            self.in_cell = False
-        return squeeze(buf.text(" ").replace("\n", " ")).strip()
-
-    def _grid(self, rows: list[list[Node]]) -> list[list[str]]:
-        grid: dict[tuple[int, int], str] = {}
-        width = 0
-        height = min(len(rows), MAX_GRID_ROWS)
-        for r in range(height):
-            c = 0
-            for cell in rows[r]:
-                while (r, c) in grid:
-                    c += 1
-                if c >= MAX_GRID_COLS:
-                    self.counts.broken_tables += 1
-                    break
-                text = self._cell(cell)
-                colspan = max(1, min(_int(cell.attrs.get("colspan")) or 1, MAX_GRID_COLS - c))
-                rowspan = max(1, min(_int(cell.attrs.get("rowspan")) or 1, height - r))
-                for dr in range(rowspan):
-                    for dc in range(colspan):
-                        grid[(r + dr, c + dc)] = text
-                c += colspan
-                width = max(width, c)
-        if width == 0 or not any(grid.values()):
-            return []
-        table = [[grid.get((r, c), "") for c in range(width)] for r in range(height)]
-        return [row for row in table if any(row)] or []
+        return convert_table(self, node)
 
 
 _BLANKS: Final = str.maketrans("", "", " \t\n\r")  # deletes the four
@@ -530,6 +462,31 @@ def _collapsed(pieces: list[str]) -> str:
     if "  " in text or not _escape.printable(text):
         return " ".join(text.split())
     return text.strip(" ")
+
+
+def _language(pre: Node) -> str:
+    """The language a code block's markup declares: a ``language-x``, ``lang-x`` or
+    ``highlight-x`` class on the ``<pre>`` or an element inside, or a ``language-x`` or
+    ``highlight-x`` class on a wrapper up to ``LANG_ANCESTORS`` levels above (Sphinx:
+    ``<div class="highlight-python"><div class="highlight"><pre>``; GitHub:
+    ``highlight-source-python``), or ``""``. (Not ``lang-x`` above the block: sites
+    name the human language of a region so, ``<article class="lang-de">``.)"""
+    holders: list[Node] = [pre, *pre.elems]
+    inside = len(holders)
+    node = pre.parent
+    for _ in range(LANG_ANCESTORS):
+        if node is None:
+            break
+        holders.append(node)
+        node = node.parent
+    for at, holder in enumerate(holders):
+        value = holder.attrs.get("class")
+        if value and "-" in value:
+            for m in _LANG.finditer(value):
+                if at < inside or m.group(1) != "lang":
+                    lang = m.group(2).lower()
+                    return "" if lang in _NO_LANGUAGE else lang
+    return ""
 
 
 def _int(value: str | None) -> int | None:

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pressmark._errors import PressmarkError
 
-POLICY_VERSION = "pressmark-md/2.5"
+POLICY_VERSION = "pressmark-md/3.0"
 
 ImageMode = Literal["markdown", "alt", "drop"]
 

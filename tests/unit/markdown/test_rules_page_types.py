@@ -283,7 +283,7 @@ def test_a_data_table_stays_a_table_when_one_cell_has_two_paragraphs() -> None:
              f"{long_cell}</table>")
     md = to_markdown(table, policy=ConversionPolicy(select_main=False)).markdown
     assert md.startswith("| Film | Year | Description |\n| --- | --- | --- |\n")
-    assert "| Churuli | 2021 | Two officers. Based on a story. |" in md
+    assert "| Churuli | 2021 | Two officers.<br>Based on a story. |" in md
     page = ("<table><tr><td><h2>Menu</h2><p>Home</p></td><td><p>Welcome to the page.</p>"
             "<p>More text here.</p></td></tr></table>")
     assert "|" not in to_markdown(page, policy=ConversionPolicy(select_main=False)).markdown
@@ -296,7 +296,8 @@ def test_an_infobox_keeps_a_linked_list_that_is_a_rows_value() -> None:
              "Language</a></li></ul></div></td></tr>")
     html = f"<article>{PROSE * 3}<table class=infobox>{rows}{langs}</table>{PROSE}</article>"
     md = to_markdown(html).markdown
-    assert "| Official languages | [English](/en) [Māori](/mi) [NZ Sign Language](/nzsl) |" in md
+    assert ("| Official languages | - [English](/en)<br>- [Māori](/mi)<br>"
+            "- [NZ Sign Language](/nzsl) |") in md
 
 
 @pytest.mark.parametrize(("caption", "kept", "gone"), [
