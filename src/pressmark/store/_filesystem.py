@@ -39,21 +39,29 @@ Reads take no lock and fail closed: a record is served only after its framing,
 envelope digest, source id and body hash check out. The directory is flat
 because on real disks every mkdir, create and rename costs a journal update,
 and a crawl creates one source per page.
+
+A store may be shared, so its names may have been planted: every file of ours is
+opened as a regular file only, never through a symlink and never blocking (a FIFO);
+``sources`` and each source directory must be plain directories. Maintenance
+(``verify``, ``repair``, ``prune``) goes further: it opens each source directory once
+(:meth:`FilesystemSnapshotStore.pinned`) and reaches every entry through that open
+directory, so a directory swapped for a symlink meanwhile cannot send a delete outside
+the store.
 """
 
 # Raw os calls on str paths: put() is on the crawler's hot path (hundreds per second).
-# ruff: noqa: PTH103, PTH108, PTH110, PTH123, PTH208, PTH211
+# ruff: noqa: PTH103, PTH108, PTH110, PTH208, PTH211
 
 from __future__ import annotations
 
 import builtins
+import contextlib
 import hashlib
 import json
 import os
 import re
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -66,9 +74,13 @@ from pressmark.store._errors import (
     SnapshotStoreError,
 )
 from pressmark.store._fsio import (
+    NotDirectory,
+    NotRegularFile,
     create_exclusive,
     fsync_dir,
+    open_directory,
     publish,
+    read_regular,
     read_symlink,
     set_symlink,
 )
@@ -89,6 +101,7 @@ from pressmark.store._records import (
     read_record_header,
     record_name,
 )
+from pressmark.store._sourcedir import SOURCE_FORMAT, SourceState, pin_source, read_meta
 from pressmark.store._witness import (
     MAX_INDEX_BYTES,
     HeadWitness,
@@ -99,26 +112,10 @@ from pressmark.store._witness import (
 
 Durability = Literal["fsync", "flush"]
 STORE_FORMAT = "pressmark-store/1"
-SOURCE_FORMAT = "pressmark-source/1"
 SLOT_PREFIX = "slot."
 ID_PREFIX = "id."
 BODY_PREFIX = "body."
 SLOT_NAME = re.compile(r"slot\.([0-9]{5})\Z")
-
-
-@dataclass(slots=True, kw_only=True)
-class SourceState:
-    """What one store instance knows about one source directory."""
-
-    source_id: str
-    dir: str
-    max: int
-    mutex: threading.Lock = field(default_factory=threading.Lock)
-    used: set[int] | None = None  # slot numbers known to be taken, or unknown
-    cursor: int = 0  # next slot number to try
-
-    def file(self, name: str) -> str:
-        return f"{self.dir}/{name}"
 
 
 class FilesystemSnapshotStore:
@@ -328,15 +325,27 @@ class FilesystemSnapshotStore:
 
     def source_keys(self) -> builtins.list[str]:
         try:
-            entries = os.listdir(self._sources_dir)
+            fd = open_directory(self._sources_dir)
         except FileNotFoundError:
             return []
+        except NotDirectory:
+            raise SnapshotCorrupt("the store's sources directory is not a directory") from None
         except OSError as exc:
             raise SnapshotStoreError("could not list sources") from exc
+        try:
+            entries = os.listdir(fd)
+        except OSError as exc:
+            raise SnapshotStoreError("could not list sources") from exc
+        finally:
+            os.close(fd)
         return sorted(e for e in entries if is_hex_digest(e))
 
+    def pinned(self, state: SourceState) -> contextlib.AbstractContextManager[SourceState]:
+        """``state`` for maintenance, its directory pinned (see :func:`pin_source`)."""
+        return pin_source(self._sources_dir, state)
+
     def state_for_key(self, key: str) -> SourceState | None:
-        meta = self._read_meta(f"{self._sources_dir}/{key}")
+        meta = read_meta(f"{self._sources_dir}/{key}")
         return None if meta is None else self.source_state(meta["source_id"], create=False)
 
     @staticmethod
@@ -358,11 +367,13 @@ class FilesystemSnapshotStore:
 
     @staticmethod
     def read_slot(state: SourceState, slot: str) -> str | None:
+        """The record a slot names; ``""`` for a slot that is not a regular file."""
         try:
-            with open(state.file(slot), "rb") as fh:
-                return fh.read(200).decode("ascii", "replace")
+            return read_regular(state.file(slot), 200).decode("ascii", "replace")
         except FileNotFoundError:
             return None
+        except NotRegularFile:
+            return ""
 
     def allocate_slot(self, state: SourceState, name: str) -> str:
         """Exclusively create a free slot naming ``name``; SnapshotHistoryFull if none is left."""
@@ -392,7 +403,7 @@ class FilesystemSnapshotStore:
         except UnicodeEncodeError:
             raise InvalidSnapshot("source id is not valid UTF-8") from None
         directory = f"{self._sources_dir}/{key}"
-        meta = self._read_meta(directory)
+        meta = read_meta(directory)
         if meta is None:
             if not create:
                 return None
@@ -481,7 +492,7 @@ class FilesystemSnapshotStore:
             self.sync_dir(self._sources_dir)  # the put that follows syncs ``directory``
         except OSError as exc:
             raise SnapshotStoreError("could not create the source directory") from exc
-        created = self._read_meta(directory)
+        created = read_meta(directory)
         if created is None:
             raise SnapshotStoreError("source directory vanished while being created")
         return created
@@ -490,8 +501,7 @@ class FilesystemSnapshotStore:
         root = os.fspath(self.root)
         marker = root + "/pressmark-store.json"
         try:
-            with open(marker, "rb") as fh:
-                info = json.loads(fh.read(4096))
+            info = json.loads(read_regular(marker, 4096))
         except FileNotFoundError:
             info = None
         except (OSError, ValueError, RecursionError) as exc:  # deep nesting: RecursionError
@@ -508,25 +518,7 @@ class FilesystemSnapshotStore:
                 raise SnapshotStoreError("could not create the store root") from exc
         elif not isinstance(info, dict) or info.get("format") != STORE_FORMAT:
             raise SnapshotStoreError("directory is not a pressmark snapshot store")
+        if Path(self._sources_dir).is_symlink():  # every source would live elsewhere
+            raise SnapshotStoreError("the store's sources directory is a symlink")
 
-    @staticmethod
-    def _read_meta(directory: str) -> dict[str, Any] | None:
-        try:
-            with open(directory + "/source.json", "rb") as fh:
-                meta = json.loads(fh.read(16384))
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            raise SnapshotStoreError("could not read the source metadata") from exc
-        except (ValueError, RecursionError) as exc:
-            raise SnapshotCorrupt("source metadata is unreadable") from exc
-        if (
-            not isinstance(meta, dict)
-            or meta.get("format") != SOURCE_FORMAT
-            or not isinstance(meta.get("source_id"), str)
-            or type(meta.get("max_history_files")) is not int
-            or not 1 <= meta["max_history_files"] <= MAX_HISTORY_FILES
-        ):
-            raise SnapshotCorrupt("source metadata is malformed")
-        return meta
 

@@ -5,6 +5,11 @@ real disks, so each primitive uses as few as it can: a record is written to an
 unnamed ``O_TMPFILE`` inode and published with one ``linkat``, which also never
 replaces an existing name; where ``O_TMPFILE`` is unavailable we fall back to a
 named temporary file and ``link`` + ``unlink``.
+
+A store directory may be shared, so what is read from it may have been planted:
+:func:`open_regular` never follows a symlink, never blocks (a FIFO would hold
+``open()`` until a writer comes, past any time budget) and opens regular files
+only; :func:`open_directory` opens a directory of the store, never through a symlink.
 """
 
 # Raw os calls on str paths: these run several times per put.
@@ -13,11 +18,68 @@ named temporary file and ``link`` + ``unlink``.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
+import stat
 
 _TMPFILE = getattr(os, "O_TMPFILE", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_READ_FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_DIR_FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 TEMP_PREFIX = "tmp."
+
+
+class NotRegularFile(OSError):
+    """A name in the store that is not a regular file (a symlink, FIFO, socket, directory
+    or device where a file of ours belongs)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(errno.EINVAL, "not a regular file", path)
+
+
+class NotDirectory(OSError):
+    """A name in the store that is not a plain directory (a symlink or file where one of
+    our directories belongs)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(errno.ENOTDIR, "not a directory of the store", path)
+
+
+def open_regular(path: str, *, dir_fd: int | None = None) -> int:
+    """A read descriptor for the regular file ``path`` (see the module docstring)."""
+    try:
+        fd = os.open(path, _READ_FLAGS, dir_fd=dir_fd)
+    except OSError as exc:
+        # ELOOP: a symlink; ENXIO: a socket, or a FIFO with O_NONBLOCK on some systems
+        if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR):
+            raise NotRegularFile(path) from None
+        raise
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    except BaseException:
+        os.close(fd)
+        raise
+    if not regular:
+        os.close(fd)
+        raise NotRegularFile(path)
+    return fd
+
+
+def read_regular(path: str, limit: int, *, dir_fd: int | None = None) -> bytes:
+    """Up to ``limit`` bytes of the regular file ``path`` (see :func:`open_regular`)."""
+    with os.fdopen(open_regular(path, dir_fd=dir_fd), "rb") as fh:
+        return fh.read(limit)
+
+
+def open_directory(path: str, *, dir_fd: int | None = None) -> int:
+    """A descriptor for the directory ``path``, never reached through a symlink."""
+    try:
+        return os.open(path, _DIR_FLAGS, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise NotDirectory(path) from None
+        raise
 
 
 class _Support:

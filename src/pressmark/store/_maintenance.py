@@ -15,6 +15,11 @@ While a live writer holds a source's lock, what its write has reserved so far
 (a slot, identity or body entry without its record yet, HEAD ahead of the
 records) is not reported; the same state left by a crashed writer is. Every
 problem a concurrent put or prune could fake is re-checked before it is reported.
+
+Maintenance runs on a pinned source (:meth:`FilesystemSnapshotStore.pinned`): the
+directory is opened once, never through a symlink, and every entry is read, created
+or deleted through it, so what it removes is always inside the store, and every file
+is opened as a regular file only (a planted FIFO is damage, never a hang).
 """
 
 # Raw os calls on str paths, as in _filesystem.
@@ -45,7 +50,8 @@ from pressmark.store._protocol import (
 from pressmark.store._records import parse_record_name, read_record
 
 if TYPE_CHECKING:
-    from pressmark.store._filesystem import FilesystemSnapshotStore, SourceState
+    from pressmark.store._filesystem import FilesystemSnapshotStore
+    from pressmark.store._sourcedir import SourceState
 
 _SLOT_PREFIX = "slot."
 _ID_PREFIX = "id."
@@ -75,10 +81,10 @@ def prune_source(
     digests = keep_digests(source_id, keep)
     if keep_last < 0:
         raise ValueError("keep_last must be >= 0")
-    state = store.source_state(source_id, create=False)
-    if state is None:
+    cached = store.source_state(source_id, create=False)
+    if cached is None:
         return PruneReport(source_id=source_id, kept=(), removed=())
-    with state.mutex, store.lock(state) as lock:
+    with store.pinned(cached) as state, state.mutex, store.lock(state) as lock:
         try:
             cleaned, slot_of = _clean(store, state)
             lock.refresh()
@@ -107,7 +113,7 @@ def prune_source(
         except OSError as exc:
             raise SnapshotStoreError("could not prune the source") from exc
         finally:
-            state.used = None
+            cached.used = None  # slots taken through the pinned copy: count them again
     return PruneReport(
         source_id=source_id,
         kept=tuple(history[i][0] for i in kept_ix),
@@ -241,15 +247,23 @@ def verify_store(store: FilesystemSnapshotStore) -> VerifyReport:
     for key in store.source_keys():
         try:
             state = store.state_for_key(key)
-        except SnapshotCorrupt:
+        except SnapshotCorrupt as exc:
             problems.append(VerifyProblem(code="bad-source", source_id=None,
-                                          detail=f"source {key[:16]}: metadata is malformed"))
+                                          detail=f"source {key[:16]}: {exc.message}"))
+            continue
+        except SnapshotStoreError as exc:
+            problems.append(VerifyProblem(code="snapshot-store-error", source_id=None,
+                                          detail=f"source {key[:16]}: {exc.message}"))
             continue
         if state is None:
             continue
         sources += 1
         try:
-            records += _verify_source(store, state, problems, notes)
+            with store.pinned(state) as pinned:
+                records += _verify_source(store, pinned, problems, notes)
+        except SnapshotCorrupt as exc:
+            problems.append(VerifyProblem(code="bad-source", source_id=state.source_id,
+                                          detail=f"source {key[:16]}: {exc.message}"))
         except (OSError, SnapshotStoreError):
             problems.append(VerifyProblem(code="snapshot-store-error", source_id=state.source_id,
                                           detail="source could not be read"))

@@ -15,7 +15,6 @@ order, which is what lets ``latest()`` avoid reading history.
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import json
 import os
@@ -25,6 +24,7 @@ from typing import Any, BinaryIO
 from pressmark.snapshot import InvalidSnapshot, Snapshot, canonical_json
 from pressmark.snapshot._model import envelope_json, mark_verified, snapshot_from_envelope
 from pressmark.store._errors import SnapshotCorrupt, SnapshotStoreError, SnapshotTooLarge
+from pressmark.store._fsio import NotRegularFile, open_regular
 from pressmark.store._protocol import MAX_BODY_BYTES, MAX_RECORD_BYTES
 
 MAGIC = b"PMSNAP1 "
@@ -98,13 +98,12 @@ def _check_identity(
 
 
 def _open(path: str) -> BinaryIO:
-    """Open a record without following symlinks: a planted link is corrupt, not a path."""
+    """Open a record as a regular file only: a planted symlink, FIFO or directory is a
+    corrupt record, not a path to follow or an ``open()`` that never returns."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise SnapshotCorrupt("snapshot record is not a regular file") from None
-        raise
+        fd = open_regular(path)
+    except NotRegularFile:
+        raise SnapshotCorrupt("snapshot record is not a regular file") from None
     return os.fdopen(fd, "rb")
 
 

@@ -44,7 +44,8 @@ from pressmark.store._protocol import MAX_HISTORY_FILES, MAX_RECORD_BYTES
 from pressmark.store._records import parse_record_name, read_record
 
 if TYPE_CHECKING:
-    from pressmark.store._filesystem import FilesystemSnapshotStore, SourceState
+    from pressmark.store._filesystem import FilesystemSnapshotStore
+    from pressmark.store._sourcedir import SourceState
 
 TOKEN_PREFIX = "pressmark.source-head-witness/v1."
 WitnessStatus = Literal["matches", "changed", "missing", "unavailable", "corrupt", "unsupported"]
