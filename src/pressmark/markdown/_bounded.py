@@ -18,7 +18,11 @@ way, never refused:
 - deeper than :data:`MAX_DEPTH`: the extra tags are dropped, their text kept
   (flattened) -> warning ``parse-limit:depth``;
 - more than :data:`MAX_ATTRIBUTES` on one element: the rest are dropped ->
-  ``parse-limit:attributes``;
+  ``parse-limit:attributes`` (so are those a second ``<html>`` or ``<body>`` start tag
+  would merge into the first's element past the cap: Lexbor compares each with the
+  element's own, 100,000 ``<body a_i>`` took minutes);
+- a ``<select>`` past :data:`MAX_SELECT_WORK`: the further tags inside it are dropped,
+  their text kept -> ``parse-limit:select`` (a lone select keeps 2,048 elements);
 - more than :data:`MAX_ELEMENTS` start tags: the page is cut there ->
   ``parse-limit:elements``;
 - longer than :data:`MAX_TEXT_CHARS`: the page is cut -> ``parse-limit:text``.
@@ -43,6 +47,7 @@ from pressmark.markdown._screen import (
     MAX_DEPTH,
     MAX_ELEMENTS,
     MAX_FORMATTING,
+    MAX_SELECT_WORK,
     MAX_TEXT_CHARS,
     NATIVE,
     RAW_TEXT,
@@ -69,7 +74,7 @@ class _Patterns:
     and these cost about a tenth of the Markdown layer's regex compiling at start-up.
     """
 
-    __slots__ = ("attrs_more", "raw_end", "tag_close", "token")
+    __slots__ = ("attrs_more", "one_attr", "raw_end", "tag_close", "token")
 
     def __init__(self) -> None:
         # A tag is one match: its name (group 2), up to MAX_ATTRIBUTES attributes (group
@@ -86,6 +91,7 @@ class _Patterns:
         # Attributes are matched in bounded runs: one regex repeat over 300k attributes
         # would hold a backtracking frame for each of them (memory, not just time).
         self.attrs_more = re.compile(rf"(?:{_ONE_ATTR}){{1,1024}}")
+        self.one_attr = re.compile(_ONE_ATTR)  # counts a merged element's attributes
         self.tag_close = re.compile(_TAG_CLOSE)
         self.raw_end = {name: re.compile(rf"</{name}[\t\n\f\r />]", re.I | re.A)
                         for name in RAW_TEXT}
@@ -103,6 +109,7 @@ _VOID = frozenset((
     "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
     "track", "wbr", "param", "keygen", "basefont", "bgsound", "frame", "image"))
 _MERGED = frozenset(("html", "head", "body", "frameset"))  # never pushed a second time
+_DEAD = ""  # a stack slot whose element the adoption agency took out from under others
 # "has an element in scope" stops at these (and "button scope" at button too)
 _BARRIER = frozenset((
     "applet", "caption", "html", "table", "td", "th", "marquee", "object", "template",
@@ -177,10 +184,12 @@ class _Stack:
             self.foreign += 1
 
     def pop_to(self, index: int) -> None:
-        """Pop the element at ``index`` and everything above it."""
+        """Pop the element at ``index`` and everything above it (and dead slots below)."""
         names = self.names
-        while len(names) > index:
+        while len(names) > index or (names and names[-1] == _DEAD):
             name = names.pop()
+            if name == _DEAD:
+                continue
             self.positions[name].pop()
             if name in ("svg", "math"):
                 self.foreign -= 1
@@ -206,8 +215,17 @@ class _Stack:
         # Special and formatting end tags need the element "in scope" (no barrier above
         # it); any other end tag is ignored when a special element sits above it.
         floor = self.barriers[-1] if name in _SPECIAL or name in _FORMATTING else self.specials[-1]
-        if index >= 0 and index >= floor:
-            self.pop_to(index)
+        if index < 0 or index < floor:
+            return
+        if name in _FORMATTING and self.specials[-1] > index:
+            # The adoption agency: a block above the formatting element stays open (the
+            # element is cloned inside it); only the formatting element leaves the stack.
+            # ``<a><div>x</a>`` repeated nests its <div>s, one deeper each time. Its slot
+            # stays, dead, until what sits above it is popped (a deeper estimate, in O(1)).
+            self.names[index] = _DEAD
+            self.positions[name].pop()
+            return
+        self.pop_to(index)
 
     def start_tag(self, name: str) -> None:
         if name in _CLOSES_P:
@@ -260,6 +278,8 @@ def _bound(text: str, *, screened_out: bool = False) -> BoundedHtml:
     dropped: dict[str, int] = {}
     formatting: dict[str, int] = {}
     unclosed_formatting = 0
+    merged: dict[str, int] = {}  # attributes merged into <html> and <body>
+    select_entries = select_work = 0
     elements = 0
     pos = 0
     hit: set[str] = set()
@@ -314,6 +334,28 @@ def _bound(text: str, *, screened_out: bool = False) -> BoundedHtml:
             break
         self_closing = bool(slash) and stack.foreign > 0
         pos = end
+        if stack.positions.get("select"):
+            select_work += select_entries
+            select_entries += 1
+            if select_work > MAX_SELECT_WORK:
+                if not (name in _VOID or name in _MERGED or self_closing):
+                    dropped[name] = dropped.get(name, 0) + 1
+                pieces.append(text[kept_from:m.start()])
+                kept_from = end
+                hit.add("select")
+                continue
+        else:
+            select_entries = 0
+        if name in ("html", "body"):
+            count = MAX_ATTRIBUTES if extra_from > head_end \
+                else len(patterns.one_attr.findall(text, head_start, head_end))
+            held = merged.get(name, 0)
+            if count and held and held + count > MAX_ATTRIBUTES:
+                pieces.append(text[kept_from:head_start])  # the tag, without attributes
+                kept_from = tail_start
+                hit.add("attributes")
+                continue
+            merged[name] = held + count
         if not (name in _VOID or name in _MERGED or self_closing):
             stack.start_tag(name)
             too_deep = len(stack.names) >= MAX_DEPTH
@@ -393,7 +435,7 @@ def parse_page(text: str | None, *, screened: bool = False, utf8: bytes | None =
     last = _Memo.last
     if screened or (last is not None and text is not None and last.text is text):
         if native is not None:  # bounded just now (``_Memo``): the C pass, for the cuts
-            native(source, MAX_ATTRIBUTES, MAX_FORMATTING, cuts)
+            native(source, MAX_ATTRIBUTES, MAX_FORMATTING, cuts, MAX_SELECT_WORK)
         raw = RawCut(source, cuts) if cuts else NO_CUT
         return LexborHTMLParser(raw.cut_source() if raw.count else source), (), raw
     starts = screened_starts(text, source=source, cuts=cuts)

@@ -1,12 +1,17 @@
 /* The parse screen's tokenizer pass in C: see _screen.py for what it proves and why.
  *
- * scan(text, max_attributes, max_formatting[, cuts]) walks ``text`` (a str, or bytes
- * holding UTF-8) once as the HTML tokenizer does (tags and their attributes, comments,
- * bogus comments, raw-text bodies, the script states) and returns the number of start
- * tags it read, or
- *   -1 when a cap may be needed: a tag with more than max_attributes attributes, or a
- *      formatting start tag while max_formatting are unclosed (the full scan's own
- *      count and cap: one more per start tag, one fewer per end tag of a name open);
+ * scan(text, max_attributes, max_formatting, cuts, max_select_work) walks ``text`` (a
+ * str, or bytes holding UTF-8) once as the HTML tokenizer does (tags and their
+ * attributes, comments, bogus comments, raw-text bodies, the script states) and returns
+ * the number of start tags it read, or
+ *   -1 when a cap may be needed: a tag with more than max_attributes attributes, or more
+ *      than that many on the <html> (or <body>) start tags together (the parser merges
+ *      them into one element), or a formatting start tag while max_formatting are
+ *      unclosed (the full scan's own count and cap: one more per start tag, one fewer per
+ *      end tag of a name open), or select work past max_select_work (each start tag
+ *      inside a <select> adds the number of elements the select already holds; a select
+ *      is left by its end tag only when no scope barrier opened inside it, nested
+ *      selects counted as the full scan counts them: more, never less);
  *   -2 when the rest depends on tree construction this pass does not follow (a
  *      raw-text name inside SVG or MathML whose body holds a "<", CDATA there): the
  *      regular-expression screen in _screen.py then decides.
@@ -39,7 +44,8 @@
 #define SCAN_UNSURE (-2)
 #define NAME_MAX_CHARS 16
 
-enum kind { OTHER, FORMAT, RAW, SVG, MATH, INTEGRATION_POINT, PLAINTEXT, TEMPLATE };
+enum kind { OTHER, FORMAT, RAW, SVG, MATH, INTEGRATION_POINT, PLAINTEXT, TEMPLATE, SELECT,
+            MERGED, BARRIER };
 enum { RAW_OTHER, RAW_SCRIPT, RAW_STYLE };
 enum { N_FORMATTING = 14 };
 
@@ -67,12 +73,19 @@ static const known_name KNOWN[] = {
     {"mn", {INTEGRATION_POINT, 0}}, {"ms", {INTEGRATION_POINT, 0}},
     {"mtext", {INTEGRATION_POINT, 0}}, {"annotation-xml", {INTEGRATION_POINT, 0}},
     {"plaintext", {PLAINTEXT, 0}}, {"template", {TEMPLATE, 0}},
+    {"select", {SELECT, 0}}, {"html", {MERGED, 0}}, {"body", {MERGED, 1}},
+    /* the other elements "has an element in scope" stops at (and template, integration
+     * points, svg and math above): a </select> under one of them may be ignored */
+    {"table", {BARRIER, 0}}, {"td", {BARRIER, 0}}, {"th", {BARRIER, 0}},
+    {"caption", {BARRIER, 0}}, {"object", {BARRIER, 0}}, {"applet", {BARRIER, 0}},
+    {"marquee", {BARRIER, 0}},
 };
 enum { N_KNOWN = sizeof(KNOWN) / sizeof(KNOWN[0]) };
 
 /* KNOWN's entries by first letter, filled at import: a tag is compared with the two
  * or three names that share its first letter, not with all of them. */
-static signed char BY_LETTER[26][8];
+#define PER_LETTER 12
+static signed char BY_LETTER[26][PER_LETTER];
 
 static void index_known(void) {
     memset(BY_LETTER, -1, sizeof(BY_LETTER));
@@ -89,7 +102,7 @@ static tag_kind classify(const char *name) {
     tag_kind other = {OTHER, 0};
     if (name[0] < 'a' || name[0] > 'z') return other;
     const signed char *slots = BY_LETTER[name[0] - 'a'];
-    for (int i = 0; i < 8 && slots[i] >= 0; i++) {
+    for (int i = 0; i < PER_LETTER && slots[i] >= 0; i++) {
         const char *known = KNOWN[slots[i]].name;  /* the first letters are equal */
         if (name[1] == known[1] && strcmp(name, known) == 0) return KNOWN[slots[i]].kind;
     }
@@ -278,15 +291,16 @@ static Py_ssize_t script_end_##SUFFIX(const T *s, Py_ssize_t pos, Py_ssize_t n) 
 }                                                                                        \
                                                                                          \
 /* A tag's attributes, from just after its name: the tokenizer's attribute states.       \
- * Returns where the tag ends (after its ">", or n), or -1 past max_attributes. */       \
+ * Returns where the tag ends (after its ">", or n), or -1 past max_attributes; counts   \
+ * the attributes into ``*attributes``. */                                               \
 static Py_ssize_t tag_end_##SUFFIX(const T *s, Py_ssize_t p, Py_ssize_t n,               \
-                                   long max_attributes) {                                \
-    long attributes = 0;                                                                 \
+                                   long max_attributes, long *attributes) {              \
+    *attributes = 0;                                                                     \
     while (p < n) {                                                                      \
         T c = s[p];                                                                      \
         if (IS_WS(c) || c == '/') { p++; continue; }                                     \
         if (c == '>') return p + 1;                                                      \
-        if (++attributes > max_attributes) return -1;                                    \
+        if (++*attributes > max_attributes) return -1;                                   \
         p++; /* a name's first character may be "=" */                                   \
         while (p < n && !IS_WS(s[p]) && s[p] != '/' && s[p] != '>' && s[p] != '=') p++;  \
         while (p < n && IS_WS(s[p])) p++;                                                \
@@ -305,9 +319,13 @@ static Py_ssize_t tag_end_##SUFFIX(const T *s, Py_ssize_t p, Py_ssize_t n,      
 }                                                                                        \
                                                                                          \
 static Py_ssize_t scan_##SUFFIX(const T *s, Py_ssize_t n, long max_attributes,           \
-                                long max_formatting, cut_list *cuts, int utf8) {         \
+                                long max_formatting, cut_list *cuts, int utf8,           \
+                                long long max_select_work) {                             \
     Py_ssize_t starts = 0, pos = 0;                                                      \
-    long svg = 0, math = 0, unclosed = 0, templates = 0;                                 \
+    long svg = 0, math = 0, unclosed = 0, templates = 0, attributes = 0;                 \
+    long merged[2] = {0, 0}, selects = 0;                                                \
+    long long select_entries = 0, select_work = 0;                                       \
+    int select_barrier = 0;                                                              \
     long open_by_name[N_FORMATTING] = {0};                                               \
     int integration = 0;                                                                 \
     char name[NAME_MAX_CHARS + 1];                                                       \
@@ -365,10 +383,11 @@ static Py_ssize_t scan_##SUFFIX(const T *s, Py_ssize_t n, long max_attributes,  
             name[name_len] = '\0';                                                       \
             kind = classify(name);                                                       \
         }                                                                                \
-        Py_ssize_t end = tag_end_##SUFFIX(s, p, n, max_attributes);                      \
+        Py_ssize_t end = tag_end_##SUFFIX(s, p, n, max_attributes, &attributes);         \
         if (end < 0) return SCAN_FAIL;                                                   \
         pos = end;                                                                       \
         if (closing) {                                                                   \
+            if (kind.kind == SELECT && selects > 0 && !select_barrier) selects--;        \
             if (kind.kind == FORMAT && open_by_name[kind.index] > 0) {                   \
                 open_by_name[kind.index]--;                                              \
                 unclosed--;                                                              \
@@ -382,6 +401,17 @@ static Py_ssize_t scan_##SUFFIX(const T *s, Py_ssize_t n, long max_attributes,  
             continue;                                                                    \
         }                                                                                \
         starts++;                                                                        \
+        if (selects > 0) {                                                               \
+            select_work += select_entries++;                                             \
+            if (select_work > max_select_work) return SCAN_FAIL;                         \
+            if (kind.kind == BARRIER || kind.kind == TEMPLATE || kind.kind == SVG          \
+                || kind.kind == MATH || kind.kind == INTEGRATION_POINT) {                \
+                select_barrier = 1; /* a </select> below it may be ignored: stay */      \
+            }                                                                            \
+        } else {                                                                         \
+            select_entries = 0;                                                          \
+            select_barrier = 0;                                                          \
+        }                                                                                \
         switch (kind.kind) {                                                             \
         case FORMAT:                                                                     \
             if (unclosed >= max_formatting) return SCAN_FAIL;                            \
@@ -415,7 +445,12 @@ static Py_ssize_t scan_##SUFFIX(const T *s, Py_ssize_t n, long max_attributes,  
         case PLAINTEXT: if (cuts) cuts->off = 1; break; /* the rest is text */          \
         /* a template's content is a fragment of its own, out of the tree's queries */   \
         case TEMPLATE: templates++; break;                                               \
-        case OTHER: break;                                                               \
+        case SELECT: selects++; break;                                                   \
+        case MERGED:                                                                     \
+            merged[kind.index] += attributes;                                            \
+            if (merged[kind.index] > max_attributes) return SCAN_FAIL;                   \
+            break;                                                                       \
+        case BARRIER: case OTHER: break;                                                 \
         }                                                                                \
     }                                                                                    \
 }
@@ -440,16 +475,18 @@ static PyObject *cut_values(const cut_list *cuts) {
 
 static PyObject *scan(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    PyObject *text = nargs >= 3 ? args[0] : NULL;
-    PyObject *out = nargs == 4 && args[3] != Py_None ? args[3] : NULL;
-    if (text == NULL || nargs > 4 || !(PyUnicode_Check(text) || PyBytes_Check(text))
+    PyObject *text = nargs == 5 ? args[0] : NULL;
+    PyObject *out = nargs == 5 && args[3] != Py_None ? args[3] : NULL;
+    if (text == NULL || !(PyUnicode_Check(text) || PyBytes_Check(text))
         || (out != NULL && !PyList_Check(out))) {
         PyErr_SetString(PyExc_TypeError, "scan(text: str | bytes, max_attributes: int, "
-                        "max_formatting: int, cuts: list[int] | None = None)");
+                        "max_formatting: int, cuts: list[int] | None, "
+                        "max_select_work: int)");
         return NULL;
     }
     long max_attributes = PyLong_AsLong(args[1]);
     long max_formatting = PyLong_AsLong(args[2]);
+    long long max_select_work = PyLong_AsLongLong(args[4]);
     if (PyErr_Occurred()) return NULL;
     int kind = PyUnicode_1BYTE_KIND, utf8 = PyBytes_Check(text);
     Py_ssize_t n;
@@ -473,13 +510,15 @@ static PyObject *scan(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     switch (kind) {
     case PyUnicode_1BYTE_KIND:
         result = scan_1((const Py_UCS1 *)data, n, max_attributes, max_formatting, wanted,
-                        utf8);
+                        utf8, max_select_work);
         break;
     case PyUnicode_2BYTE_KIND:
-        result = scan_2((const Py_UCS2 *)data, n, max_attributes, max_formatting, wanted, 0);
+        result = scan_2((const Py_UCS2 *)data, n, max_attributes, max_formatting, wanted, 0,
+                        max_select_work);
         break;
     default:
-        result = scan_4((const Py_UCS4 *)data, n, max_attributes, max_formatting, wanted, 0);
+        result = scan_4((const Py_UCS4 *)data, n, max_attributes, max_formatting, wanted, 0,
+                        max_select_work);
         break;
     }
     Py_END_ALLOW_THREADS
@@ -580,7 +619,8 @@ static PyObject *printable(PyObject *module, PyObject *text) {
 
 static PyMethodDef methods[] = {
     {"scan", (PyCFunction)(void (*)(void))scan, METH_FASTCALL,
-     "Start tags read, -1 when a cap may be needed, -2 when the regex screen must decide; "
+     "scan(text, max_attributes, max_formatting, cuts, max_select_work): start tags read, "
+     "-1 when a cap may be needed, -2 when the regex screen must decide; "
      "fills ``cuts`` with the raw-text bodies Lexbor may skip."},
     {"utf8_valid", (PyCFunction)utf8_valid, METH_O,
      "Whether bytes.decode('utf-8') takes these bytes without an error."},

@@ -13,7 +13,11 @@ pages are far from every cap, and that is visible without walking them:
   SVG and MathML (where ``<style>`` and ``<title>`` are not raw text), a raw-text body
   holding a ``<``, a script whose ``<!--`` may hide its end tag (double escaping), CDATA;
 - formatting elements: the same pass reports their start and end tags, and the loop
-  keeps the full scan's own count of unclosed ones (an end tag closes one of its name).
+  keeps the full scan's own count of unclosed ones (an end tag closes one of its name);
+- ``<select>``: the start tags after the first ``<select>`` are counted as if every one
+  sat in it, the select work (:data:`MAX_SELECT_WORK`) of that count bounds the full
+  scan's; a second ``<html>`` or ``<body>`` start tag may merge more attributes than
+  :data:`MAX_ATTRIBUTES` into one element, and such a page is left to the full scan.
 
 Every count errs upwards, so a page that passes is within the caps; a page that fails
 gets the full scan, which decides exactly.
@@ -32,7 +36,7 @@ import re
 from collections.abc import Callable
 
 
-def _load_native() -> Callable[[str | bytes, int, int, list[int] | None], int] | None:
+def _load_native() -> Callable[[str | bytes, int, int, list[int] | None, int], int] | None:
     try:
         from pressmark.markdown._native_screen import scan  # noqa: PLC0415 (optional)
     except ImportError:  # built without a C compiler (HATCH_BUILD_NO_HOOKS)
@@ -58,9 +62,9 @@ def utf8_valid(data: bytes) -> bool:
 
 
 NATIVE = _load_native()
-"""The C pass ``scan(text, max_attributes, max_formatting, cuts)``, when the package was
-built with it: the start tags it read, -1 when a cap may be needed, -2 when unsure; a
-``cuts`` list receives the raw-text bodies Lexbor may skip (``_rawcut``)."""
+"""The C pass ``scan(text, max_attributes, max_formatting, cuts, max_select_work)``, when
+the package was built with it: the start tags it read, -1 when a cap may be needed, -2 when
+unsure; a ``cuts`` list receives the raw-text bodies Lexbor may skip (``_rawcut``)."""
 _NATIVE_UNSURE = -2
 
 MAX_DEPTH = 512
@@ -74,6 +78,13 @@ MAX_FORMATTING = 100
 after every block, so without a cap a page could multiply its own tree."""
 MAX_TEXT_CHARS = 2_000_000
 """Characters of HTML per page (about 2 MB); conversion memory and time grow with it."""
+MAX_SELECT_ENTRIES = 2048
+"""Elements a lone ``<select>`` keeps. Lexbor runs the selectedness algorithm at every
+``<option>`` it inserts, over every option of the select (and walks the select's subtree
+for a ``<selectedcontent>`` at every selected one): 99,000 options took 60 s."""
+MAX_SELECT_WORK = MAX_SELECT_ENTRIES * (MAX_SELECT_ENTRIES - 1) // 2
+"""What the selects of one page may cost, counted as Lexbor's walks: each start tag inside
+a select adds the number of elements the select already holds."""
 SCREEN_STARTS = 2048
 """A page with at most this many start tags (and no long tag) is parsed as it is: however
 deep it nests, Lexbor's quadratic paths cost it ~1.4 ns x 2048^2, about 6 ms."""
@@ -192,7 +203,7 @@ def screened_starts(text: str | None, *, source: str | bytes | None = None,
         return -1
     scanned: str | bytes = source if source is not None else text  # type: ignore[assignment]
     if NATIVE is not None:
-        starts = NATIVE(scanned, MAX_ATTRIBUTES, MAX_FORMATTING, cuts)
+        starts = NATIVE(scanned, MAX_ATTRIBUTES, MAX_FORMATTING, cuts, MAX_SELECT_WORK)
         if starts != _NATIVE_UNSURE:
             return starts
         if cuts:
@@ -213,12 +224,40 @@ def regex_screened_starts(text: str) -> int:
         starts -= text.count("</")  # an upper bound (module doc)
         if starts > 4 * SCREEN_STARTS:
             return -1  # scripts hold some of those ``<``, never this many
+    if _may_merge_attributes(text) or _select_work_bound(text) > MAX_SELECT_WORK:
+        return -1
     in_raw_text = _tokens_pass(text)
     if in_raw_text < 0:
         return -1
     if not closes_counted and starts - in_raw_text > SCREEN_STARTS:
         starts -= text.count("</")
     return starts - in_raw_text
+
+
+_MERGED_START = re.compile(r"<(html|body)(?![^\t\n\f\r />])", re.I | re.A)
+_SELECT_START = re.compile(r"<select(?![^\t\n\f\r />])", re.I | re.A)
+
+
+def _may_merge_attributes(text: str) -> bool:
+    """A second ``<html>`` or ``<body>`` start tag: its attributes merge into the first's
+    element, past :data:`MAX_ATTRIBUTES` maybe (one of each is every ordinary page)."""
+    seen: set[str] = set()
+    for found in _MERGED_START.finditer(text):
+        name = found.group(1).lower()
+        if name in seen:
+            return True
+        seen.add(name)
+    return False
+
+
+def _select_work_bound(text: str) -> int:
+    """The select work (:data:`MAX_SELECT_WORK`) if every start tag after the first
+    ``<select>`` sat in it: an upper bound of the full scan's."""
+    found = _SELECT_START.search(text)
+    if found is None:
+        return 0
+    after = text.count("<", found.start()) - text.count("</", found.start())
+    return after * (after - 1) // 2
 
 
 def _tokens_pass(text: str) -> int:

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
 from pressmark.markdown import bound_html, parse_html, screen, to_markdown
-from pressmark.markdown._bounded import MAX_ATTRIBUTES, MAX_DEPTH
-from pressmark.markdown._screen import script_end
+from pressmark.markdown._bounded import MAX_ATTRIBUTES, MAX_DEPTH, _bound
+from pressmark.markdown._screen import (
+    MAX_SELECT_ENTRIES,
+    regex_screened_starts,
+    screened_starts,
+    script_end,
+)
+
+from ._bounds import convert_bounded
 
 
 def _timed(html: str) -> tuple[float, tuple[str, ...], str]:
@@ -162,3 +170,82 @@ def test_screen_counts_formatting_as_the_full_scan_does() -> None:
     icon = "<svg><desc>logo</desc></svg>"
     assert screen(icon + "<script>//<![CDATA[\nif (a<b) go();\n//]]></script><p>x")
     assert not screen(icon + "<script>if (a<b) go();</script>")
+
+
+def test_a_select_keeps_its_first_elements() -> None:
+    def page(options: int) -> str:
+        return "<p>x</p><select>" + "<option>o" * options + "</select><p>after</p>"
+
+    # each start tag in a select adds what the select holds: 2,048 is the cap's sum
+    assert bound_html(page(MAX_SELECT_ENTRIES)).warnings == ()
+    capped = bound_html(page(MAX_SELECT_ENTRIES + 500))
+    assert capped.warnings == ("parse-limit:select",)
+    tree, _ = parse_html(capped.text)
+    assert len(tree.css("option")) == MAX_SELECT_ENTRIES
+    assert "after" in tree.body.text() if tree.body is not None else False
+    # the text of the options past the cap stays, in the last option kept
+    assert tree.css("option")[-1].text() == "o" * 501
+
+
+@pytest.mark.parametrize("body", [
+    "<option>x" * 99_000,                                            # the red team's page
+    "<option selected>x" * 90_000,                                   # a walk per selected one
+    "<optgroup><option>x" * 50_000,
+    "<option>" + "<b>x</b>" * 30_000 + "<option>y" * 20_000,          # a walk per option
+    "<object></select></object>" + "<option>x" * 90_000,             # an end tag ignored
+])
+def test_selects_lexbor_inserts_in_quadratic_time_are_capped(body: str, tmp_path: Path) -> None:
+    # 99,000 options took 60 s; held to 10 s of CPU, the child dies if that comes back
+    page = "<html><body><main><p>Text.</p><select>" + body + "</select></main>"
+    report = convert_bounded(page, tmp_path, cpu_s=10)
+    assert report["ok"], report
+    assert "parse-limit:select" in report["warnings"]
+
+
+@pytest.mark.parametrize("name", ["body", "html"])
+def test_attributes_merged_into_body_and_html_are_capped(name: str, tmp_path: Path) -> None:
+    # every attribute of a second <body> is looked up among the first's: 100,000 took
+    # minutes; past MAX_ATTRIBUTES merged, a tag's attributes are dropped
+    page = "<html><body><p>text</p>" + "".join(f"<{name} a{i}=1>" for i in range(100_000))
+    bounded = bound_html(page)
+    assert "parse-limit:attributes" in bounded.warnings
+    tree, _ = parse_html(page)
+    element = tree.css_first(name)
+    assert element is not None
+    assert len(element.attributes) <= MAX_ATTRIBUTES
+    report = convert_bounded(page, tmp_path, cpu_s=10)
+    assert report["ok"], report
+
+
+def test_the_adoption_agency_nests_blocks_and_the_scan_sees_it(tmp_path: Path) -> None:
+    # "</a>" with a <div> open above the link keeps the <div> open: each repetition nests
+    # one deeper (Lexbor walked 100,000 levels on each end tag); the scan used to pop both
+    page = "<html><body>" + "<a href=x><div>x</a>" * 90_000
+    assert "parse-limit:depth" in bound_html(page).warnings
+    report = convert_bounded(page, tmp_path, cpu_s=3)  # 5.6 s of CPU before, 0.2 s now
+    assert report["ok"], report
+    # and misnested formatting that closes (an old page's "<b><p>x</b></p>") stays flat
+    sloppy = "<b><p>x</b></p>" * 3_000
+    assert bound_html(sloppy).warnings == ()
+
+
+def test_the_screen_counts_selects_and_merged_attributes_as_the_scan_does() -> None:
+    over = MAX_SELECT_ENTRIES + 1
+    for page, capped in [
+        ("<select>" + "<option>x" * MAX_SELECT_ENTRIES, False),
+        ("<select>" + "<option>x" * over, True),
+        ("<select></select><p>x</p>" * 3_000, False),  # many small selects
+        ("<select><object></select></object>" + "<option>x" * over, True),
+        ("<body " + "a " * 200 + "><body " + "b " * 56 + ">", False),
+        ("<body " + "a " * 200 + "><body " + "b " * 57 + ">", True),
+        ("<html a><html b><body c><body d>" * 2, False),
+    ]:
+        full = _bound(page, screened_out=True).warnings
+        assert bool(full) == capped, page[:60]
+        if capped:  # the screens never pass what the scan would change
+            assert screened_starts(page) < 0 and regex_screened_starts(page) < 0, page[:60]
+    # a </select> after a scope barrier opened in the select may be ignored by the parser:
+    # the C screen then counts on (the full scan follows the stack, and sees it closed)
+    closed = "<select><table></table></select>" + "<option>x" * over
+    assert _bound(closed, screened_out=True).warnings == ()
+    assert screened_starts(closed) < 0
