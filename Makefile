@@ -5,7 +5,11 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-STAMP  := $(VENV)/.pressmark-installed
+# Two installs: everything (make test, lint, bench: every extra and the dev tools), and
+# what the demo needs (pressmark[render]: no Ray, no MCP SDK, no test tools). The full
+# install satisfies the demo's too.
+STAMP      := $(VENV)/.pressmark-installed
+DEMO_STAMP := $(VENV)/.pressmark-demo-installed
 
 .PHONY: demo test lint unit bench setup bytecode chromium clean
 
@@ -19,8 +23,14 @@ NATIVE_SRC := $(wildcard src/pressmark/markdown/*.py src/pressmark/markdown/*.py
 $(STAMP): pyproject.toml $(NATIVE_SRC)
 	@sh scripts/ensure-venv.sh "$(PYTHON)" "$(VENV)"
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
-	@sh scripts/install-editable.sh "$(PY)" '.[render,dev,ray,mcp]'
-	@touch $(STAMP)
+	@sh scripts/install-editable.sh "$(PY)" '.[render,ray,mcp]' --group dev
+	@touch $(STAMP) $(DEMO_STAMP)
+
+# pip 25.1 or later reads the dev group; the demo's install needs no particular pip.
+$(DEMO_STAMP): pyproject.toml $(NATIVE_SRC)
+	@sh scripts/ensure-venv.sh "$(PYTHON)" "$(VENV)"
+	@sh scripts/install-editable.sh "$(PY)" '.[render]'
+	@touch $(DEMO_STAMP)
 
 # With PYTHONDONTWRITEBYTECODE=1 (set in some shells and CI) Python writes no .pyc for the
 # editable sources, and every `pressmark` start compiles pressmark's own modules again: a
@@ -33,7 +43,10 @@ bytecode: $(STAMP)
 chromium:
 	@sh scripts/ensure-chromium.sh
 
-demo: setup
+# The demo installs pressmark[render] only and never installs a browser: without a
+# Chromium the JavaScript shells stay unrendered, and the demo says so and how to get one.
+demo: $(DEMO_STAMP)
+	@$(PY) -m compileall -q src/pressmark
 	$(VENV)/bin/pressmark demo
 
 lint: $(STAMP)

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import textwrap
 from pathlib import Path
 
 import click
 
-from pressmark.cli._hints import EXIT_CODES_EPILOG, loopback_hint
+from pressmark.cli._hints import EXIT_CODES_EPILOG, command_prefix, loopback_hint
 from pressmark.crawl import (
     CrawlError,
     CrawlManifest,
@@ -22,7 +23,6 @@ from pressmark.crawl import (
     Politeness,
     Seed,
     crawl_sync,
-    render_summary_table,
 )
 from pressmark.crawl._progress import default_progress
 
@@ -178,7 +178,16 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
     if not quiet:
         from rich.console import Console  # noqa: PLC0415  # loaded on use
 
-        Console().print(render_summary_table(manifest))
+        from pressmark.cli._summary import (  # noqa: PLC0415  # loaded on use
+            browser_problem,
+            explanations,
+            summary_table,
+        )
+
+        Console().print(summary_table(manifest))
+        problem = browser_problem() if manifest.summary.get("render_fallbacks") else None
+        for line in explanations(manifest, browser_problem=problem):
+            click.echo(textwrap.fill(line, width=100, subsequent_indent="  "))
         click.echo(where_it_went(out_dir, manifest, store_path))
     if code != 0:   # errors are not progress: --quiet keeps them
         for line in _why(manifest, out_dir, loopback):
@@ -191,13 +200,14 @@ def where_it_went(out_dir: Path, manifest: CrawlManifest, store_path: Path | Non
     outcomes = manifest.summary.get("by_outcome", {})
     fetched = outcomes.get("ok", 0) + outcomes.get("not-modified", 0)
     store = store_path if store_path is not None else out_dir / "store"
+    prefix = command_prefix()
     return "\n".join([
         f"wrote {out_dir / 'manifest.json'}  (summary)",
         f"      {out_dir / 'pages.jsonl'}  (one line per page: "
         f"{manifest.summary.get('pages', 0)} pages, {fetched} fetched)",
         f"      {out_dir / 'markdown'}/ and {out_dir / 'evidence'}/  (Markdown, evidence)",
-        f"      {store}/  (snapshots; pressmark store verify {store})",
-        f"review: pressmark serve {out_dir}",
+        f"      {store}/  (snapshots; {prefix} store verify {store})",
+        f"review: {prefix} serve {out_dir}",
     ])
 
 

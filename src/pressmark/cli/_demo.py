@@ -14,12 +14,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import shlex
 import shutil
+import textwrap
 from pathlib import Path
 
 import click
 
-from pressmark.cli._hints import EXIT_CODES_EPILOG, EXIT_FAILURE
+from pressmark.cli._hints import (
+    EXIT_CODES_EPILOG,
+    EXIT_FAILURE,
+    activate_hint,
+    command_prefix,
+)
 from pressmark.demo import DemoServer, DemoSite
 from pressmark.demo._site import MAX_PAGES
 from pressmark.egress import EgressDenied, parse_url
@@ -30,6 +37,7 @@ _REWRITTEN = ("manifest.json", "pages.jsonl", "markdown", "evidence", ".state")
 
 def guide(url: str, site: DemoSite, out: Path) -> str:
     shells = sum(page.is_shell for page in site.generated)
+    prefix = command_prefix()
     return "\n".join([
         f"pressmark demo site: {url}/",
         f"  {len(site.generated)} generated pages ({shells} JavaScript shells), "
@@ -39,7 +47,8 @@ def guide(url: str, site: DemoSite, out: Path) -> str:
         f"  curl {url}/robots.txt",
         f"  curl {url}/sitemap.xml",
         f"  curl {url}{site.paths_of_kind('shell-next')[0] if shells else '/'}",
-        f"  pressmark crawl {url}/ --out {out} --allow-loopback {url}",
+        f"  {prefix} crawl {url}/ --out {out} --allow-loopback {url}",
+        f"  {prefix} fetch {url}/about --allow-loopback {url}",
         "",
         "The URL map is in docs/demo-site.md. Press Ctrl-C to stop.",
     ])
@@ -86,21 +95,64 @@ def where_to_look(out: Path) -> str:
         f"  {pages}   one line per page ({len(lines)} pages, {rendered} rendered in Chromium)",
         f"  {out / 'markdown'}/   {md_files} Markdown files",
         f"  {out / 'evidence'}/   {ev_files} evidence packets (selectors, rules, provenance)",
-        f"  {out / 'store'}/   the snapshots behind every sourceRef "
-        f"(pressmark store verify {out / 'store'})",
-        "",
-        f"Review it in a browser:  pressmark serve {out}",
+        f"  {out / 'store'}/   the snapshots behind every sourceRef",
     ])
+
+
+def next_steps(out: Path, prefix: str) -> str:
+    """Commands to run next, spelled so that they work when copied (``prefix`` is how to
+    type ``pressmark`` here: ``.venv/bin/pressmark`` after ``make demo``)."""
+    first = _first_page(out / "pages.jsonl")
+    store = out / "store"
+    lines = ["", "Next (each works as typed, from this directory):",
+             f"  {prefix} serve {out}",
+             "      the review workbench on http://127.0.0.1:8765: pages, Markdown, evidence,",
+             "      search, history, citations",
+             f"  {prefix} store verify {store}",
+             "      re-check every digest in the snapshot store"]
+    if first is not None:
+        ref, url = first
+        copy = out / "first-page.html"
+        lines += [f"  {prefix} replay {shlex.quote(ref)} --store {store} --out {copy}",
+                  "      the exact bytes a citation names, offline",
+                  f"  {prefix} md {copy} --url {url}",
+                  "      those bytes as Markdown again, byte for byte what the crawl wrote"]
+    lines += [f"  {prefix} demo --serve-only --port 8000",
+              "      keep the demo site up and crawl it yourself: it prints the command"]
+    activate = activate_hint(prefix)
+    if activate is not None:
+        lines.append(activate)
+    lines.append("The user guide: docs/index.md")
+    return "\n".join(lines)
+
+
+def _first_page(pages: Path) -> tuple[str, str] | None:
+    """(sourceRef, URL) of the first fetched page in ``pages.jsonl``, if there is one."""
+    with contextlib.suppress(OSError, ValueError), pages.open(encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            if isinstance(row, dict) and row.get("outcome") == "ok" \
+                    and isinstance(row.get("source_ref"), str):
+                return row["source_ref"], str(row.get("final_url") or row["url"])
+    return None
+
+
+# Why the demo's robots.txt denies so much: its articles link share URLs, the way news
+# sites do, and the site's robots.txt keeps crawlers out of them.
+ROBOTS_NOTE = ("the demo site's robots.txt denies /share/* on purpose, as news sites do for "
+               "the share links on every article")
 
 
 async def _crawl_demo(site: DemoSite, port: int, out: Path, render: str, quiet: bool,
                       *, previous: int | None = None) -> None:
     from rich.console import Console  # noqa: PLC0415  # the CLI's output only
 
-    from pressmark.crawl import CrawlPolicy, crawl, render_summary_table  # noqa: PLC0415
+    from pressmark.cli._summary import browser_problem, explanations, summary_table  # noqa: PLC0415
+    from pressmark.crawl import CrawlPolicy, crawl  # noqa: PLC0415
     from pressmark.crawl._progress import default_progress  # noqa: PLC0415
     from pressmark.egress import EgressPolicy  # noqa: PLC0415
 
+    problem = browser_problem() if render != "never" else None
     async with contextlib.AsyncExitStack() as stack:
         server = None
         if previous is not None:
@@ -111,6 +163,8 @@ async def _crawl_demo(site: DemoSite, port: int, out: Path, render: str, quiet: 
         if server is None:
             server = await stack.enter_async_context(DemoServer(site, port=port))
         click.echo(f"pressmark demo site: {server.url}/  (crawling into {out}/)")
+        if problem is not None:
+            click.echo(f"note: JavaScript shells will be kept unrendered: {problem}")
         policy = CrawlPolicy(
             max_pages=len(site.pages) + 100,
             discovery="both",
@@ -119,8 +173,11 @@ async def _crawl_demo(site: DemoSite, port: int, out: Path, render: str, quiet: 
         )
         manifest = await crawl([server.url + "/"], policy, out_dir=out,
                                progress=default_progress(quiet=quiet))
-    Console().print(render_summary_table(manifest))
+    Console().print(summary_table(manifest))
+    for line in explanations(manifest, browser_problem=problem, robots_note=ROBOTS_NOTE):
+        click.echo(textwrap.fill(line, width=100, subsequent_indent="  "))
     click.echo(where_to_look(out))
+    click.echo(next_steps(out, command_prefix()))
 
 
 async def _serve(site: DemoSite, port: int, out: Path, stop_after: float) -> None:

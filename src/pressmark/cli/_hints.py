@@ -52,3 +52,57 @@ def loopback_hint(url: str) -> str | None:
     origin = f"{parsed.scheme}://127.0.0.1:{parsed.port}"
     return (f"hint: {host} is refused by default; for a local test server use the address "
             f"({origin}/...) and pass --allow-loopback {origin}")
+
+
+def command_prefix(argv0: str | None = None, executable: str | None = None) -> str:
+    """How to type ``pressmark`` so that a command printed for the user works when copied.
+
+    ``make demo`` runs ``.venv/bin/pressmark`` and nothing puts that on ``PATH``: a printed
+    ``pressmark serve OUT`` would fail with "command not found". The console script's path
+    as it was typed (``.venv/bin/pressmark``) is used unless ``pressmark`` on ``PATH`` is the
+    same file; ``python -m pressmark`` gives the interpreter's path and ``-m pressmark``.
+    """
+    import shutil  # noqa: PLC0415  # every command imports this module: keep its top light
+    import sys  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
+    argv0 = sys.argv[0] if argv0 is None else argv0
+    executable = sys.executable if executable is None else executable
+    name = Path(argv0).name
+    if name == "__main__.py" and executable:   # python -m pressmark
+        return f"{_shortest(executable)} -m pressmark"
+    if name != "pressmark":   # an embedding program (a test runner): the plain name
+        return "pressmark"
+    found = shutil.which("pressmark")
+    try:
+        if found is not None and Path(found).samefile(argv0):
+            return "pressmark"
+    except OSError:
+        pass
+    return _shortest(argv0)
+
+
+def _shortest(path: str) -> str:
+    """``path`` relative to the working directory when it lies below it, else absolute."""
+    import os  # noqa: PLC0415
+    import shlex  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
+    absolute = Path(path).absolute()
+    relative = os.path.relpath(absolute)
+    shown = relative if not relative.startswith(os.pardir) else str(absolute)
+    if os.sep not in shown:
+        shown = f".{os.sep}{shown}"
+    return shlex.quote(shown)
+
+
+def activate_hint(prefix: str) -> str | None:
+    """"Or activate the environment once" when ``prefix`` is a virtual environment's script."""
+    from pathlib import Path  # noqa: PLC0415
+
+    if prefix == "pressmark":
+        return None
+    activate = Path(prefix.split(" ", 1)[0]).parent / "activate"
+    if not activate.is_file():
+        return None
+    return f"(or run `source {activate}` once, then type `pressmark` without the path)"

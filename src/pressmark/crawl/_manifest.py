@@ -134,6 +134,12 @@ class CrawlSummary:
         self.failure_reasons: Counter[str] = Counter()
         self.urls_refused: Counter[str] = Counter()
         """Discovered URLs (links, sitemap entries) the egress URL parser refused, by code."""
+        self.robots_denied_paths: Counter[str] = Counter()
+        """robots.txt denials by the URL's first path segment (``/share/``): the "why" of a
+        large denied count, which is the crawler obeying the site, not failing."""
+        self.render_fallbacks = 0
+        """Pages that looked like JavaScript shells and were kept unrendered (no browser,
+        or the render failed): the plain snapshot stands in."""
 
     def refuse(self, counts: tuple[tuple[str, int], ...]) -> None:
         for code, count in counts:
@@ -144,6 +150,10 @@ class CrawlSummary:
         self.by_outcome[page.outcome] += 1
         if page.error is not None:
             self.errors_by_kind[page.error.kind] += 1
+            if page.error.kind == "robots-denied":
+                self.robots_denied_paths[_first_segment(page.url)] += 1
+        if any(w.startswith("render-fallback:") for w in page.warnings):
+            self.render_fallbacks += 1
         if page.rendered and page.outcome != "not-modified":  # a 304 keeps a render, runs none
             self.rendered += 1
         self.bytes += page.bytes
@@ -185,9 +195,19 @@ class CrawlSummary:
             if self.validated else None,
             "mean_readiness_ms": round(self.readiness_total_ms / self.readiness_count, 1)
             if self.readiness_count else None,
+            "validation_failed": self.validated - self.validation_passed,
             "failure_reasons": dict(sorted(self.failure_reasons.items())),
             "urls_refused": dict(sorted(self.urls_refused.items())),
+            "robots_denied_paths": dict(sorted(self.robots_denied_paths.items())),
+            "render_fallbacks": self.render_fallbacks,
         }
+
+
+def _first_segment(url: str) -> str:
+    """``/share/`` of ``http://host/share/x?y``; ``/`` for the root, ``/search`` for a leaf."""
+    path = url.partition("://")[2].partition("/")[2].partition("?")[0].partition("#")[0]
+    head, slash, _ = path.partition("/")
+    return f"/{head}{slash}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
