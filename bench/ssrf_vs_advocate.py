@@ -41,14 +41,14 @@ def load_corpus():  # type: ignore[no-untyped-def]
 
 
 async def pressmark_decision(case, resolver_table):  # type: ignore[no-untyped-def]
-    from pressmark.egress import EgressDenied, StaticResolver, evaluate_url
+    from pressmark.egress import DnsFailure, EgressDenied, StaticResolver, evaluate_url
 
     resolver = StaticResolver(resolver_table)
     try:
         if case.rebind:
             await evaluate_url(case.url, resolver=resolver)
         await evaluate_url(case.url, resolver=resolver)
-    except EgressDenied as exc:
+    except (EgressDenied, DnsFailure) as exc:
         return False, exc.code
     return True, None
 

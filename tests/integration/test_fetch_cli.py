@@ -50,7 +50,7 @@ def test_exit_codes(demo_origin: str, fault_server: DemoServer) -> None:
     assert code == 5 and json.loads(out)["error"]["kind"] == "response-too-large"
     code, out, _ = run(fault_server.url + "/fault/slow-headers?seconds=2", "--allow-loopback",
                        fault_server.url, "--timeout-ms", "300", "--json")
-    assert code == 5 and json.loads(out)["error"]["kind"] == "timeout"
+    assert code == 4 and json.loads(out)["error"]["kind"] == "timeout"  # not reached
 
 
 def test_user_agent_reaches_the_server(demo_server: DemoServer, demo_origin: str) -> None:

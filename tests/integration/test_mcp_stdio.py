@@ -159,9 +159,9 @@ async def test_denied_urls_are_tool_errors_and_never_dialled(
         async with mcp_session(tmp_path, "--store", str(tmp_path / "store"), "--allow-loopback",
                                demo_origin, "--allow-loopback", hostile.origin) as session:
             cases = {
-                trip.origin + "/": "INVALID_PORT",
+                trip.origin + "/": "DENIED_ADDRESS",  # loopback decides, not the port
                 "http://127.0.0.1/": "DENIED_ADDRESS",
-                hostile.origin + "/to/tripwire": "INVALID_PORT",
+                hostile.origin + "/to/tripwire": "DENIED_ADDRESS",
                 hostile.origin + "/to/metadata": "DENIED_ADDRESS",
                 "http://[::ffff:169.254.169.254]/": "DENIED_ADDRESS",
                 "file:///etc/passwd": "INVALID_SCHEME",
@@ -175,7 +175,7 @@ async def test_denied_urls_are_tool_errors_and_never_dialled(
                 seen[url] = data["error"]["code"]
                 assert text.startswith(f"error: {data['error']['code']}:")
             failed, data, _ = await call(session, "crawl_site", url=trip.origin + "/")
-            assert failed and data["error"]["code"] == "INVALID_PORT"
+            assert failed and data["error"]["code"] == "DENIED_ADDRESS"
             # the session survived every refusal
             failed, page, _ = await call(session, "fetch_page",
                                          url=demo_origin + _article(demo_site))

@@ -19,7 +19,8 @@ def test_root_help_documents_the_exit_codes() -> None:
     assert result.exit_code == 0
     for line in ("0  success", "2  invalid configuration or usage",
                  "3  denied by the egress policy or robots.txt",
-                 "4  HTTP error, or a reference that does not resolve", "5  any other failure"):
+                 "4  not reached: HTTP error, DNS failure, network error or timeout",
+                 "or a reference that does not resolve", "5  any other failure"):
         assert line in result.output
 
 
@@ -60,8 +61,11 @@ def test_loopback_hint_names_the_origin_to_allow() -> None:
         "pass --allow-loopback http://127.0.0.1:4173")
     assert "--allow-loopback http://127.0.0.1:80" in (loopback_hint("http://0x7f.1/") or "")
     assert "--allow-loopback http://[::1]:8080" in (loopback_hint("http://[::1]:8080/") or "")
-    assert "use the address (http://127.0.0.1:8080/...)" in (
+    assert "--allow-loopback http://localhost:8080" in (
         loopback_hint("http://localhost:8080/") or "")
+    assert "use the address (http://127.0.0.1:8080/...)" in (
+        loopback_hint("http://app.localhost:8080/") or "")
+    assert "plain http" in (loopback_hint("https://127.0.0.1:8443/") or "")
     assert loopback_hint("http://10.0.0.1/") is None
     assert loopback_hint("https://example.com/") is None
     assert loopback_hint("not a url") is None

@@ -15,7 +15,8 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "PressmarkError", "__version__",
     ),
     "pressmark.egress": (
-        "AsyncioConnector", "Connector", "DENIAL_CODES", "EgressConfigError", "EgressDenied",
+        "AsyncioConnector", "Connector", "DENIAL_CODES", "DnsFailure", "EgressConfigError",
+        "EgressDenied",
         "EgressPolicy", "EgressProxy", "EgressTarget", "EgressTimeout", "GuardedClient",
         "GuardedResponse", "NetworkError", "ParsedURL", "ProxyDenial", "RedirectHop", "Resolver",
         "ResponseTooLarge", "StaticResolver", "SystemResolver", "Timeout", "canonical_url",

@@ -1,9 +1,10 @@
 """``pressmark crawl URL... --out DIR``: crawl a site into snapshots, Markdown and a manifest.
 
-Exit codes (see :mod:`pressmark.cli._main`): 0 when at least one page was
-fetched, 2 for invalid configuration, 3 when every page was denied (egress
-policy or robots.txt), 5 when the crawl was interrupted, could not write its
-output (a full disk) or every page failed.
+Exit codes (the table in :mod:`pressmark.cli._hints`): 0 when at least one page was
+fetched, 2 for invalid configuration, 3 when every page was denied (egress policy or
+robots.txt), 4 when the seeds were not reached (HTTP error, DNS failure, network error,
+timeout: the same status ``pressmark fetch`` gives the seed), 5 when the crawl was
+interrupted, could not write its output (a full disk) or failed otherwise.
 """
 
 from __future__ import annotations
@@ -15,7 +16,15 @@ from pathlib import Path
 
 import click
 
-from pressmark.cli._hints import EXIT_CODES_EPILOG, command_prefix, loopback_hint
+from pressmark.cli._egress_options import build_policy, egress_options
+from pressmark.cli._hints import (
+    EXIT_CODES_EPILOG,
+    EXIT_DENIED,
+    EXIT_FAILURE,
+    command_prefix,
+    exit_code_for,
+    loopback_hint,
+)
 from pressmark.crawl import (
     CrawlError,
     CrawlManifest,
@@ -29,14 +38,19 @@ from pressmark.crawl._progress import default_progress
 _FAILED_STOPS = ("interrupted", "disk-full", "output-error")
 
 
-def _exit_code(manifest: CrawlManifest) -> int:
+def _exit_code(manifest: CrawlManifest, out_dir: Path) -> int:
     s = manifest.summary
     if not manifest.complete and manifest.stop_reason in _FAILED_STOPS:
-        return 5
+        return EXIT_FAILURE
     outcomes = s["by_outcome"]
     if s["pages"] == 0 or outcomes.get("ok", 0) + outcomes.get("not-modified", 0) > 0:
         return 0
-    return 3 if outcomes.get("denied", 0) == s["pages"] else 5
+    if outcomes.get("denied", 0) == s["pages"]:
+        return EXIT_DENIED
+    # Nothing was fetched: the crawl fails the way its first failed seed did, so a 404 seed
+    # exits as `pressmark fetch` of it would.
+    seeds = _seed_errors_of(manifest, out_dir)
+    return exit_code_for(seeds[0][1]) if seeds else EXIT_FAILURE
 
 
 @click.command("crawl", epilog=EXIT_CODES_EPILOG)
@@ -71,9 +85,7 @@ def _exit_code(manifest: CrawlManifest) -> int:
                    "exact port), or a comma-separated list of allowed hosts.")
 @click.option("--include", multiple=True, help="Regex a URL must match (repeatable).")
 @click.option("--exclude", multiple=True, help="Regex that excludes a URL (repeatable).")
-@click.option("--allow-loopback", "loopback", multiple=True, metavar="ORIGIN",
-              help="Admit a test-only loopback origin such as http://127.0.0.1:4173 "
-                   "(repeatable).")
+@egress_options
 @click.option("--no-robots", is_flag=True, help="Ignore robots.txt (be sure you may).")
 @click.option("--no-markdown", is_flag=True, help="Store snapshots only; skip Markdown.")
 @click.option("--store", "store_path", type=click.Path(file_okay=False, path_type=Path),
@@ -117,19 +129,15 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
           discovery: str, render: str, concurrency: int, render_concurrency: int | None,
           per_host_concurrency: int,
           delay_ms: int, scope: str, include: tuple[str, ...], exclude: tuple[str, ...],
-          loopback: tuple[str, ...], no_robots: bool, no_markdown: bool,
+          origins: tuple[str, ...], ports: tuple[int, ...], proxy: str | None,
+          no_robots: bool, no_markdown: bool,
           store_path: Path | None, workers: int | None, page_timeout: float,
           time_budget: float | None,
           user_agent: str | None, quiet: bool, resume: bool, no_revalidate: bool, engine: str,
           ray_address: str | None, shards: int, render_workers: int,
           expect_heading: str | None, expect_language: str | None, replay: bool) -> None:
     """Crawl from URL... into OUT: snapshots, Markdown, evidence and a manifest."""
-    from pressmark.egress import EgressPolicy  # noqa: PLC0415  # keeps `pressmark --help` fast
-
-    try:
-        egress = EgressPolicy().allow_loopback(*loopback) if loopback else EgressPolicy()
-    except Exception as exc:
-        raise click.UsageError(f"--allow-loopback: {exc}") from exc
+    egress = build_policy(origins, ports, proxy)
     store = None
     if replay and store_path is None:
         store_path = out_dir / "store"
@@ -172,9 +180,9 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
     except CrawlError as exc:
         if exc.code == "output-error":  # the output directory failed, not the command line
             click.echo(f"error: {exc}", err=True)
-            raise SystemExit(5) from exc
+            raise SystemExit(EXIT_FAILURE) from exc
         raise click.UsageError(str(exc)) from exc
-    code = _exit_code(manifest)
+    code = _exit_code(manifest, out_dir)
     if not quiet:
         from rich.console import Console  # noqa: PLC0415  # loaded on use
 
@@ -190,7 +198,7 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
             click.echo(textwrap.fill(line, width=100, subsequent_indent="  "))
         click.echo(where_it_went(out_dir, manifest, store_path))
     if code != 0:   # errors are not progress: --quiet keeps them
-        for line in _why(manifest, out_dir, loopback):
+        for line in _why(manifest, out_dir, origins):
             click.echo(line, err=True)
     raise SystemExit(code)
 
@@ -223,11 +231,7 @@ def _why(manifest: CrawlManifest, out_dir: Path, loopback: tuple[str, ...]) -> l
                 f"{manifest.summary.get('pages', 0)} pages written; free space, then run the "
                 "same command with --resume to continue"]
     lines: list[str] = []
-    if manifest.pages:
-        seeds = [(p.url, p.error.kind, p.error.message) for p in manifest.pages
-                 if p.depth == 0 and p.error is not None]
-    else:
-        seeds = _seed_errors(out_dir / "pages.jsonl")
+    seeds = _seed_errors_of(manifest, out_dir)
     for url, kind, message in seeds[:10]:
         lines.append(f"error: {url}: {kind}: {message}")
         if kind == "egress-denied" and not loopback:
@@ -235,6 +239,14 @@ def _why(manifest: CrawlManifest, out_dir: Path, loopback: tuple[str, ...]) -> l
             if hint is not None and hint not in lines:
                 lines.append(hint)
     return lines
+
+
+def _seed_errors_of(manifest: CrawlManifest, out_dir: Path) -> list[tuple[str, str, str]]:
+    """(url, kind, message) of every failed seed, from the manifest or ``pages.jsonl``."""
+    if manifest.pages:
+        return [(p.url, p.error.kind, p.error.message) for p in manifest.pages
+                if p.depth == 0 and p.error is not None]
+    return _seed_errors(out_dir / "pages.jsonl")
 
 
 def _seed_errors(pages_path: Path) -> list[tuple[str, str, str]]:

@@ -1,10 +1,11 @@
 """``pressmark egress check URL``: would pressmark connect to this URL, and where?
 
 Prints one JSON object ``{"allowed": bool, "code": str | null, "addresses": [...]}``
-and exits 0 when allowed, 3 when denied (2 for invalid options). With
-``--resolve`` the given answers are the *only* DNS answers (a name not listed
-fails with ``DNS_FAILURE``), so a check never touches the network; without it
-the system resolver is asked.
+and exits 0 when allowed, 3 when denied, 4 when the name does not resolve
+(``dns-failure``: a network error, not a denial), 2 for invalid options. With
+``--resolve`` the given answers are the *only* DNS answers (a name not listed fails
+with ``dns-failure``), so a check never touches the network; without it the system
+resolver is asked.
 """
 
 from __future__ import annotations
@@ -14,19 +15,17 @@ import json
 
 import click
 
-from pressmark.cli._hints import EXIT_CODES_EPILOG
+from pressmark.cli._egress_options import ALLOW_PORT_HELP, allow_loopback_option, build_policy
+from pressmark.cli._hints import EXIT_CODES_EPILOG, EXIT_DENIED, EXIT_UNRESOLVED
 from pressmark.egress import (
-    EgressConfigError,
+    DnsFailure,
     EgressDenied,
-    EgressPolicy,
     Resolver,
     StaticResolver,
     SystemResolver,
     evaluate_url,
     parse_url,
 )
-
-EXIT_DENIED = 3
 
 
 def _parse_resolve(values: tuple[str, ...]) -> dict[str, list[str]]:
@@ -67,24 +66,15 @@ def egress() -> None:
     "--resolve", "resolve", multiple=True, metavar="HOST=IP[,IP...]",
     help="Answer DNS for HOST with these addresses (repeatable); disables real DNS.",
 )
+@allow_loopback_option
 @click.option(
-    "--allow-loopback", "allow_loopback", multiple=True, metavar="ORIGIN",
-    help="Admit a test-only loopback origin such as http://127.0.0.1:4173 (repeatable).",
+    "--allow-port", "--port", "ports", multiple=True, type=click.IntRange(1, 65535),
+    metavar="PORT", help=ALLOW_PORT_HELP,
 )
-@click.option(
-    "--port", "ports", multiple=True, type=click.IntRange(1, 65535),
-    help="Also allow this port (repeatable; 80 and 443 are always allowed).",
-)
-def check(url: str, resolve: tuple[str, ...], allow_loopback: tuple[str, ...],
+def check(url: str, resolve: tuple[str, ...], origins: tuple[str, ...],
           ports: tuple[int, ...]) -> None:
     """Evaluate URL exactly as pressmark's client would, without connecting."""
-    try:
-        policy = EgressPolicy(
-            allowed_ports=tuple(dict.fromkeys((80, 443, *ports))),
-            test_only_allowed_loopback_origins=allow_loopback,
-        )
-    except EgressConfigError as exc:
-        raise click.BadParameter(exc.message, param_hint="--allow-loopback") from exc
+    policy = build_policy(origins, ports)
     resolver: Resolver = StaticResolver(_parse_resolve(resolve)) if resolve else SystemResolver()
     try:
         target = asyncio.run(evaluate_url(url, policy=policy, resolver=resolver))
@@ -92,4 +82,8 @@ def check(url: str, resolve: tuple[str, ...], allow_loopback: tuple[str, ...],
         click.echo(json.dumps({"allowed": False, "code": exc.code, "addresses": []}))
         click.echo(f"denied: {exc.message}", err=True)
         raise SystemExit(EXIT_DENIED) from None
+    except DnsFailure as exc:
+        click.echo(json.dumps({"allowed": False, "code": exc.code, "addresses": []}))
+        click.echo(f"error: dns-failure: {exc.message}", err=True)
+        raise SystemExit(EXIT_UNRESOLVED) from None
     click.echo(json.dumps({"allowed": True, "code": None, "addresses": list(target.addresses)}))

@@ -1,7 +1,11 @@
-"""``pressmark fetch URL``: one guarded, polite fetch, printed as text or JSON.
+"""``pressmark fetch URL``: one guarded, polite fetch, printed as HTML, text, Markdown or JSON.
 
-Exit codes: 0 ok (a 304 included), 2 invalid configuration or usage, 3 denied
-by the egress policy or robots.txt, 4 HTTP error, 5 any other fetch failure.
+``--format html`` (the default) prints the body as fetched; ``text`` the main content's
+plain text and ``markdown`` its Markdown (the same conversion a crawl writes); ``json``
+(or ``--json``) the whole result. Exit codes: 0 ok (a 304 included), 2 invalid
+configuration or usage, 3 denied by the egress policy or robots.txt, 4 not reached
+(HTTP error, DNS failure, network error, timeout), 5 any other failure (a page that is not
+HTML asked for as Markdown included).
 
 ``--render on-shell|always`` uses :class:`pressmark.render.PlaywrightRenderer`,
 started lazily (on-shell: only when a page turns out to be a shell) with the
@@ -21,7 +25,14 @@ import click
 from pressmark import render as render_module
 from pressmark import store as store_module
 from pressmark._errors import PressmarkError
-from pressmark.cli._hints import EXIT_CODES_EPILOG, loopback_hint
+from pressmark.cli._egress_options import build_policy, egress_options
+from pressmark.cli._hints import (
+    EXIT_CODES_EPILOG,
+    EXIT_FAILURE,
+    EXIT_USAGE,
+    exit_code_for,
+    loopback_hint,
+)
 from pressmark.egress import EgressPolicy, Resolver
 from pressmark.fetch import (
     FetchFailure,
@@ -32,28 +43,16 @@ from pressmark.fetch import (
     fetch_source,
 )
 
-EXIT_OK = 0
-EXIT_CONFIG = 2
-EXIT_DENIED = 3
-EXIT_HTTP = 4
-EXIT_OTHER = 5
-
-_EXIT_BY_KIND = {
-    "invalid-config": EXIT_CONFIG,
-    "egress-denied": EXIT_DENIED,
-    "robots-denied": EXIT_DENIED,
-    "http-error": EXIT_HTTP,
-}
-
-
 # Denial codes that mean "this is not a URL we could ever fetch": usage errors (exit 2).
 _MALFORMED = frozenset({"INVALID_URL", "INVALID_SCHEME", "INVALID_HOST"})
 
 
-def exit_code_for(kind: str | None) -> int:
-    if kind is None:
-        return EXIT_OK
-    return _EXIT_BY_KIND.get(kind, EXIT_OTHER)
+FORMATS = ("html", "text", "markdown", "json")
+
+# What --json says of a sourceRef nothing keeps (no --store): it names the bytes, but no
+# store holds them, so it can never be resolved (pressmark replay) later.
+UNRESOLVABLE_NOTE = ("no --store: these bytes are kept nowhere, so source_ref cannot be "
+                     "resolved later; pass --store DIR to keep them")
 
 
 def result_to_json(result: FetchResult) -> dict[str, Any]:
@@ -108,10 +107,9 @@ def _failure_json(url: str, kind: str, message: str, code: str | None) -> dict[s
     return result_to_json(result)
 
 
-async def _run(url: str, *, render: str, store_dir: Path | None, origins: tuple[str, ...],
+async def _run(url: str, *, render: str, store_dir: Path | None, policy: EgressPolicy,
                max_bytes: int | None, timeout_ms: int | None, retries: int | None,
                user_agent: str | None, respect_robots: bool) -> FetchResult:
-    policy = EgressPolicy(test_only_allowed_loopback_origins=origins)
     store: store_module.SnapshotStore | None = None
     if store_dir is not None:
         store = store_module.FilesystemSnapshotStore(store_dir)
@@ -142,26 +140,45 @@ async def _run(url: str, *, render: str, store_dir: Path | None, origins: tuple[
 
 @click.command("fetch", epilog=EXIT_CODES_EPILOG)
 @click.argument("url")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON, not the body.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
+              help="What to print: the body as fetched (html, the default), the main "
+                   "content as plain text or as Markdown, or the whole result as JSON.")
+@click.option("--markdown", "as_markdown", is_flag=True, help="Same as --format markdown.")
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @click.option("--render", type=click.Choice(["never", "on-shell", "always"]), default="never",
               show_default=True, help="Render policy (a browser renders JavaScript shells).")
 @click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Keep the snapshot in this filesystem store (and revalidate against it).")
-@click.option("--allow-loopback", "origins", multiple=True, metavar="ORIGIN",
-              help="Admit a test-only loopback origin such as http://127.0.0.1:4173 "
-                   "(repeatable).")
+              help="Keep the snapshot in this filesystem store (and revalidate against it); "
+                   "its sourceRef then resolves later.")
+@egress_options
 @click.option("--max-bytes", type=click.IntRange(min=1), help="Response size limit in bytes.")
 @click.option("--timeout-ms", type=click.IntRange(min=1), help="Time budget for the fetch.")
 @click.option("--retries", type=click.IntRange(min=0, max=10), help="Retries of a plain fetch.")
 @click.option("--user-agent", help="User-Agent (its product token is matched in robots.txt).")
 @click.option("--no-robots", is_flag=True, help="Do not consult robots.txt.")
-def fetch(url: str, *, as_json: bool, render: str, store_dir: Path | None, origins: tuple[str, ...],
-          max_bytes: int | None, timeout_ms: int | None, retries: int | None,
-          user_agent: str | None, no_robots: bool) -> None:
-    """Fetch URL through the guarded, polite fetcher and print its text (or --json).
+def fetch(url: str, *, fmt: str | None, as_markdown: bool, as_json: bool, render: str,
+          store_dir: Path | None, origins: tuple[str, ...], ports: tuple[int, ...],
+          proxy: str | None, max_bytes: int | None, timeout_ms: int | None,
+          retries: int | None, user_agent: str | None, no_robots: bool) -> None:
+    """Fetch URL through the guarded, polite fetcher and print it (see --format).
 
-    The body goes to stdout; warnings, errors and hints go to stderr.
+    The output goes to stdout; warnings, errors and hints go to stderr.
     """
+    chosen = {f for f, flag in (("markdown", as_markdown), ("json", as_json)) if flag}
+    if fmt is not None:
+        chosen.add(fmt)
+    if len(chosen) > 1:
+        raise click.UsageError(f"choose one output format, not {' and '.join(sorted(chosen))}")
+    fmt = chosen.pop() if chosen else "html"
+    as_json = fmt == "json"
+    try:
+        policy = build_policy(origins, ports, proxy)
+    except click.BadParameter as exc:
+        if not as_json:
+            raise
+        click.echo(json.dumps(_failure_json(url, "invalid-config", exc.format_message(),
+                                            "invalid-config"), indent=2, ensure_ascii=False))
+        sys.exit(EXIT_USAGE)
     invalid = _invalid_url(url)
     if invalid is not None:   # a malformed URL is a usage error, as in `pressmark crawl`
         if as_json:
@@ -169,9 +186,9 @@ def fetch(url: str, *, as_json: bool, render: str, store_dir: Path | None, origi
                                                 invalid.code), indent=2, ensure_ascii=False))
         else:
             click.echo(f"error: invalid-config: {invalid.message}", err=True)
-        sys.exit(EXIT_CONFIG)
+        sys.exit(EXIT_USAGE)
     try:
-        result = asyncio.run(_run(url, render=render, store_dir=store_dir, origins=origins,
+        result = asyncio.run(_run(url, render=render, store_dir=store_dir, policy=policy,
                                   max_bytes=max_bytes, timeout_ms=timeout_ms, retries=retries,
                                   user_agent=user_agent, respect_robots=not no_robots))
     except PressmarkError as exc:
@@ -180,10 +197,14 @@ def fetch(url: str, *, as_json: bool, render: str, store_dir: Path | None, origi
                                   indent=2, ensure_ascii=False))
         else:
             click.echo(f"error: invalid-config: {exc.message}", err=True)
-        sys.exit(EXIT_CONFIG)
+        sys.exit(EXIT_USAGE)
     code = exit_code_for(None if result.error is None else result.error.kind)
     if as_json:
-        click.echo(json.dumps(result_to_json(result), indent=2, ensure_ascii=False))
+        document = result_to_json(result)
+        if store_dir is None and result.source_ref is not None:
+            document["source_ref_resolvable"] = False
+            document["note"] = UNRESOLVABLE_NOTE
+        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
     else:
         for warning in result.warnings:
             click.echo(f"warning: {warning}", err=True)
@@ -192,7 +213,7 @@ def fetch(url: str, *, as_json: bool, render: str, store_dir: Path | None, origi
                 str(result.error.status) not in result.error.message else ""
             click.echo(f"error: {result.error.kind}{status}: {result.error.message}", err=True)
         elif result.snapshot is not None:
-            click.echo(result.snapshot.body.encode("utf-8", "surrogatepass"), nl=False)
+            code = _print_body(result, fmt)
         if store_dir is not None and result.source_ref is not None:
             # the body went to stdout; say where the snapshot went and how to cite it
             click.echo(f"stored in {store_dir}: {result.source_ref}", err=True)
@@ -207,6 +228,33 @@ def fetch(url: str, *, as_json: bool, render: str, store_dir: Path | None, origi
         if hint is not None:
             click.echo(hint, err=True)
     sys.exit(code)
+
+
+def _print_body(result: FetchResult, fmt: str) -> int:
+    """Print the fetched page as ``fmt`` (html, text or markdown); the exit status."""
+    snap = result.snapshot
+    assert snap is not None
+    if fmt == "html":
+        click.echo(snap.body.encode("utf-8", "surrogatepass"), nl=False)
+        return 0
+    if snap.content_type != "html":
+        click.echo(f"error: not-html: the page is {snap.content_type} content, which has no "
+                   "Markdown or main text; --format html prints it as fetched", err=True)
+        return EXIT_FAILURE
+    from pressmark.markdown import to_markdown  # noqa: PLC0415  # loaded on use
+
+    converted = to_markdown(snap.body, url=snap.url, requested_url=snap.requested_url)
+    for warning in converted.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    if not converted.validation.passed:
+        click.echo("warning: validation failed (" + ", ".join(converted.validation.reasons)
+                   + "): the page's main content may be missing", err=True)
+    if fmt == "markdown":
+        text = converted.markdown
+    else:
+        text = "\n\n".join(block for block in converted.block_texts if block) + "\n"
+    click.echo(text.encode("utf-8", "surrogatepass"), nl=False)
+    return 0
 
 
 def _invalid_url(url: str) -> PressmarkError | None:

@@ -1,8 +1,16 @@
 """Small helpers shared by the sub-commands: exit codes and hints for people.
 
-Exit codes (the contract, README "CLI exit codes"): 0 ok, 2 invalid configuration or
-usage, 3 denied by egress policy or robots.txt, 4 HTTP error or unresolvable reference,
-5 any other failure.
+Exit codes are one table for every command (the user guide's "Errors and exit codes"):
+
+====  ==========================================================================
+0     success
+1     unexpected internal error (a bug: please report the traceback)
+2     invalid configuration or usage (a path that is not what the command needs included)
+3     denied: the egress policy or robots.txt refused it
+4     not reached: HTTP error, DNS failure, network error or timeout; or a reference
+      that does not resolve
+5     any other failure (interrupted crawl, damaged store, failed conversion, a limit hit)
+====  ==========================================================================
 """
 
 from __future__ import annotations
@@ -13,12 +21,32 @@ EXIT_DENIED = 3
 EXIT_UNRESOLVED = 4
 EXIT_FAILURE = 5
 
+# A page's ``error.kind`` (FetchErrorKind) -> the exit status of a command that fails with it.
+EXIT_BY_KIND: dict[str, int] = {
+    "invalid-config": EXIT_USAGE,
+    "egress-denied": EXIT_DENIED,
+    "robots-denied": EXIT_DENIED,
+    "http-error": EXIT_UNRESOLVED,
+    "dns-failure": EXIT_UNRESOLVED,
+    "network-error": EXIT_UNRESOLVED,
+    "timeout": EXIT_UNRESOLVED,
+}
+
+
+def exit_code_for(kind: str | None) -> int:
+    """The exit status for a failure of ``kind`` (``None``: success)."""
+    if kind is None:
+        return EXIT_OK
+    return EXIT_BY_KIND.get(kind, EXIT_FAILURE)
+
+
 EXIT_CODES_EPILOG = (
     "\b\nExit codes:\n"
     "  0  success\n"
     "  2  invalid configuration or usage\n"
     "  3  denied by the egress policy or robots.txt\n"
-    "  4  HTTP error, or a reference that does not resolve\n"
+    "  4  not reached: HTTP error, DNS failure, network error or timeout;\n"
+    "     or a reference that does not resolve\n"
     "  5  any other failure (interrupted, store damaged, conversion failed)"
 )
 
@@ -38,6 +66,10 @@ def loopback_hint(url: str) -> str | None:
     except EgressDenied:
         return None
     host = parsed.host
+    if parsed.scheme != "http" and (host == "localhost" or host.endswith(".localhost")
+                                    or _is_loopback(host)):
+        return ("hint: test-only loopback origins are plain http (--allow-loopback "
+                f"http://127.0.0.1:{parsed.port}); https to this machine is not admitted")
     if host != "localhost" and not host.endswith(".localhost"):
         try:
             address = ipaddress.ip_address(host)
@@ -49,9 +81,21 @@ def loopback_hint(url: str) -> str | None:
         origin = f"{parsed.scheme}://{shown}:{parsed.port}"
         return (f"hint: {host} is a loopback address, refused by default; for a local test "
                 f"server pass --allow-loopback {origin}")
+    if host == "localhost":
+        return (f"hint: localhost is refused by default; for a local test server pass "
+                f"--allow-loopback {parsed.scheme}://localhost:{parsed.port}")
     origin = f"{parsed.scheme}://127.0.0.1:{parsed.port}"
     return (f"hint: {host} is refused by default; for a local test server use the address "
             f"({origin}/...) and pass --allow-loopback {origin}")
+
+
+def _is_loopback(host: str) -> bool:
+    import ipaddress  # noqa: PLC0415
+
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def command_prefix(argv0: str | None = None, executable: str | None = None) -> str:

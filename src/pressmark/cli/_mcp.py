@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from pressmark.cli._egress_options import allow_loopback_option
 from pressmark.cli._hints import EXIT_CODES_EPILOG
 
 _INSTALL_HINT = "pressmark mcp needs the MCP SDK: pip install 'pressmark[mcp]'"
@@ -29,9 +30,7 @@ _INSTALL_HINT = "pressmark mcp needs the MCP SDK: pip install 'pressmark[mcp]'"
 @click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Snapshot store the captures go to (default: "
                    "$XDG_DATA_HOME/pressmark/store, i.e. ~/.local/share/pressmark/store).")
-@click.option("--allow-loopback", "origins", multiple=True, metavar="ORIGIN",
-              help="Admit a test-only loopback origin such as http://127.0.0.1:4173 "
-                   "(repeatable).")
+@allow_loopback_option
 @click.option("--max-pages", type=click.IntRange(min=1), default=100, show_default=True,
               help="Hard cap on the pages one crawl_site call fetches, whatever it asks.")
 @click.option("--max-bytes", type=click.IntRange(min=1), default=10 * 1024 * 1024,

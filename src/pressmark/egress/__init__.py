@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from pressmark._lazy import lazy_exports
 from pressmark.egress._errors import (
     DENIAL_CODES,
+    DnsFailure,
     EgressConfigError,
     EgressDenied,
     EgressTimeout,
@@ -66,6 +67,7 @@ __all__ = [
     "DENIAL_CODES",
     "AsyncioConnector",
     "Connector",
+    "DnsFailure",
     "EgressConfigError",
     "EgressDenied",
     "EgressPolicy",

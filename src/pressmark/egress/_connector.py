@@ -36,10 +36,12 @@ from pressmark.egress._address import is_ip_literal
 from pressmark.egress._errors import DENIED_HOST, EgressDenied, EgressTimeout, NetworkError
 from pressmark.egress._http1 import MAX_HEAD_BYTES, Connection, OriginKey
 from pressmark.egress._policy import (
+    LOCALHOST_ADDRESSES,
     EgressPolicy,
     UpstreamProxy,
     check_addresses,
     host_name_denial,
+    is_test_localhost,
     normalise_answer,
     resolve_checked,
 )
@@ -144,8 +146,26 @@ class GuardedOpener:
         self, key: OriginKey, timeout: float | None  # noqa: ASYNC109  # connect deadline
     ) -> Connection:
         scheme, host, port = key
+        if is_test_localhost(scheme, host, port, self._policy):
+            # A test server on localhost may listen on either loopback family only.
+            *first, last = LOCALHOST_ADDRESSES
+            for ip in first:
+                try:
+                    return await self._dial(key, ip, None, timeout)
+                except NetworkError as exc:
+                    if isinstance(exc, EgressTimeout):
+                        raise
+            return await self._dial(key, last, None, timeout)
         ip = await pin(host, port, self._policy, self._resolver, timeout, scheme=scheme)
         tls = self._tls() if scheme == "https" else None
+        return await self._dial(key, ip, tls, timeout)
+
+    async def _dial(
+        self, key: OriginKey, ip: str, tls: _ssl.SSLContext | None,
+        timeout: float | None,  # noqa: ASYNC109  # connect deadline
+    ) -> Connection:
+        """Connect to the vetted ``ip`` (through the policy's proxy, if any)."""
+        _, host, port = key
         upstream = self._policy.upstream_proxy
         try:
             async with asyncio.timeout(timeout):
@@ -172,12 +192,19 @@ class GuardedOpener:
         policy that names an upstream proxy is honoured on every path out.
         """
         proxy_ip = upstream.host
+        where = f"the proxy {upstream.host}:{upstream.port}"
         if not is_ip_literal(proxy_ip):
-            answers = [normalise_answer(a) for a in await self._resolver.resolve(proxy_ip)]
+            try:
+                answers = [normalise_answer(a) for a in await self._resolver.resolve(proxy_ip)]
+            except Exception as exc:  # the proxy's own name: configuration, not the target
+                raise NetworkError(f"{where} does not resolve", host=host) from exc
             if not answers or answers[0] is None:
-                raise NetworkError("the policy's proxy does not resolve", host=host)
+                raise NetworkError(f"{where} does not resolve", host=host)
             proxy_ip = answers[0]
-        reader, writer = await self._connector.open_connection(proxy_ip, upstream.port)
+        try:
+            reader, writer = await self._connector.open_connection(proxy_ip, upstream.port)
+        except OSError as exc:
+            raise NetworkError(f"could not connect to {where} (for {host})", host=host) from exc
         authority = f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
         lines = [f"CONNECT {authority} HTTP/1.1", f"Host: {authority}"]
         if upstream.authorization:
@@ -187,7 +214,9 @@ class GuardedOpener:
             head = await reader.readuntil(b"\r\n\r\n")
             status_line = head.split(b"\r\n", 1)[0].split(b" ")
             if len(status_line) < 2 or status_line[1] != b"200":
-                raise NetworkError(f"the proxy refused the tunnel to {host}", host=host)
+                answer = b" ".join(status_line[1:3]).decode("latin-1", "replace")[:60]
+                raise NetworkError(f"{where} refused the tunnel to {host} ({answer})",
+                                   host=host)
             if tls is not None:
                 await writer.start_tls(tls, server_hostname=host)
         except BaseException:

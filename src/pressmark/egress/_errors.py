@@ -6,6 +6,7 @@
     ├── EgressDenied         code in DENIAL_CODES; .host, .url, .hops
     ├── EgressConfigError    code "invalid-config" (also a ValueError)
     ├── NetworkError         code "network-error": refused, reset, TLS, protocol errors
+    │   ├── DnsFailure       code "dns-failure": the name does not resolve (no answer at all)
     │   └── EgressTimeout    code "timeout": connect, read or total
     └── ResponseTooLarge     code "response-too-large": declared, streamed, or a bomb
 
@@ -33,12 +34,14 @@ USERINFO: Final = "USERINFO"
 REDIRECT_DOWNGRADE: Final = "REDIRECT_DOWNGRADE"
 REDIRECT_CROSS_HOST: Final = "REDIRECT_CROSS_HOST"
 TOO_MANY_REDIRECTS: Final = "TOO_MANY_REDIRECTS"
-DNS_FAILURE: Final = "DNS_FAILURE"
 
+# A name that does not resolve is not a denial: nothing was refused, the network had no
+# answer (:class:`DnsFailure`, a network error). An answer that is *not an address* is
+# still a denial (``DENIED_ADDRESS``): it would have been dialled.
 DENIAL_CODES: Final = frozenset(
     {
         DENIED_ADDRESS, DENIED_HOST, INVALID_URL, INVALID_HOST, INVALID_SCHEME, INVALID_PORT,
-        USERINFO, REDIRECT_DOWNGRADE, REDIRECT_CROSS_HOST, TOO_MANY_REDIRECTS, DNS_FAILURE,
+        USERINFO, REDIRECT_DOWNGRADE, REDIRECT_CROSS_HOST, TOO_MANY_REDIRECTS,
     }
 )
 
@@ -86,6 +89,15 @@ class NetworkError(PressmarkError):
         super().__init__(message)
         self.host = host
         self.url = url
+
+
+class DnsFailure(NetworkError):
+    """The host name has no address: NXDOMAIN, no answer, or the resolver failed.
+
+    A network error, not a denial: the same URL may work on another network or later.
+    """
+
+    code = "dns-failure"
 
 
 class EgressTimeout(NetworkError):

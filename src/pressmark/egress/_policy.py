@@ -18,8 +18,8 @@ from pressmark.egress._address import INVALID_ADDRESS, classify_address
 from pressmark.egress._errors import (
     DENIED_ADDRESS,
     DENIED_HOST,
-    DNS_FAILURE,
     INVALID_PORT,
+    DnsFailure,
     EgressConfigError,
     EgressDenied,
 )
@@ -64,6 +64,12 @@ class Timeout:
 
 DEFAULT_TIMEOUT: Final = Timeout()
 
+# ``localhost`` as a test-only origin is never asked of DNS (RFC 6761 6.3: it names this
+# machine's loopback, and a hosts file or resolver could say otherwise): these are the only
+# addresses it reaches, in the order they are tried.
+LOCALHOST: Final = "localhost"
+LOCALHOST_ADDRESSES: Final = ("127.0.0.1", "::1")
+
 
 def _loopback_origin_key(origin: str) -> tuple[str, int]:
     try:
@@ -71,9 +77,9 @@ def _loopback_origin_key(origin: str) -> tuple[str, int]:
     except EgressDenied as exc:
         raise EgressConfigError(f"test-only loopback origin {origin!r} is not a URL") from exc
     stripped = origin.strip()
-    is_loopback_literal = parsed.host_kind != "domain" and ipaddress.ip_address(
-        parsed.host
-    ).is_loopback and parsed.host != "::ffff:7f00:1"
+    is_loopback_literal = parsed.host == LOCALHOST or (
+        parsed.host_kind != "domain" and ipaddress.ip_address(parsed.host).is_loopback
+        and parsed.host != "::ffff:7f00:1")
     if (
         parsed.scheme != "http"
         or not is_loopback_literal
@@ -84,8 +90,9 @@ def _loopback_origin_key(origin: str) -> tuple[str, int]:
         or stripped.rstrip("/") != parsed.origin
     ):
         raise EgressConfigError(
-            f"test-only loopback origin {origin!r} must look like http://127.0.0.1:PORT "
-            "(http, a loopback IP literal, an explicit port, nothing else)"
+            f"test-only loopback origin {origin!r} must look like http://127.0.0.1:PORT or "
+            "http://localhost:PORT (http, a loopback address or localhost, an explicit port, "
+            "nothing else)"
         )
     return parsed.host, parsed.port
 
@@ -122,7 +129,9 @@ class EgressPolicy:
     """What pressmark may connect to. The default refuses every internal target.
 
     ``test_only_allowed_loopback_origins`` admits exactly the listed loopback
-    origins (for tests and the demo site); ``guarded=False`` turns every check
+    origins (for tests and the demo site; ``http://localhost:PORT`` reaches 127.0.0.1 or
+    ::1 and nothing else, DNS unasked); ``allowed_ports`` are the ports any other URL may
+    name (a public site on :8080 needs 8080 here); ``guarded=False`` turns every check
     off and logs a warning each time it is used. ``proxy``
     (``http://[user:password@]host:port``) sends every connection through that
     proxy as a CONNECT tunnel to the already validated IP; environment proxy
@@ -156,12 +165,17 @@ class EgressPolicy:
         object.__setattr__(self, "_loopback", keys)
 
     def allow_loopback(self, *origins: str) -> EgressPolicy:
-        """A copy that also admits ``origins`` (each ``http://127.0.0.1:PORT``)."""
+        """A copy that also admits ``origins`` (each ``http://127.0.0.1:PORT`` or
+        ``http://localhost:PORT``)."""
         return replace(
             self,
             test_only_allowed_loopback_origins=self.test_only_allowed_loopback_origins
             + tuple(origins),
         )
+
+    def allow_ports(self, *ports: int) -> EgressPolicy:
+        """A copy that also admits ``ports`` (public addresses only, as for 80 and 443)."""
+        return replace(self, allowed_ports=tuple(dict.fromkeys((*self.allowed_ports, *ports))))
 
     @property
     def upstream_proxy(self) -> UpstreamProxy | None:
@@ -172,6 +186,12 @@ class EgressPolicy:
 
     def warn_unguarded(self, host: str | None) -> None:
         logger.warning("egress UNGUARDED (EgressPolicy(guarded=False)): connecting to %s", host)
+
+
+def is_test_localhost(scheme: str, host: str, port: int, policy: EgressPolicy) -> bool:
+    """``http://localhost:PORT`` admitted as a test-only origin: it reaches loopback only."""
+    return (scheme == "http" and host == LOCALHOST and policy.guarded
+            and policy.is_test_origin(host, port))
 
 
 def host_name_denial(host: str) -> str | None:
@@ -208,17 +228,16 @@ def normalise_answer(answer: object) -> str | None:
 
 
 def check_url(parsed: ParsedURL, policy: EgressPolicy) -> None:
-    """The checks that need no resolution: port, name, and an IP-literal host's address."""
+    """The checks that need no resolution: name, an IP-literal host's address, then port.
+
+    The host comes first because it is the decisive reason: ``http://127.0.0.1:8000/`` is
+    refused for being loopback, and admitting port 8000 would not change that.
+    """
     if not policy.guarded:
         policy.warn_unguarded(parsed.host)
         return
     if parsed.scheme == "http" and policy.is_test_origin(parsed.host, parsed.port):
         return
-    if parsed.port not in policy.allowed_ports:
-        raise EgressDenied(
-            INVALID_PORT, parsed.host, f"port {parsed.port} is not allowed for {parsed.host}",
-            url=parsed.url,
-        )
     if parsed.host_kind == "domain":
         reason = host_name_denial(parsed.host)
         if reason is not None:
@@ -228,6 +247,13 @@ def check_url(parsed: ParsedURL, policy: EgressPolicy) -> None:
             )
     else:
         check_addresses(parsed.host, (parsed.host,), parsed.port, policy, scheme=parsed.scheme)
+    if parsed.port not in policy.allowed_ports:
+        allowed = ", ".join(str(p) for p in policy.allowed_ports) or "none"
+        raise EgressDenied(
+            INVALID_PORT, parsed.host,
+            f"port {parsed.port} is not allowed for {parsed.host} (allowed: {allowed})",
+            url=parsed.url,
+        )
 
 
 def check_addresses(
@@ -239,7 +265,7 @@ def check_addresses(
     host is that IP literal (never a name resolving to it, never https).
     """
     if not addresses:
-        raise EgressDenied(DNS_FAILURE, host, f"no addresses for {host}")
+        raise DnsFailure(f"no addresses for {host}", host=host)
     for address in addresses:
         if scheme == "http" and address == host and policy.is_test_origin(address, port):
             continue
@@ -292,18 +318,18 @@ async def resolve_checked(
     """Resolve once through the seam and validate every answer."""
     try:
         raw = _answer_list(await resolver.resolve(host))
-    except EgressDenied:
+    except (EgressDenied, DnsFailure):
         raise
     except Exception as exc:  # any resolver failure is a failed lookup, never a crash
-        raise EgressDenied(DNS_FAILURE, host, f"could not resolve {host}") from exc
+        raise DnsFailure(f"could not resolve {host}", host=host) from exc
     if not raw:
-        raise EgressDenied(DNS_FAILURE, host, f"no addresses for {host}")
+        raise DnsFailure(f"no addresses for {host}", host=host)
     answers: dict[str, None] = {}
     for item in raw:
         address = normalise_answer(item)
         if address is None:
             if not policy.guarded:
-                raise EgressDenied(DNS_FAILURE, host, f"{host} resolved to a non-address")
+                raise DnsFailure(f"{host} resolved to a non-address", host=host)
             raise EgressDenied(
                 DENIED_ADDRESS, host, f"host {host} is denied: an answer is not an IP address",
                 reason=INVALID_ADDRESS,
@@ -324,6 +350,8 @@ async def evaluate_url(
     check_url(parsed, policy)
     if parsed.host_kind != "domain":
         addresses = [parsed.host]
+    elif is_test_localhost(parsed.scheme, parsed.host, parsed.port, policy):
+        addresses = list(LOCALHOST_ADDRESSES)
     else:
         addresses = await resolve_checked(
             parsed.host, parsed.port, policy, resolver or SystemResolver()

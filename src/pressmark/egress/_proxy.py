@@ -50,7 +50,6 @@ from typing import Final
 
 from pressmark.egress._connector import AsyncioConnector, Connector, GuardedOpener, pin
 from pressmark.egress._errors import (
-    INVALID_PORT,
     INVALID_URL,
     EgressDenied,
     EgressTimeout,
@@ -346,11 +345,7 @@ class EgressProxy:
             return
         try:
             parsed = parse_url(f"https://{authority}/")
-            if self.policy.guarded and parsed.port not in self.policy.allowed_ports:
-                raise EgressDenied(
-                    INVALID_PORT, parsed.host, f"CONNECT to port {parsed.port} is not allowed"
-                )
-            check_url(parsed, self.policy)
+            check_url(parsed, self.policy)  # a tunnel is never a test-only (http) origin
             ip = await pin(parsed.host, parsed.port, self.policy, self.resolver, CONNECT_TIMEOUT)
             upstream = self.policy.upstream_proxy
             async with asyncio.timeout(CONNECT_TIMEOUT):

@@ -13,7 +13,7 @@ import socket
 from collections.abc import Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
-from pressmark.egress._errors import DNS_FAILURE, EgressDenied
+from pressmark.egress._errors import DnsFailure, EgressDenied
 from pressmark.egress._url import parse_host
 
 
@@ -54,7 +54,7 @@ def _norm(host: str) -> str:
 
 
 class StaticResolver:
-    """Answers from a table; unknown names fail like NXDOMAIN (``DNS_FAILURE``).
+    """Answers from a table; unknown names fail like NXDOMAIN (:class:`DnsFailure`).
 
     ``StaticResolver({"a.test": ["93.184.216.34"], "r.test": [["1.2.3.4"], ["10.0.0.1"]]})``:
     ``a.test`` always answers one address; ``r.test`` answers ``1.2.3.4`` the
@@ -80,7 +80,7 @@ class StaticResolver:
         self.calls.append(key)
         rounds = self._answers.get(key)
         if rounds is None:
-            raise EgressDenied(DNS_FAILURE, host, f"could not resolve {host}")
+            raise DnsFailure(f"could not resolve {host}", host=host)
         n = self._counts.get(key, 0)
         self._counts[key] = n + 1
         return list(rounds[min(n, len(rounds) - 1)])

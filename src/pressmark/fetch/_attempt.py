@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from pressmark._errors import PressmarkError
 from pressmark.egress import (
+    DnsFailure,
     EgressDenied,
     EgressTimeout,
     NetworkError,
@@ -115,6 +116,8 @@ def translate(exc: BaseException, url: str) -> AttemptFailed:
         return fail("timeout", str(exc) or "the fetch ran out of time", code="timeout", url=url)
     if isinstance(exc, ResponseTooLarge):
         return fail("response-too-large", exc.message, code=exc.code, url=url)
+    if isinstance(exc, DnsFailure):  # the network had no answer: not retried, not a denial
+        return fail("dns-failure", exc.message, code=exc.code, url=url)
     if isinstance(exc, NetworkError):
         code = exc.code
         if code == "network-error" and exc.message.endswith(_EGRESS_HEAD_LIMITS):

@@ -13,7 +13,14 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from pressmark._errors import PressmarkError
-from pressmark.egress import EgressDenied, GuardedClient, canonical_url, parse_url
+from pressmark.egress import (
+    DnsFailure,
+    EgressDenied,
+    GuardedClient,
+    NetworkError,
+    canonical_url,
+    parse_url,
+)
 from pressmark.fetch._attempt import (
     AttemptFailed,
     Meter,
@@ -190,6 +197,15 @@ class CallState:
             code = entry.reason.partition(":")[2]
             raise EgressDenied(code, host_key(url) or None,
                                entry.detail or "the egress policy denies this host", url=url)
+        if entry.reason == DnsFailure.code:
+            raise DnsFailure(entry.detail or "the host does not resolve",
+                             host=host_key(url) or None, url=url)
+        if entry.reason == NetworkError.code:
+            # robots.txt could not even be asked for (refused, reset, a proxy that is down):
+            # nothing is fetched (RFC 9309, unreachable means disallow), and the page's
+            # error names the network, the decisive reason, not a robots.txt rule.
+            raise NetworkError(f"robots.txt unreachable: {entry.detail or 'network error'}",
+                               host=host_key(url) or None, url=url)
         raise RobotsDenied(url, entry.reason)
 
     async def crawl_delay_s(self) -> float | None:

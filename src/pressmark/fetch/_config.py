@@ -36,6 +36,7 @@ FetchErrorKind = Literal[
     "robots-denied",
     "http-error",
     "timeout",
+    "dns-failure",
     "network-error",
     "response-too-large",
     "adapter-error",

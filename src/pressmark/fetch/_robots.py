@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from protego import Protego
 
 from pressmark.egress import (
+    DnsFailure,
     EgressDenied,
     EgressTimeout,
     GuardedClient,
@@ -149,7 +150,7 @@ class RobotsEntry:
     expires_at: float
     rules: RobotsRules | None = None
     reason: str = ""
-    detail: str = ""   # for "denied:CODE": the egress layer's own words (host, range, port)
+    detail: str = ""   # for "denied:CODE" and network failures: the egress layer's own words
     truncated: bool = False
 
     def allowed(self, url: str, token: str) -> bool:
@@ -421,12 +422,19 @@ class RobotsCache:
             return RobotsEntry(origin=origin, state="disallow-all", status=None,
                                expires_at=now + self.error_ttl_s, reason=f"denied:{exc.code}",
                                detail=exc.message)
+        except DnsFailure as exc:
+            # Nothing on that name can be fetched: the page fails with the same DNS
+            # failure (a network error), not as a robots.txt denial (see UNREACHABLE).
+            return RobotsEntry(origin=origin, state="disallow-all", status=None,
+                               expires_at=now + self.error_ttl_s, reason=DnsFailure.code,
+                               detail=exc.message)
         except EgressTimeout:
             return RobotsEntry(origin=origin, state="disallow-all", status=None,
                                expires_at=now + self.error_ttl_s, reason="timeout")
         except (NetworkError, ResponseTooLarge) as exc:
             return RobotsEntry(origin=origin, state="disallow-all", status=None,
-                               expires_at=now + self.error_ttl_s, reason=exc.code)
+                               expires_at=now + self.error_ttl_s, reason=exc.code,
+                               detail=exc.message)
         if truncated:
             data = data[: self.max_bytes]
             cut = data.rfind(b"\n")

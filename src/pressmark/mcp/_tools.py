@@ -199,7 +199,7 @@ class PressmarkTools:
                          progress: ProgressCallback | None = None) -> dict[str, Any]:
         """A bounded crawl from ``url`` into the store; one entry per page, no page text."""
         from pressmark.crawl import CrawlError, CrawlPolicy, crawl  # noqa: PLC0415  # lazy
-        from pressmark.egress import EgressDenied, evaluate_url  # noqa: PLC0415  # lazy
+        from pressmark.egress import DnsFailure, EgressDenied, evaluate_url  # noqa: PLC0415
 
         if discovery not in DISCOVERY:
             raise ToolFailure("invalid-config",
@@ -217,6 +217,8 @@ class PressmarkTools:
             await evaluate_url(url, policy=self.egress, resolver=self.resolver)
         except EgressDenied as exc:
             raise ToolFailure(exc.code, exc.message, kind="egress-denied", url=url) from exc
+        except DnsFailure as exc:   # a network error, not a denial
+            raise ToolFailure(exc.code, exc.message, kind="dns-failure", url=url) from exc
         policy = CrawlPolicy(
             max_pages=pages, max_depth=depth, discovery=discovery,  # type: ignore[arg-type]
             render=opts.render, robots=True, egress=self.egress, store=self.store,

@@ -2,7 +2,8 @@
 
 Shared by ``test_corpus.py`` and ``bench/ssrf_vs_advocate.py``. Every host name
 is answered by ``RESOLVER`` through ``StaticResolver``; nothing is resolved or
-dialled for real. ``expect`` is ``"allow"`` or the ``EgressDenied`` code.
+dialled for real. ``expect`` is ``"allow"`` or the ``EgressDenied`` code (``dns-failure``
+is the code of :class:`~pressmark.egress.DnsFailure`, a name with no address at all).
 A ``rebind`` case is evaluated twice with one resolver; the second answer is
 the one judged (the first must be allowed).
 """
@@ -88,7 +89,7 @@ class Case:
 
 A, DA, DH, IU, IH, IS, IP, UI, DNS = (
     "allow", "DENIED_ADDRESS", "DENIED_HOST", "INVALID_URL", "INVALID_HOST",
-    "INVALID_SCHEME", "INVALID_PORT", "USERINFO", "DNS_FAILURE",
+    "INVALID_SCHEME", "INVALID_PORT", "USERINFO", "dns-failure",
 )
 
 CASES: list[Case] = [

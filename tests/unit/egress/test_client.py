@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from pressmark.egress import (
+    DnsFailure,
     EgressDenied,
     EgressPolicy,
     EgressTimeout,
@@ -109,7 +110,6 @@ REDIRECT_TARGETS = [
     ("gopher://127.0.0.1:6379/_INFO", "INVALID_SCHEME"),
     ("http://user:pw@example.test/", "USERINFO"),
     ("http://public.test:6379/", "INVALID_PORT"),
-    ("http://nowhere.test/", "DNS_FAILURE"),
     ("http://[::1/", "INVALID_HOST"),
 ]
 
@@ -136,6 +136,17 @@ async def test_redirect_to_internal_target_is_refused(
     assert connector.dials == [("127.0.0.1", origin.port)]
     assert seen[0] == origin.url(f"/redirect?to={target}")  # DNS-denied hops are checked at dial
     assert "/redirect" not in str(info.value)
+
+
+async def test_redirect_to_a_name_without_answer_is_a_dns_failure(
+    policy: EgressPolicy, origin: LoopbackOrigin
+) -> None:
+    connector = RecordingConnector()
+    async with GuardedClient(policy, StaticResolver({}), connector) as c:
+        with pytest.raises(DnsFailure) as info:
+            await c.get(origin.url("/redirect?to=http://nowhere.test/"))
+    assert info.value.code == "dns-failure" and info.value.host == "nowhere.test"
+    assert connector.dials == [("127.0.0.1", origin.port)]
 
 
 async def test_hop_check_runs_before_every_request(

@@ -10,6 +10,7 @@ import pytest
 from pressmark import egress
 from pressmark._errors import PressmarkError
 from pressmark.egress import (
+    DnsFailure,
     EgressConfigError,
     EgressDenied,
     EgressPolicy,
@@ -20,7 +21,8 @@ from pressmark.egress import (
 )
 
 EXPECTED_EXPORTS = {
-    "DENIAL_CODES", "AsyncioConnector", "Connector", "EgressConfigError", "EgressDenied",
+    "DENIAL_CODES", "AsyncioConnector", "Connector", "DnsFailure", "EgressConfigError",
+    "EgressDenied",
     "EgressPolicy", "EgressProxy", "EgressTarget", "EgressTimeout", "GuardedClient",
     "GuardedResponse", "NetworkError", "ParsedURL", "ProxyDenial", "RedirectHop", "Resolver",
     "ResponseTooLarge", "StaticResolver", "SystemResolver", "Timeout", "canonical_url",
@@ -40,12 +42,15 @@ def test_error_tree() -> None:
     assert issubclass(egress.EgressTimeout, egress.NetworkError)
     assert egress.NetworkError("x").code == "network-error"
     assert egress.EgressTimeout("x").code == "timeout"
+    assert issubclass(egress.DnsFailure, egress.NetworkError)  # a network error, not a denial
+    assert not issubclass(egress.DnsFailure, egress.EgressDenied)
+    assert egress.DnsFailure("x").code == "dns-failure"
     assert egress.ResponseTooLarge("x").code == "response-too-large"
     assert issubclass(EgressConfigError, ValueError)
     assert {
         "DENIED_ADDRESS", "DENIED_HOST", "INVALID_URL", "INVALID_HOST", "INVALID_SCHEME",
         "INVALID_PORT", "USERINFO", "REDIRECT_DOWNGRADE", "REDIRECT_CROSS_HOST",
-        "TOO_MANY_REDIRECTS", "DNS_FAILURE",
+        "TOO_MANY_REDIRECTS",
     } == egress.DENIAL_CODES
 
 
@@ -68,7 +73,8 @@ def test_policy_defaults_and_copy() -> None:
     "origin",
     [
         "https://127.0.0.1:4173", "http://127.0.0.1", "http://127.0.0.1:80",
-        "http://localhost:4173", "http://10.0.0.1:4173", "http://8.8.8.8:4173",
+        "https://localhost:4173", "http://localhost", "http://foo.localhost:4173",
+        "http://10.0.0.1:4173", "http://8.8.8.8:4173",
         "http://127.0.0.1:4173/path", "http://127.0.0.1:4173/?q", "http://u@127.0.0.1:4173",
         "http://[::ffff:127.0.0.1]:4173", "ftp://127.0.0.1:21", "not a url",
         "http://2130706433:4173",
@@ -115,9 +121,9 @@ async def test_unguarded_still_parses_and_resolves() -> None:
     with pytest.raises(EgressDenied) as info:
         await evaluate_url("file:///etc/passwd", policy=policy)
     assert info.value.code == "INVALID_SCHEME"
-    with pytest.raises(EgressDenied) as info:
+    with pytest.raises(DnsFailure) as failure:
         await evaluate_url("http://nx.test/", policy=policy, resolver=StaticResolver({}))
-    assert info.value.code == "DNS_FAILURE"
+    assert failure.value.code == "dns-failure"
 
 
 async def test_test_origin_admits_only_that_origin() -> None:
@@ -189,9 +195,9 @@ async def test_static_resolver() -> None:
     assert await resolver.resolve("r.test") == ["10.0.0.1"]
     assert await resolver.resolve("r.test") == ["10.0.0.1"]
     assert resolver.calls == ["a.test", "a.test", "r.test", "r.test", "r.test"]
-    with pytest.raises(EgressDenied) as info:
+    with pytest.raises(DnsFailure) as info:
         await resolver.resolve("nope.test")
-    assert info.value.code == "DNS_FAILURE"
+    assert info.value.code == "dns-failure"
     with pytest.raises(TypeError):
         StaticResolver({"x": ["1.1.1.1", ["2.2.2.2"]]})  # type: ignore[list-item]
 
@@ -201,9 +207,9 @@ async def test_resolver_errors_become_dns_failure() -> None:
         async def resolve(self, host: str) -> list[str]:
             raise OSError("boom")
 
-    with pytest.raises(EgressDenied) as info:
+    with pytest.raises(DnsFailure) as info:
         await evaluate_url("http://x.test/", resolver=Broken())
-    assert info.value.code == "DNS_FAILURE"
+    assert info.value.code == "dns-failure"
     assert "boom" not in str(info.value)
 
 

@@ -202,7 +202,6 @@ async def test_plain_http_to_rebinding_host(proxy: EgressProxy) -> None:
         ("public.test:22", "INVALID_PORT"),
         ("public.test:6379", "INVALID_PORT"),
         ("2130706433:443", "DENIED_ADDRESS"),
-        ("nxdomain.test:443", "DNS_FAILURE"),
     ],
 )
 async def test_connect_to_denied_host(proxy: EgressProxy, authority: str, code: str) -> None:
@@ -210,6 +209,13 @@ async def test_connect_to_denied_host(proxy: EgressProxy, authority: str, code: 
     assert status == 403
     assert headers["x-pressmark-denied"] == code
     assert proxy.denied[-1].code == code
+    assert proxy.connector.dials == []  # type: ignore[attr-defined]
+
+
+async def test_connect_to_a_name_without_answer_is_a_bad_gateway(proxy: EgressProxy) -> None:
+    status, _, _ = await exchange(proxy, f"CONNECT nxdomain.test:443 HTTP/1.1\r\n{auth(proxy)}\r\n")
+    assert status == 502  # a DNS failure is a network error: nothing was refused
+    assert proxy.denied == []
     assert proxy.connector.dials == []  # type: ignore[attr-defined]
 
 

@@ -24,7 +24,7 @@ def test_exported_names() -> None:
 def test_error_kinds_are_the_contract() -> None:
     assert set(fetch.FETCH_ERROR_KINDS) == {
         "invalid-config", "egress-denied", "robots-denied", "http-error", "timeout",
-        "network-error", "response-too-large", "adapter-error"}
+        "dns-failure", "network-error", "response-too-large", "adapter-error"}
 
 
 def test_fake_renderer_is_a_renderer() -> None:
