@@ -88,6 +88,10 @@ class EvidencePacket:
     # how the main region was settled when the first answer was not taken as it was
     # (a fallback compared and kept, an empty result's reason), in the order decided
     selection_notes: tuple[str, ...] = ()
+    # where the Markdown's content came from: "dom" (the page's markup), or
+    # "embedded-state:<kind>" when the DOM held none and the page's embedded state
+    # (JSON-LD, Next.js, Nuxt, Apollo... see _state.py) carried the article
+    content_source: str = "dom"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -99,6 +103,7 @@ class EvidencePacket:
             "readiness": dict(self.readiness) if self.readiness is not None else None,
             "page_kind": self.page_kind,
             "kind_signals": dict(self.kind_signals),
+            "content_source": self.content_source,
             "main_selectors_used": list(self.main_selectors_used),
             "boilerplate_rules_used": list(self.boilerplate_rules_used),
             "selection_notes": list(self.selection_notes),

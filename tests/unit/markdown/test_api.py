@@ -138,8 +138,10 @@ def test_evidence_packet_order_and_provenance() -> None:
     d = r.evidence.to_dict()
     assert list(d) == ["policy_version", "url_requested", "url_final", "needs_render",
                        "presence_score", "readiness", "page_kind", "kind_signals",
-                       "main_selectors_used", "boilerplate_rules_used", "selection_notes",
+                       "content_source", "main_selectors_used", "boilerplate_rules_used",
+                       "selection_notes",
                        "validation", "sample_provenance"]
+    assert d["content_source"] == "dom"
     assert d["url_requested"] == "https://town.test/l" and d["url_final"] == URL
     assert d["readiness"] == {"passed": True, "reason": "main_selector_text_threshold",
                               "elapsed_ms": 1840.0}
