@@ -11,8 +11,11 @@ Sources, in order of preference per field (the first present wins):
   ``dateModified``
 
 Embedded state is JSON parsed from ``<script type=application/ld+json>``,
-``<script id=__NEXT_DATA__>`` and ``window.__INITIAL_STATE__ = {...}``
-assignments. Values that are not valid JSON are skipped and counted.
+``<script id=__NEXT_DATA__>``, Nuxt's ``<script id=__NUXT_DATA__>`` (devalue's flat array,
+resolved into the object it encodes) and ``window.__NUXT__`` / ``__APOLLO_STATE__`` /
+``__INITIAL_STATE__`` / ``__PRELOADED_STATE__ = {...}`` assignments (a ``__NUXT__`` built by a
+function call, not JSON, keeps its string literals). Values that are not valid JSON are
+skipped and counted.
 """
 
 from __future__ import annotations
@@ -33,7 +36,14 @@ _PUBLISHED = ("article:published_time", "og:published_time", "datepublished", "p
               "sailthru.date", "parsely-pub-date")
 _MODIFIED = ("article:modified_time", "og:updated_time", "datemodified", "lastmod",
              "dcterms.modified")
-_STATE_ASSIGN = re.compile(r"(?:window\.)?(__INITIAL_STATE__|__PRELOADED_STATE__)\s*=\s*")
+_STATE_ASSIGN = re.compile(
+    r"(?:window\.)?(__INITIAL_STATE__|__PRELOADED_STATE__|__APOLLO_STATE__|__NUXT__)\s*=\s*")
+_STATE_KEYS = {"__INITIAL_STATE__": "initial_state", "__PRELOADED_STATE__": "initial_state",
+               "__APOLLO_STATE__": "apollo_state", "__NUXT__": "nuxt"}
+_JS_STRING = re.compile(r'"((?:[^"\\\n]|\\.){8,})"')  # a double-quoted literal, 8+ chars
+MAX_STATE_VALUES = 200_000  # values a devalue payload may resolve to: bounded on any page
+# devalue's wrappers around a value (Nuxt's reactive refs): the value is the second item
+_DEVALUE_WRAPPERS = frozenset(("Reactive", "ShallowReactive", "Ref", "ShallowRef"))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -194,15 +204,12 @@ def read_embedded_state(head: HeadNodes, cut: RawCut) -> dict[str, Any]:
                 json_ld.append(_loads(text.strip().removeprefix("<!--").removesuffix("-->")))
             elif attrs.get("id") == "__NEXT_DATA__":
                 state.setdefault("next_data", _loads(cut.body(parsed)))
-            # one search of each body for what both names end with; most hold neither
-            elif cut.holds(parsed, "_STATE__") and (
-                    cut.holds(parsed, "__INITIAL_STATE__")
-                    or cut.holds(parsed, "__PRELOADED_STATE__")):
-                text = cut.body(parsed)
-                m = _STATE_ASSIGN.search(text)
-                if m is not None:
-                    value, _ = json.JSONDecoder(parse_constant=_reject).raw_decode(text, m.end())
-                    state.setdefault("initial_state", value)
+            elif attrs.get("id") == "__NUXT_DATA__":
+                state.setdefault("nuxt", _devalue(_loads(cut.body(parsed))))
+            # one search of each body for what the names share; most hold none
+            elif (cut.holds(parsed, "_STATE__") or cut.holds(parsed, "__NUXT__")) and any(
+                    cut.holds(parsed, name) for name in _STATE_KEYS):
+                _read_assignment(cut.body(parsed), state)
         except (ValueError, RecursionError):
             invalid += 1
     if json_ld:
@@ -214,3 +221,51 @@ def read_embedded_state(head: HeadNodes, cut: RawCut) -> dict[str, Any]:
 
 def _reject(name: str) -> Any:
     raise ValueError(name)
+
+
+def _read_assignment(text: str, state: dict[str, Any]) -> None:
+    """``window.NAME = {...}``: the JSON after the first such assignment. A Nuxt payload
+    written as a function call (``__NUXT__=(function(a,b){return {...}}(...))``) is no
+    JSON: its double-quoted string literals are kept instead, the page's text among them."""
+    m = _STATE_ASSIGN.search(text)
+    if m is None:
+        return
+    key = _STATE_KEYS[m.group(1)]
+    try:
+        value, _ = json.JSONDecoder(parse_constant=_reject).raw_decode(text, m.end())
+    except ValueError:
+        if key != "nuxt":
+            raise
+        value = [json.loads(f'"{lit}"') for lit in _JS_STRING.findall(text, m.end())]
+    state.setdefault(key, value)
+
+
+def _devalue(payload: Any) -> Any:
+    """The value a devalue payload (Nuxt 3's ``__NUXT_DATA__``) encodes.
+
+    The payload is a flat array; item 0 is the root; in an object or array, an integer is
+    the index of the item it stands for. Cycles and repeats resolve once (a repeat is
+    ``None`` the second time), and at most ``MAX_STATE_VALUES`` items are resolved.
+    """
+    if not isinstance(payload, list) or not payload:
+        return payload
+    seen: set[int] = set()
+    budget = [MAX_STATE_VALUES]
+
+    def resolve(index: Any) -> Any:
+        if not isinstance(index, int) or isinstance(index, bool) \
+                or not 0 <= index < len(payload) or index in seen or budget[0] <= 0:
+            return None
+        seen.add(index)
+        budget[0] -= 1
+        item = payload[index]
+        if isinstance(item, dict):
+            return {k: resolve(v) for k, v in item.items()}
+        if isinstance(item, list):
+            if item and isinstance(item[0], str):
+                return resolve(item[1]) if item[0] in _DEVALUE_WRAPPERS and len(item) > 1 \
+                    else None  # Date, Set, Map...: no prose
+            return [resolve(v) for v in item]
+        return item
+
+    return resolve(0)
