@@ -3,7 +3,8 @@
 The render policy's promise is checked against the demo site's ground truth: every
 shell that carries no embedded state is rendered, shells whose content is in
 ``__NEXT_DATA__`` / JSON-LD are not (they warn instead, per the render-policy
-contract), and no static page is ever rendered.
+contract, and their Markdown comes from that state), and no static page is ever
+rendered. No page with main content gives an empty Markdown file.
 """
 
 from __future__ import annotations
@@ -55,6 +56,14 @@ def test_demo_crawls_renders_exactly_the_shells_and_says_where_output_went(
             assert record["markdown_path"], record["url"]
             text = (out / record["markdown_path"]).read_text()
             assert len(text) > 200, record["url"]  # the shell's content, not an empty mount
+        elif kinds.get(urlsplit(record["url"]).path) in ("shell-next", "shell-jsonld"):
+            text = (out / record["markdown_path"]).read_text()
+            assert len(text) > 200, record["url"]  # the article in the page's state
+            evidence = json.loads((out / record["evidence_path"]).read_text())
+            assert evidence["content_source"].startswith("embedded-state:"), record["url"]
+    written = [r for r in fetched if r["markdown_path"]]
+    empty = [r["url"] for r in written if not (out / r["markdown_path"]).read_text().strip()]
+    assert not empty, empty
 
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["complete"] is True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Collection
 from typing import TYPE_CHECKING
@@ -16,8 +17,15 @@ from pressmark.markdown._render import render
 from pressmark.markdown._result import EvidencePacket, MarkdownResult, ReadinessFacts
 from pressmark.markdown._screen import utf8_valid
 from pressmark.markdown._select import Selection, select
+from pressmark.markdown._state import find_content
 from pressmark.markdown._tree import Document, Node, parse
-from pressmark.markdown._validate import SOFT_404_CHARS, Facts, not_found_tokens, validate
+from pressmark.markdown._validate import (
+    SOFT_404_CHARS,
+    Facts,
+    ValidationReport,
+    not_found_tokens,
+    validate,
+)
 
 if TYPE_CHECKING:
     from pressmark.egress import ParsedURL
@@ -25,6 +33,9 @@ if TYPE_CHECKING:
 _SCHEMES = frozenset(("http", "https", "mailto", "ftp", "tel"))
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
 _DEFAULT_POLICY = ConversionPolicy()
+# the page's embedded state replaces the DOM's output only when it carries more than this
+# many times its prose: a DOM that kept a heading and a line does not outweigh an article
+STATE_OVER_DOM = 2
 
 
 class _Resolver:
@@ -165,6 +176,8 @@ def to_markdown(
         requested_url=requested_url, not_found_markers=_not_found_markers(doc, head),
     )
     report = validate(facts, policy)
+    if not markdown.strip():
+        report = _with_empty_reason(report, doc)
     presence = round(min(1.0, plain_chars / policy.presence_chars), 4) \
         if policy.presence_chars else 1.0
     evidence = EvidencePacket(
@@ -183,7 +196,7 @@ def to_markdown(
         sample_provenance=provenance(placed, policy),
     )
     doc.release()  # nothing below needs the tree (see Document.release)
-    return MarkdownResult(
+    result = MarkdownResult(
         markdown=markdown, title=metadata.title, metadata=metadata, structure=structure,
         validation=report, evidence=evidence, embedded_state=state,
         policy_version=POLICY_VERSION,
@@ -192,6 +205,56 @@ def to_markdown(
             *decode_warnings, *doc.limits,
             *(f"table-limit:{cap}" for cap in sorted(converter.counts.table_limits))),
     )
+    if state and policy.select_main and plain_chars < policy.min_markdown_chars:
+        return _from_state(result, plain_chars, url=url, policy=policy, readiness=readiness,
+                           requested_url=requested_url)
+    return result
+
+
+def _from_state(result: MarkdownResult, dom_chars: int, *, url: str | None,
+                policy: ConversionPolicy, readiness: ReadinessFacts | None,
+                requested_url: str | None) -> MarkdownResult:
+    """The page's embedded state as its content, when the DOM gave (next to) nothing.
+
+    The article found in the state (``_state.find_content``: by its shape) is written as
+    HTML and converted like any page (selection, conversion, validation): its Markdown,
+    structure and validation are the result's; the page's metadata, state and warnings
+    stay; the evidence says ``content_source: embedded-state:<kind>`` and where in the
+    state the article was (``main_selectors_used``). The synthetic page carries no state,
+    so this never recurses twice.
+    """
+    found = find_content(result.embedded_state)
+    if found is None or found.chars <= STATE_OVER_DOM * dom_chars:
+        return result
+    alt = to_markdown(found.html, url=url, policy=policy, readiness=readiness,
+                      requested_url=requested_url)
+    if not alt.markdown.strip():
+        return result
+    source = f"embedded-state:{found.kind}"
+    evidence = dataclasses.replace(
+        alt.evidence, content_source=source,
+        needs_render=result.evidence.needs_render,
+        main_selectors_used=(f"{source}:{found.path}", *alt.evidence.main_selectors_used))
+    return dataclasses.replace(
+        alt, title=result.title or alt.title, metadata=result.metadata,
+        embedded_state=result.embedded_state, evidence=evidence,
+        warnings=result.warnings)
+
+
+def _with_empty_reason(report: ValidationReport, doc: Document) -> ValidationReport:
+    """An empty result says why (``empty-output:<why>``), in the evidence and the crawl's
+    records: the page had no text at all (``no-text``: blank, or a JavaScript shell whose
+    state held no article), was cut by the parse caps (``parse-limit``), or had text that
+    selection and pruning left none of (``all-pruned``: a selection problem, debugged from
+    ``main_selectors_used`` and ``boilerplate_rules_used``)."""
+    if doc.limits:
+        why = "parse-limit"
+    elif not doc.body.text_len:
+        why = "no-text"
+    else:
+        why = "all-pruned"
+    return dataclasses.replace(report, passed=False,
+                               reasons=(*report.reasons, f"empty-output:{why}"))
 
 
 def _decode_body(data: bytes, content_type: str | None,
