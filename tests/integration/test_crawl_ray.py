@@ -361,3 +361,26 @@ async def test_sharded_crawl_stores_robots_and_replay_reports_denied(
     for url in denied:
         assert have[url].outcome == "denied", have[url]
     assert not [p for p in got.pages if p.error and p.error.kind == "not-in-store"]
+
+
+async def test_stragglers_do_not_change_the_budgets_page_set_on_ray(
+    ray_cluster: Any, tmp_path: Path,
+) -> None:
+    """Issue #35: the straggler site on two hosts (so both shards crawl), a page at depth 1
+    answering after 3 s: under ``max_pages`` 100, Ray (2 shards) fetches exactly the first
+    100 pages in (depth, discovery order), the in-process crawl's page set."""
+    from pressmark.testing import StragglerSite
+
+    site = StragglerSite(slow_s=3.0)
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(site.serve("127.0.0.2"))
+        stack.enter_context(site.serve("127.0.0.4"))
+        egress = EgressPolicy(test_only_allowed_loopback_origins=tuple(site.origins))
+        policy = CrawlPolicy(egress=egress, workers=0, max_pages=100, render="never",
+                             markdown=False,
+                             scope=tuple(o.split("//", 1)[1] for o in site.origins))
+        local = await crawl(site.origin + "/", policy, out_dir=tmp_path / "local")
+        got = await _engine().run(site.origin + "/", policy, out_dir=tmp_path / "ray")
+    assert set(_pages(got)) == set(_pages(local))
+    assert len(got.pages) == 100 and got.stop_reason == local.stop_reason == "max-pages"
+    assert {u.split("/", 3)[2] for u in _pages(got)} == {o.split("//", 1)[1] for o in site.origins}

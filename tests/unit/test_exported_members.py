@@ -71,9 +71,9 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "remove_dot_segments", "render_summary_table",
     ),
     "pressmark.crawl.executor": (
-        "Cut", "Engine", "Gate", "Key", "LiveFetcher", "OutputDir", "ReplayFetcher",
-        "ResumeJournal", "Screen", "SeedLike", "StoreWriter", "Via", "canonical_parts",
-        "crawl_stores", "cut_keys", "dumps_line", "hostname_of", "item_line", "make_pool",
+        "Engine", "Key", "Ledger", "Limits", "LiveFetcher", "OutputDir", "ReplayFetcher",
+        "ResumeJournal", "SeedLike", "StoreWriter", "Via", "canonical_parts",
+        "crawl_stores", "dumps_line", "hostname_of", "item_line", "make_pool",
         "normalise_seeds", "registrable_domain", "split_host_key", "worker_store_spec",
         "write_atomic",
     ),
@@ -90,7 +90,7 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "UNTRUSTED_NOTICE", "build_server", "default_store_dir", "run_stdio",
     ),
     "pressmark.testing": (
-        "FakeRenderer", "RecordingConnector", "make_snapshot",
+        "FakeRenderer", "RecordingConnector", "StragglerSite", "make_snapshot",
     ),
     "pressmark.web": (
         "APP_CSP", "CrawlDir", "PageIndex", "PageQuery", "SNAPSHOT_CSP", "create_app",

@@ -1,15 +1,19 @@
 """The crawl loop: one dispatcher, bounded concurrent page tasks, one parser pool.
 
-The crawl goes breadth-first, one level (depth) at a time, in the order and with the
-``max_pages`` cut of :mod:`pressmark.crawl._levels`; a :class:`~pressmark.crawl._levels.Gate`
-opens each level (alone, or together with the other shards of a distributed crawl, which
-run this same engine). Within a level the dispatcher pops ready items from the
+The crawl order and the ``max_pages`` budget are those of :mod:`pressmark.crawl._levels`
+(breadth-first, then discovery order), with no barrier between depths: every URL offered
+goes into the :class:`~pressmark.crawl._levels.Ledger`, and a page is queued as soon as
+it is certain (its place final, inside the budget), through
+:class:`~pressmark.crawl._release.Release`; a slow page holds back only the pages it could
+still displace. The limits come from the engine's own ledger, or, for a shard of a
+distributed crawl (which runs this same engine), from the driver's
+(:meth:`Engine.current_limits`). The dispatcher pops ready items from the
 host-partitioned frontier while fewer than ``politeness.concurrency`` pages are in
 flight; each page task fetches (through the fetch seam), hands the page to its
 :class:`~pressmark.crawl._pagework.PageWorker` (links memo, inline, or a parser process),
-offers the links it found to the next level, and records the page
-(:mod:`pressmark.crawl._records`). Recording order per page is: frontier
-journal, then ``pages.jsonl`` (see :mod:`pressmark.crawl._resume`).
+offers the links it found, and records the page (:mod:`pressmark.crawl._records`).
+Recording order per page is: frontier journal, then ``pages.jsonl`` (see
+:mod:`pressmark.crawl._resume`).
 """
 
 from __future__ import annotations
@@ -20,14 +24,13 @@ import errno
 import functools
 import itertools
 import time
-from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from pressmark.crawl._canonical import canonical_or_refusal
 from pressmark.crawl._fetcher import PageFetcher
 from pressmark.crawl._frontier import Frontier, FrontierItem, Via
-from pressmark.crawl._levels import Candidates, Cut, Gate, Key, LocalGate, order_key
+from pressmark.crawl._levels import MAX_LINKS_PER_PAGE, Ledger, Limits
 from pressmark.crawl._manifest import CrawlSummary, PageError, PageRecord
 from pressmark.crawl._output import OutputDir, disk_full
 from pressmark.crawl._pagework import PageWorker
@@ -39,6 +42,7 @@ from pressmark.crawl._records import (
     timed_out_record,
     unfetched_record,
 )
+from pressmark.crawl._release import Release, origin_of
 from pressmark.crawl._resume import ResumeJournal
 from pressmark.crawl._sitemaps import SitemapReport, discover_sitemap_urls
 from pressmark.crawl._workers import (
@@ -74,9 +78,7 @@ class _NoRoom(Exception):
     finished, so it gets no record (a resumed crawl fetches it again)."""
 
 
-def _origin(url: str) -> str:
-    scheme, _, authority = url.split("/", 3)[:3]
-    return f"{scheme}//{authority}"
+_origin = origin_of
 
 
 class Engine:
@@ -87,7 +89,7 @@ class Engine:
         store_spec: StoreSpec | None = None, mirror_store: SnapshotStore | None = None,
         previous: Sequence[PageRecord] = (),
         started: float | None = None,
-        render_slots: int = 0, gate: Gate | None = None, links: LinkMemo | None = None,
+        render_slots: int = 0, links: LinkMemo | None = None,
     ) -> None:
         # ``render_slots`` more pages may be in flight (in all and per host) than the
         # request limits allow: a rendering page holds a request slot (in the fetch
@@ -122,16 +124,16 @@ class Engine:
             max_admitted=max(self.max_pages * 4, self.max_pages + 10_000),
             pacing=getattr(fetcher, "pacing", None),
         )
-        self.gate: Gate = gate or LocalGate(self.max_pages)
-        self.candidates = Candidates(cap=self.frontier.max_admitted)
-        self.level = 0
-        self.last_level = False
+        self.ledger = Ledger(max_pages=self.max_pages, scored=policy.should_follow is not None,
+                             cap=self.frontier.max_admitted)
+        self.release = Release(ledger=self.ledger, frontier=self.frontier,
+                               allows=getattr(fetcher, "robots_allows", None),
+                               load_robots=self.fetcher.crawl_delay,
+                               denied=self._record_robots_denied, wake=self._signal)
         self.cut_off = 0
-        """Candidates the ``max_pages`` cut left unfetched."""
+        """Candidates the ``max_pages`` budget left unfetched (known when the crawl ends)."""
         self.activity = 0
         """Grows with every page started or finished and every link offered."""
-        self._done: dict[str, bool] = {}   # url -> charged to max_pages
-        self._charged: Counter[int] = Counter()  # charged pages by depth
         self.scope = Scope(policy, [host for _, _, host in seeds])
         self.summary = CrawlSummary()
         self.sitemap = SitemapReport()
@@ -152,6 +154,8 @@ class Engine:
         self._flushed_at = time.monotonic()
         self._wake = asyncio.Event()
         self._delay_known: set[str] = set()
+        self._running: dict[str, float] = {}
+        """Pages in flight: when each started (monotonic)."""
         self._sitemap_task: asyncio.Task[None] | None = None
         self._seed_by_url = {url: seed for seed, url, _ in seeds}
         # ``started``: when the caller began (monotonic), so set-up counts against the budget.
@@ -172,10 +176,8 @@ class Engine:
                 return False
             if not self.scope.allows(url, host):
                 return False
-        if self.frontier.seen(url) or url in self._done:
-            return False
         hook = self.policy.should_follow
-        if hook is None and self.candidates.has_earlier(depth, url, path):
+        if self.ledger.earlier(url, depth, (-0.0, path) if hook is None else (float("inf"), ())):
             return False  # the common case: a link already offered from an earlier page
         score = 0.0
         if hook is not None and via != "seed":
@@ -186,7 +188,7 @@ class Engine:
         item = FrontierItem(url=url, host=host, depth=depth, score=score, parent_url=parent,
                             via=via, seed_index=seed_index, path=path)
         self.activity += 1
-        if not self.candidates.offer(item):
+        if not self.ledger.offer(item):
             return False
         if self.journal is not None:
             self.journal.record(item)
@@ -254,6 +256,7 @@ class Engine:
         """A URL robots.txt (already cached) disallows: recorded at once, never requested."""
         if not self.frontier.mark_seen(url):
             return
+        self.activity += 1
         record = PageRecord(url=url, final_url=None, depth=depth, status=None, outcome="error",
                             error=PageError(kind="robots-denied",
                                             message="robots.txt disallows this URL"))
@@ -264,23 +267,19 @@ class Engine:
         self._note_done(record)
 
     def restore(self, items: list[FrontierItem], done: list[PageRecord]) -> None:
-        """Rebuild an interrupted crawl: done pages stay done, every journaled URL is a
-        candidate of its level again (so each level's cut comes out as it did)."""
+        """Rebuild an interrupted crawl: done pages stay done, every journaled URL is offered
+        again (so what is certain comes out as it did)."""
         for page in done:
             self.summary.add(page)
             self.pages.append(page)
-            self._note_done(page)
             if self.frontier.mark_seen(page.url):
                 self.frontier.admitted += 1
-        self.dispatched = sum(self._done.values())
-        for item in items:
-            self.candidates.offer(item)
+        self.ledger.restore(items, [(p.url, p.depth, _charged(p)) for p in done])
+        self.dispatched = sum(_charged(p) for p in done)
 
     def _note_done(self, page: PageRecord) -> None:
-        charged = page.error is None or page.error.kind != "robots-denied"
-        self._done[page.url] = charged
-        if charged:
-            self._charged[page.depth] += 1
+        if self.ledger.state_of(page.url) is not None:
+            self.ledger.finish(page.url, charged=_charged(page))
 
     # -- the loop --------------------------------------------------------------------------
 
@@ -289,18 +288,17 @@ class Engine:
             if self.owns(host):
                 self.admit(url, host, 0, None, "seed", seed_index=index, path=(index,))
         if self.policy.discovery in ("sitemap", "both"):
+            # Before anything is released: depth 1 is not complete while sitemaps are read.
+            self.ledger.discovering(len(self.seeds))
             self._sitemap_task = asyncio.create_task(self._discover_sitemaps())
         self._flush_journal()
         tasks: set[asyncio.Task[None]] = set()
         try:
-            depth = 0
-            while await self._open_level(depth) and await self._drain(tasks):
-                if self.last_level:
-                    if self.cut_off:
-                        self.stop_reason = "max-pages"
-                    break
-                depth += 1
+            if await self._drain(tasks) and self.ledger.waiting:
+                self.cut_off = self.ledger.waiting
+                self.stop_reason = self.stop_reason or "max-pages"
         finally:
+            await self.release.aclose()
             if tasks:
                 if self.stop_reason in STOP_GRACE_S:
                     # In-flight pages get a short grace; then they are cancelled (their
@@ -326,60 +324,50 @@ class Engine:
             return True
         return False
 
-    async def _open_level(self, depth: int) -> bool:
-        """Wait for the gate, then queue the level's candidates up to the cut; ``False``
-        when the crawl is over (no candidates anywhere, or stopped)."""
-        if self._halted():
-            return False
-        cut: Cut = await self.gate.cut(depth, functools.partial(self._screen, depth))
-        if cut.total == 0 or self._halted():
-            return False
-        self.level = depth
-        self.last_level = cut.last is not None  # the budget ends within this level
-        for item in self.candidates.take(depth):
-            if item.url in self._done or self.frontier.seen(item.url):
-                continue
-            if cut.last is not None and order_key(item) > cut.last:
-                self.cut_off += 1
-            else:
-                self.frontier.add(item)
-        self._wake.set()
+    def current_limits(self, *, urgent: bool) -> Limits:
+        """What may be released now (a shard gets it from its driver)."""
+        return self.ledger.limits(urgent=urgent)
+
+    def limits_retry_at(self) -> float | None:
+        """When :meth:`current_limits` may release more by itself (a postponed exact
+        computation), if ever."""
+        return self.ledger.retry_at()
+
+    def progress_waits(self, *, limit: int = 3) -> tuple[tuple[str, float, bool], ...]:
+        """What the crawl waits on when nothing else is left to start: ``(url, seconds so
+        far, rendering)`` of the pages in flight, longest first; empty while the frontier
+        still has pages to start (then nothing is being waited on)."""
+        if self.frontier.queued or not self._running:
+            return ()
+        now = time.monotonic()
+        rendering = getattr(self.fetcher, "rendering", None)
+        busy = rendering() if callable(rendering) else frozenset()
+        ordered = sorted(self._running.items(), key=lambda kv: (kv[1], kv[0]))[:limit]
+        return tuple((url, round(now - at, 1), url in busy) for url, at in ordered)
+
+    def quiet(self) -> bool:
+        """Nothing in flight here, nothing queued or about to be: only the ledger could
+        still release something."""
+        sitemap_busy = self._sitemap_task is not None and not self._sitemap_task.done()
+        return (self.in_flight == 0 and self.frontier.queued == 0 and not sitemap_busy
+                and not self.release.busy)
+
+    async def crawl_over(self) -> bool:
+        """Called when :meth:`quiet` and nothing was released: is the crawl over? (Here,
+        yes: what is left is outside the budget. A shard asks its driver.)"""
         return True
 
-    async def _screen(self, depth: int) -> tuple[list[Key], int]:
-        """Settle the level's candidates: robots.txt denials (loaded now for hosts not
-        seen yet) are recorded and never charged, so the cut counts only pages that will
-        be requested. Returns their keys and the pages charged at lower depths."""
-        items = self.candidates.peek(depth)
-        allows = self._robots_allows
-        if allows is not None:
-            first: dict[str, str] = {}  # one URL per origin tells whether robots is loaded
-            for item in items:
-                if item.via != "seed" and item.url not in self._done:
-                    first.setdefault(_origin(item.url), item.url)
-            unknown = sorted(o for o, url in first.items() if allows(url) is None)
-            await asyncio.gather(*(self.fetcher.crawl_delay(o) for o in unknown))
-        keys: list[Key] = []
-        for item in items:
-            charged = self._done.get(item.url)
-            if charged is None and item.via != "seed" and allows is not None \
-                    and allows(item.url) is False:
-                self.candidates.discard(item)
-                self._record_robots_denied(item.url, depth)
-                continue
-            if charged is not False:
-                keys.append(order_key(item))
-        self._maybe_flush(force=True)
-        return keys, sum(n for d, n in self._charged.items() if d < depth)
-
     async def _drain(self, tasks: set[asyncio.Task[None]]) -> bool:
-        """Run the open level to its end; ``False`` if the crawl was stopped meanwhile."""
+        """Run the crawl to its end; ``False`` if it was stopped meanwhile."""
         concurrency = self.policy.politeness.concurrency
         pages_at_once = concurrency + self.render_slots
         while not self._halted():
             wake_at: float | None = None
             fetching = self.in_flight - self.storing
-            if fetching < pages_at_once and self.storing < concurrency * STORE_BACKLOG:
+            want_more = fetching < pages_at_once and self.storing < concurrency * STORE_BACKLOG
+            if want_more and self.frontier.queued < pages_at_once:
+                self.release.advance(self.current_limits(urgent=False))
+            if want_more:
                 item, wake_at = self.frontier.pop_ready(time.monotonic())
                 if item is not None:
                     self.dispatched += 1
@@ -389,11 +377,19 @@ class Engine:
                     tasks.add(task)
                     task.add_done_callback(tasks.discard)
                     continue
-            sitemap_busy = self._sitemap_task is not None and not self._sitemap_task.done()
-            if self.in_flight == 0 and self.frontier.queued == 0 and not sitemap_busy:
-                return True
+            if self.quiet():
+                if self.release.advance(self.current_limits(urgent=True)):
+                    continue
+                if not self.release.busy:  # else its screen or robots.txt load wakes us
+                    if await self.crawl_over():
+                        return True
+                    continue
             self._wake.clear()
             timeout = None if wake_at is None else max(0.0, wake_at - time.monotonic())
+            retry = self.limits_retry_at()
+            if retry is not None:
+                left = max(0.0, retry - time.monotonic())
+                timeout = left if timeout is None else min(timeout, left)
             if self._deadline is not None:
                 left = max(0.0, self._deadline - time.monotonic())
                 timeout = left if timeout is None else min(timeout, left)
@@ -439,6 +435,8 @@ class Engine:
                 counter = itertools.count()
                 base = len(self.seeds) + index
 
+                self.ledger.discovering(base)
+
                 def on_url(raw: str, base: int = base, counter: itertools.count[int] = counter,
                            ) -> None:
                     parts = canonical_or_refusal(
@@ -453,10 +451,18 @@ class Engine:
                                             self.sitemap, on_url, parse=parse)
             await self.flush_outbox()
         finally:
+            self.ledger.discovering(None)
             self._flush_journal()
             self._wake.set()
 
     async def _page(self, item: FrontierItem) -> None:
+        self._running[item.url] = time.monotonic()
+        try:
+            await self._run_page(item)
+        finally:
+            self._running.pop(item.url, None)
+
+    async def _run_page(self, item: FrontierItem) -> None:
         try:
             try:
                 record = await self._fetch_and_process(item)
@@ -485,7 +491,7 @@ class Engine:
         self.summary.add(record)
         self.pages.append(record)
         self._note_done(record)
-        if record.error is not None and record.error.kind == "robots-denied":
+        if not _charged(record):
             self.dispatched -= 1  # never requested: recorded, but not charged to max_pages
         self.frontier.release(item.host)
         self.in_flight -= 1
@@ -554,6 +560,15 @@ class Engine:
         return finished_record(item, fetched, work, source_ref, kept)
 
     def _admit_links(self, item: FrontierItem, work: PageWork) -> None:
-        for index, (url, host) in enumerate(work.links):
+        links = work.links
+        if len(links) > MAX_LINKS_PER_PAGE:  # the bound the ledger counts on
+            self.summary.refuse((("too-many-links", len(links) - MAX_LINKS_PER_PAGE),))
+            links = links[:MAX_LINKS_PER_PAGE]
+        for index, (url, host) in enumerate(links):
             self.admit(url, host, item.depth + 1, item.url, "link", path=(*item.path, index))
         self.summary.refuse(work.refused)
+
+
+def _charged(record: PageRecord) -> bool:
+    """Whether a record used a page of the budget (robots.txt denials were never requested)."""
+    return record.error is None or record.error.kind != "robots-denied"

@@ -1,27 +1,51 @@
-"""The crawl order, and where executors meet: breadth-first levels with a deterministic cut.
+"""The crawl order and the page budget, without a barrier between depths.
 
-A crawl fetches level by level: every page at depth ``d`` is finished (and every link
-it found is admitted) before any page at depth ``d + 1`` starts. Within a level the
-order is the discovery order: an item's :func:`order_key` is its ``should_follow``
-score (higher first), then its discovery path, the link positions that lead to it from
-its seed (``(seed,)``, ``(seed, i)``, ``(seed, i, j)``...; a URL found on several
-pages keeps the smallest path). Sitemap URLs come after every link at depth 1.
+**Order.** Pages are ranked by depth (breadth-first), then within a depth by
+:func:`order_key`: the ``should_follow`` score (higher first), then the discovery path,
+the link positions that lead to the page from its seed (``(seed,)``, ``(seed, i)``,
+``(seed, i, j)``...; a URL found on several pages keeps the smallest depth and path).
+Sitemap URLs are depth 1, after every link at depth 1. A page offers at most
+:data:`MAX_LINKS_PER_PAGE` links (the first ones in document order).
 
-``max_pages`` is applied per level: when a level holds more candidates than the budget
-has left, exactly the first ``remaining`` by :func:`order_key` are fetched and the crawl
-ends after that level (``max-pages``). So a page set depends only on the site and the
-policy, never on timing, concurrency, or how many executors share the crawl.
+**Budget.** With ``max_pages``, the pages fetched are exactly the first ``max_pages`` in
+that order (robots.txt denials are recorded and not charged), whatever the timing, the
+concurrency, the number of executors or a ``--resume`` in between: the page set depends
+only on the site and the policy.
 
-:class:`Gate` is the seam between a level and the next: the in-process engine cuts on
-its own (:class:`LocalGate`); a shard of a distributed crawl waits until every shard has
-finished the level, and the cut is taken over all shards' candidates at once.
+**No barrier.** A page starts as soon as it is *certain*: its depth and discovery path are
+final and it certainly falls inside the budget. Its depth is final once no page two
+depths up is unfinished (only those could still link to it from closer to the seed);
+nothing then waits for the pages of the depth just above it except through the budget:
+a page of depth ``d`` with key ``p`` counts every page of smaller depth (unfinished ones
+as charged), every page of its own depth with a smaller key, and, for each unfinished
+page of depth ``d - 1`` whose own key is smaller than ``p``'s parent's (it could still
+offer links ranked before ``p``), :data:`MAX_LINKS_PER_PAGE`. When that sum is below
+``max_pages`` the page is certain. So a slow page only holds back the pages it could
+displace: the pages ranked after it, and only while the budget could end among them;
+under a budget that cannot be reached (the default on all but huge sites) nothing waits.
+A page that is certainly outside the budget is never fetched; the crawl ends when
+nothing is unfinished but such pages (``max-pages``).
+
+**Levels, still.** A depth is *open* when every candidate of the depths above it is
+settled (none unfinished): its candidates are then screened once, as a level was (robots.txt
+loaded for their origins, denials recorded), so a crawl records the same denials it
+did with barriers; a certain page is screened on its own when it is released earlier.
+
+:class:`Ledger` is the pure bookkeeping (no I/O): the in-process engine feeds it as pages
+are offered and finish; a distributed crawl's driver builds one from the crawl directory
+(every shard's journal and ``pages.jsonl``) and sends each shard the :class:`Limits` it
+computes. ``docs/scaling.md`` states the rule for users.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+import bisect
+import heapq
+import math
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
     from pressmark.crawl._frontier import FrontierItem
@@ -29,89 +53,370 @@ if TYPE_CHECKING:
 Key = tuple[float, tuple[int, ...]]
 """``(-score, discovery path)``: smaller is earlier."""
 
+MAX_LINKS_PER_PAGE: Final = 10_000
+"""Links one page may offer (the first in document order; the rest are counted as refused,
+``too-many-links``). The bound is what lets a page ranked after an unfinished one be
+certain before it finishes (Heritrix keeps 6,000 outlinks a page)."""
+
+LATE: Final = math.inf
+"""The first part of the key of a finished page whose discovery path was not journaled
+(after every other page; the second part tells such pages apart)."""
+
+SLOW_PATH_MIN_S = 0.05
+"""At least this long between two exact computations of a binding budget (each sorts the
+keys of a depth) unless the crawl has nothing else to do."""
+
+_CANDIDATE, _RELEASED, _DONE = 0, 1, 2
+
 
 def order_key(item: FrontierItem) -> Key:
     return (-item.score, item.path)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Cut:
-    """The decision for one level: ``total`` candidates across the crawl; ``last`` is the
-    largest key fetched, or ``None`` when every candidate is."""
-
-    total: int
-    last: Key | None = None
+def _parent_key(key: Key) -> Key:
+    """The unscored key of the page that offered a page of key ``key``."""
+    return (-0.0, key[1][:-1])
 
 
-def cut_keys(keys: Iterable[Key], remaining: int) -> Cut:
-    """Fetch the first ``remaining`` keys (all of them if there are not more)."""
-    ordered = sorted(keys)
-    if len(ordered) <= remaining:
-        return Cut(total=len(ordered))
-    if remaining <= 0:
-        return Cut(total=len(ordered), last=(float("-inf"), ()))
-    return Cut(total=len(ordered), last=ordered[remaining - 1])
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How far each depth may be released: ``keys[d]`` is the largest key of depth ``d``
+    certainly inside the budget (``None``: every page of that depth); a depth not listed
+    waits. Depths below ``open_through`` are settled (their candidates may be screened)."""
+
+    keys: Mapping[int, Key | None] = field(default_factory=dict)
+    open_through: int = 0
+
+    def allows(self, depth: int, key: Key) -> bool:
+        if depth not in self.keys:
+            return False
+        limit = self.keys[depth]
+        return limit is None or key <= limit
 
 
-Screen = Callable[[], Awaitable[tuple[list[Key], int]]]
-"""Settles a level's candidates (robots.txt denials recorded): ``(keys, charged)``, with
-``charged`` the pages already charged to ``max_pages`` at lower depths."""
+class _Keys:
+    """A multiset-free set of keys kept sorted lazily (new keys merged on demand)."""
+
+    __slots__ = ("_fresh", "_gone", "_sorted")
+
+    def __init__(self) -> None:
+        self._sorted: list[Key] = []
+        self._fresh: list[Key] = []
+        self._gone: set[Key] = set()
+
+    def add(self, key: Key) -> None:
+        if key in self._gone:
+            self._gone.discard(key)
+        self._fresh.append(key)
+
+    def discard(self, key: Key) -> None:
+        self._gone.add(key)
+
+    def ordered(self) -> list[Key]:
+        if self._fresh or self._gone:
+            merged = self._sorted + self._fresh
+            merged.sort()  # two sorted runs: Timsort merges them in linear time
+            if self._gone:
+                merged = [k for k in merged if k not in self._gone]
+            self._sorted, self._fresh, self._gone = merged, [], set()
+        return self._sorted
+
+    def count_below(self, key: Key) -> int:
+        return bisect.bisect_left(self.ordered(), key)
 
 
-class Gate(Protocol):
-    async def cut(self, depth: int, screen: Screen) -> Cut: ...
+class _Depth:
+    __slots__ = ("charged", "heap", "known", "unfinished", "unfinished_keys")
+
+    def __init__(self) -> None:
+        self.charged = 0
+        """Finished and charged to the budget."""
+        self.unfinished = 0
+        """Candidates and released pages not finished yet."""
+        self.heap: list[tuple[Key, str]] = []
+        """Candidates not released, by key (entries may be stale)."""
+        self.known = _Keys()
+        """Keys of every page that counts here: unfinished, or finished and charged."""
+        self.unfinished_keys = _Keys()
 
 
-class LocalGate:
-    """One engine crawls alone: the cut is taken over its own candidates."""
+@dataclass(slots=True)
+class _Entry:
+    item: FrontierItem
+    key: Key
+    state: int = _CANDIDATE
 
-    def __init__(self, max_pages: int) -> None:
+
+class Ledger:
+    """Every URL offered to the crawl with its state, and what is certain (module docstring).
+
+    ``scored``: a ``should_follow`` hook ranks links (then any unfinished page of the
+    depth above could offer links ranked first). ``cap``: candidates kept at most."""
+
+    def __init__(self, *, max_pages: int, scored: bool = False, cap: int = 1 << 62,
+                 links_per_page: int = MAX_LINKS_PER_PAGE) -> None:
         self.max_pages = max_pages
-
-    async def cut(self, depth: int, screen: Screen) -> Cut:
-        keys, charged = await screen()
-        return cut_keys(keys, self.max_pages - charged)
-
-
-class Candidates:
-    """URLs offered to levels not opened yet, each with its smallest key (bounded)."""
-
-    def __init__(self, *, cap: int) -> None:
-        self._by_depth: dict[int, dict[str, FrontierItem]] = {}
+        self.scored = scored
         self.cap = cap
-        self.size = 0
+        self.links_per_page = links_per_page
         self.dropped_full = 0
+        self._entries: dict[str, _Entry] = {}
+        self._depths: dict[int, _Depth] = {}
+        self._candidates = 0
+        self.sitemap: int | None = None
+        """While sitemaps are read: the first path index their URLs may still take."""
+        self._limits = Limits()
+        self._computed_at = -math.inf
+        self._spent_s = 0.0
+        self.changes = 0
+        """Grows with every change that could extend the limits."""
+        self._seen_changes = -1
+
+    # -- bookkeeping -------------------------------------------------------------------------
+
+    def _depth(self, depth: int) -> _Depth:
+        level = self._depths.get(depth)
+        if level is None:
+            level = self._depths[depth] = _Depth()
+        return level
+
+    def state_of(self, url: str) -> tuple[int, Key] | None:
+        """``(depth, key)`` of ``url`` if it was offered."""
+        entry = self._entries.get(url)
+        return None if entry is None else (entry.item.depth, entry.key)
+
+    def started(self, url: str) -> bool:
+        entry = self._entries.get(url)
+        return entry is not None and entry.state != _CANDIDATE
+
+    def earlier(self, url: str, depth: int, key: Key) -> bool:
+        """Whether ``url`` is known at a depth and key no later than ``(depth, key)``, or is
+        released already (its place is final): an offer there changes nothing."""
+        entry = self._entries.get(url)
+        return entry is not None and (entry.state != _CANDIDATE
+                                      or (entry.item.depth, entry.key) <= (depth, key))
 
     def offer(self, item: FrontierItem) -> bool:
-        """Keep ``item`` unless its URL is already offered at that depth with a key as
-        small (or the cap is reached); ``True`` if it was kept."""
-        bucket = self._by_depth.setdefault(item.depth, {})
-        old = bucket.get(item.url)
-        if old is not None and order_key(old) <= order_key(item):
-            return False
-        if old is None:
-            if self.size >= self.cap:
-                self.dropped_full += 1
+        """Keep ``item`` unless its URL is known as early or is released already (or the cap
+        is reached); ``True`` if it was kept (a new URL, or an earlier place for one)."""
+        key = order_key(item)
+        old = self._entries.get(item.url)
+        if old is not None:
+            if old.state != _CANDIDATE or (old.item.depth, old.key) <= (item.depth, key):
                 return False
-            self.size += 1
-        bucket[item.url] = item
+            self._forget(old)
+        elif self._candidates >= self.cap:
+            self.dropped_full += 1
+            return False
+        entry = _Entry(item=item, key=key)
+        self._entries[item.url] = entry
+        level = self._depth(item.depth)
+        level.unfinished += 1
+        level.known.add(key)
+        level.unfinished_keys.add(key)
+        heapq.heappush(level.heap, (key, item.url))
+        self._candidates += 1
+        self.changes += 1
         return True
 
-    def has_earlier(self, depth: int, url: str, path: tuple[int, ...]) -> bool:
-        """Whether ``url`` is offered at ``depth`` already, unscored, by a path as small."""
-        old = self._by_depth.get(depth, {}).get(url)
-        return old is not None and not old.score and old.path <= path
+    def _forget(self, entry: _Entry) -> None:
+        """An unreleased candidate that moves to an earlier place (its heap entry is stale)."""
+        level = self._depths[entry.item.depth]
+        level.unfinished -= 1
+        level.known.discard(entry.key)
+        level.unfinished_keys.discard(entry.key)
+        self._candidates -= 1
 
-    def peek(self, depth: int) -> list[FrontierItem]:
-        return sorted(self._by_depth.get(depth, {}).values(), key=order_key)
+    def finish(self, url: str, *, charged: bool) -> None:
+        """A released (or, for a denial, unreleased) page is done."""
+        entry = self._entries[url]
+        level = self._depths[entry.item.depth]
+        if entry.state == _DONE:
+            return
+        if entry.state == _CANDIDATE:
+            self._candidates -= 1
+        entry.state = _DONE
+        level.unfinished -= 1
+        level.unfinished_keys.discard(entry.key)
+        if charged:
+            level.charged += 1
+        else:
+            level.known.discard(entry.key)
+        self.changes += 1
 
-    def take(self, depth: int) -> list[FrontierItem]:
-        items = self.peek(depth)
-        self.size -= len(items)
-        self._by_depth.pop(depth, None)
-        return items
+    def restore(self, items: Iterable[FrontierItem],
+                done: Iterable[tuple[str, int, bool]]) -> None:
+        """An interrupted crawl: every journaled offer again, then ``(url, depth, charged)``
+        of each recorded page (it keeps the key it was journaled with at that depth)."""
+        finished = {url: (depth, charged) for url, depth, charged in done}
+        for item in items:
+            record = finished.get(item.url)
+            if record is None or record[0] == item.depth:
+                self.offer(item)
+        for url, (depth, charged) in finished.items():
+            entry = self._entries.get(url)
+            if entry is None or entry.item.depth != depth:
+                from pressmark.crawl._frontier import FrontierItem  # noqa: PLC0415  # cycle
 
-    def discard(self, item: FrontierItem) -> None:
-        bucket = self._by_depth.get(item.depth, {})
-        if bucket.pop(item.url, None) is not None:
-            self.size -= 1
+                if entry is not None:
+                    self._forget(entry)
+                late: Key = (LATE, (len(self._entries),))
+                item = FrontierItem(url=url, host="", depth=depth, path=late[1])
+                entry = _Entry(item=item, key=late)
+                self._entries[url] = entry
+                level = self._depth(depth)
+                level.unfinished += 1
+                level.known.add(late)
+                level.unfinished_keys.add(late)
+                self._candidates += 1
+            self.finish(url, charged=charged)
+
+    def discovering(self, first_index: int | None) -> None:
+        """Sitemaps are read (their next URLs take path index ``first_index`` and later),
+        or, with ``None``, done."""
+        if first_index != self.sitemap:
+            self.sitemap = first_index
+            self.changes += 1
+
+    # -- what is certain ---------------------------------------------------------------------
+
+    def _unfinished_through(self, depth: int) -> int:
+        return sum(level.unfinished for d, level in self._depths.items() if d <= depth)
+
+    def depth_final(self, depth: int) -> bool:
+        """No page could still be offered at a smaller depth than ``depth``."""
+        if depth >= 2 and self.sitemap is not None:
+            return False
+        return self._unfinished_through(depth - 2) == 0
+
+    def open_through(self) -> int:
+        """Depths below this one are settled: a depth's candidates are all known once no
+        page of the depths above it is unfinished (sitemaps read, for depth 1 and on)."""
+        depth = 0
+        while (depth == 0 or self.sitemap is None) and \
+                self._unfinished_through(depth - 1) == 0 and depth <= max(self._depths, default=0):
+            depth += 1
+        return depth
+
+    def retry_at(self) -> float | None:
+        """When a postponed exact computation may run (monotonic seconds), if one is due."""
+        if self.changes == self._seen_changes:
+            return None
+        return self._computed_at + max(SLOW_PATH_MIN_S, 10 * self._spent_s)
+
+    def limits(self, *, urgent: bool = False) -> Limits:
+        """The current :class:`Limits`. An exact computation for a binding budget runs at
+        most every :data:`SLOW_PATH_MIN_S` (or ten times its own cost) unless ``urgent``
+        (the crawl has nothing else to do); in between the last limits stand (they are
+        never wrong, only short)."""
+        if self.changes == self._seen_changes:
+            return self._limits
+        now = time.monotonic()
+        if not urgent and now - self._computed_at < max(SLOW_PATH_MIN_S, 10 * self._spent_s):
+            fast = self._compute(exact=False)
+            if fast is not None:
+                self._limits, self._seen_changes = fast, self.changes
+            return self._limits
+        self._limits = self._compute(exact=True) or self._limits
+        self._seen_changes = self.changes
+        self._spent_s = time.monotonic() - now
+        self._computed_at = now
+        return self._limits
+
+    def _compute(self, *, exact: bool) -> Limits | None:
+        """The limits; ``None`` when a depth needs the exact computation and ``exact`` is
+        off."""
+        keys: dict[int, Key | None] = {}
+        before = 0  # pages of smaller depths, unfinished ones counted as charged
+        for depth in sorted(self._depths):
+            level = self._depths[depth]
+            if not self.depth_final(depth):
+                break
+            room = self.max_pages - before
+            if room <= 0:
+                break
+            parents = self._depths.get(depth - 1)
+            waiting = 0 if parents is None else parents.unfinished
+            reading = depth == 1 and self.sitemap is not None
+            here = level.charged + level.unfinished
+            if not reading and here + self.links_per_page * waiting < room:
+                keys[depth] = None
+            elif not exact:
+                return None
+            else:
+                limit = self._exact_limit(level, parents, room, reading)
+                if limit is not None:
+                    keys[depth] = limit
+            before += level.charged + level.unfinished
+        return Limits(keys=keys, open_through=self.open_through())
+
+    def _exact_limit(self, level: _Depth, parents: _Depth | None, room: int,
+                     reading: bool) -> Key | None:
+        """The largest known key of a depth whose rank plus what unfinished parents ranked
+        before it could still offer stays within ``room``, or ``None``."""
+        if reading and self.scored:
+            return None  # sitemap URLs could be ranked anywhere
+        ordered = level.known.ordered()
+        if not ordered:
+            return None
+        per_parent = self.links_per_page
+        waiting = 0 if parents is None else parents.unfinished
+
+        def fits(index: int) -> bool:
+            if parents is None or waiting == 0:
+                future = 0
+            elif self.scored:
+                future = waiting
+            else:
+                future = parents.unfinished_keys.count_below(_parent_key(ordered[index]))
+            return index + per_parent * future < room
+
+        lo, hi = 0, len(ordered)  # fits() holds below lo's answer, fails from hi on
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if fits(mid):
+                lo = mid + 1
+            else:
+                hi = mid
+        return ordered[lo - 1] if lo > 0 else None
+
+    def take(self, limits: Limits) -> list[FrontierItem]:
+        """Release every candidate within ``limits`` (in order, depth by depth)."""
+        out: list[FrontierItem] = []
+        for depth, limit in sorted(limits.keys.items()):
+            level = self._depths.get(depth)
+            if level is None:
+                continue
+            heap = level.heap
+            while heap:
+                key, url = heap[0]
+                entry = self._entries.get(url)
+                if entry is None or entry.state != _CANDIDATE or entry.key != key \
+                        or entry.item.depth != depth:
+                    heapq.heappop(heap)  # stale: moved, released or finished
+                    continue
+                if limit is not None and key > limit:
+                    break
+                heapq.heappop(heap)
+                entry.state = _RELEASED
+                self._candidates -= 1
+                out.append(entry.item)
+        return out
+
+    def candidates(self, depth: int) -> list[FrontierItem]:
+        """The unreleased candidates of ``depth``, in order (for screening)."""
+        level = self._depths.get(depth)
+        if level is None:
+            return []
+        items = [self._entries[url].item for key, url in level.heap
+                 if self._entries[url].state == _CANDIDATE and self._entries[url].key == key
+                 and self._entries[url].item.depth == depth]
+        return sorted(items, key=order_key)
+
+    @property
+    def waiting(self) -> int:
+        """Candidates never released: once the crawl is idle, the ones the budget left out."""
+        return self._candidates
+
+    def unfinished(self) -> int:
+        return sum(level.unfinished for level in self._depths.values())

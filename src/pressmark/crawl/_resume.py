@@ -64,13 +64,15 @@ class ResumeJournal:
         if good_end != len(raw):
             with self.frontier_path.open("r+b") as fh:
                 fh.truncate(good_end)
-        items = []
-        for line in raw[:good_end].splitlines():
-            d = json.loads(line)
-            items.append(FrontierItem(url=d["u"], host=d["h"], depth=d["d"], score=d.get("s", 0.0),
-                                      parent_url=d.get("p"), via=d.get("v", "link"),
-                                      seed_index=d.get("i"), path=tuple(d.get("k", ()))))
-        return items
+        return [self.parse_line(line) for line in raw[:good_end].splitlines()]
+
+    @staticmethod
+    def parse_line(line: bytes | str) -> FrontierItem:
+        """One journal line (``item_line``) back as a frontier item."""
+        d = json.loads(line)
+        return FrontierItem(url=d["u"], host=d["h"], depth=d["d"], score=d.get("s", 0.0),
+                            parent_url=d.get("p"), via=d.get("v", "link"),
+                            seed_index=d.get("i"), path=tuple(d.get("k", ())))
 
     def open(self) -> None:
         self._fd = open_append(self.frontier_path)  # closed in close()

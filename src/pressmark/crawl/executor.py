@@ -9,9 +9,10 @@ against the same version), not the crawl's public API (``pressmark.crawl``): nam
 may change with the engine.
 
 * The engine and its seams: :class:`Engine` (subclass it: ``owns``, ``admit``,
-  ``before_hop``, ``fetch_document``, ``flush_outbox``, ``_fetch_and_process``),
-  :func:`make_pool`; the level seam :class:`Gate` with its :class:`Cut`, :data:`Key`,
-  :data:`Screen` and :func:`cut_keys` (see :mod:`pressmark.crawl._levels` for the order).
+  ``before_hop``, ``fetch_document``, ``flush_outbox``, ``_fetch_and_process``, and
+  ``current_limits``, ``limits_retry_at``, ``crawl_over`` for where the limits come from),
+  :func:`make_pool`; the order and the budget: :class:`Ledger`, :class:`Limits`,
+  :data:`Key` (see :mod:`pressmark.crawl._levels`).
 * Acquisition: :class:`LiveFetcher`, :class:`ReplayFetcher`, :func:`crawl_stores`,
   :func:`worker_store_spec`, :class:`StoreWriter`.
 * The URL model: :func:`canonical_parts` (crawl key, scope), :func:`hostname_of` (the
@@ -27,7 +28,7 @@ from pressmark.crawl._crawl import SeedLike, crawl_stores, normalise_seeds, work
 from pressmark.crawl._engine import Engine
 from pressmark.crawl._fetcher import LiveFetcher, ReplayFetcher
 from pressmark.crawl._frontier import Via
-from pressmark.crawl._levels import Cut, Gate, Key, Screen, cut_keys
+from pressmark.crawl._levels import Key, Ledger, Limits
 from pressmark.crawl._output import OutputDir, dumps_line, write_atomic
 from pressmark.crawl._pagework import make_pool
 from pressmark.crawl._resume import ResumeJournal, item_line
@@ -35,21 +36,19 @@ from pressmark.crawl._site import registrable_domain, split_host_key
 from pressmark.crawl._writer import StoreWriter
 
 __all__ = [
-    "Cut",
     "Engine",
-    "Gate",
     "Key",
+    "Ledger",
+    "Limits",
     "LiveFetcher",
     "OutputDir",
     "ReplayFetcher",
     "ResumeJournal",
-    "Screen",
     "SeedLike",
     "StoreWriter",
     "Via",
     "canonical_parts",
     "crawl_stores",
-    "cut_keys",
     "dumps_line",
     "hostname_of",
     "item_line",

@@ -3,7 +3,9 @@
 Only things that cannot run for real on a test machine are faked here: hostile
 DNS (use :class:`pressmark.egress.StaticResolver`), connections to non-loopback
 addresses (:class:`RecordingConnector` records and refuses them), and a browser
-when a test is about the fetch layer's render policy (:class:`FakeRenderer`).
+when a test is about the fetch layer's render policy (:class:`FakeRenderer`). A site is
+real: :class:`StragglerSite` serves one on loopback whose two slow pages a crawl must not
+wait on.
 Names are loaded lazily so importing this module costs nothing.
 """
 
@@ -15,9 +17,10 @@ _EXPORTS: dict[str, str] = {
     "RecordingConnector": "pressmark.testing._connector",
     "make_snapshot": "pressmark.testing._snapshots",
     "FakeRenderer": "pressmark.testing._renderer",
+    "StragglerSite": "pressmark.testing._stragglers",
 }
 
-__all__ = ["FakeRenderer", "RecordingConnector", "make_snapshot"]
+__all__ = ["FakeRenderer", "RecordingConnector", "StragglerSite", "make_snapshot"]
 
 
 __getattr__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -1,4 +1,4 @@
-"""The sharded crawl without Ray: ownership, the level cut, routing between shards,
+"""The sharded crawl without Ray: ownership, the global budget, routing between shards,
 termination, restart and resume (``pressmark.crawl.ray.LocalEngine``)."""
 
 from __future__ import annotations
@@ -21,9 +21,7 @@ from pressmark.crawl import (
     Seed,
     crawl,
 )
-from pressmark.crawl._levels import cut_keys
-from pressmark.crawl.ray import LocalEngine, ShardStatus, registrable_host, shard_of
-from pressmark.crawl.ray._sharding import level_to_open
+from pressmark.crawl.ray import LocalEngine, registrable_host, shard_of
 from pressmark.snapshot import new_snapshot, source_id_for_url
 from pressmark.store import MemorySnapshotStore
 
@@ -119,26 +117,6 @@ def test_registrable_host_and_stable_shards() -> None:
     assert [shard_of(f"127.0.0.{i}", 2) for i in range(2, 8)] == \
         [int(__import__("hashlib").sha256(f"127.0.0.{i}".encode()).hexdigest(), 16) % 2
          for i in range(2, 8)]
-
-
-def test_the_cut_keeps_the_first_keys_in_order() -> None:
-    keys = [(0.0, (0, 2)), (0.0, (0, 1)), (-1.0, (0, 9)), (0.0, (1,))]
-    assert cut_keys(keys, 10).last is None
-    assert cut_keys(keys, 10).total == 4
-    assert cut_keys(keys, 2).last == (0.0, (0, 1))  # a higher score first, then the path
-    assert cut_keys(keys, 0).last is not None
-    assert all(key > cut_keys(keys, 0).last for key in keys)  # type: ignore[operator]
-
-
-def test_a_level_opens_only_when_every_shard_waits_there() -> None:
-    def st(i: int, waiting: int | None, finished: bool = False) -> ShardStatus:
-        return ShardStatus(index=i, waiting=waiting, finished=finished, activity=0, queued=0,
-                           in_flight=0, done=0, rendered=0, failed=0)
-
-    assert level_to_open([st(0, 2), st(1, 2)]) == 2
-    assert level_to_open([st(0, 2), st(1, None)]) is None
-    assert level_to_open([st(0, 2), st(1, 3)]) is None
-    assert level_to_open([st(0, 2), st(1, None, finished=True)]) == 2
 
 
 async def _in_process(pages: dict[str, str], policy: CrawlPolicy) -> set[str]:

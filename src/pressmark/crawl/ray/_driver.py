@@ -1,6 +1,9 @@
 """The driver side of a sharded crawl: prepare the directory, start the shards, poll them,
-open each breadth-first level when every shard waits for it (taking the ``max_pages`` cut
-over all their candidates), merge the manifest.
+keep the crawl's :class:`~pressmark.crawl.executor.Ledger` (built from the directory:
+``pages.jsonl`` and every shard's journal, read in that order, so a page is never seen
+finished without the links it found), send every shard the limits it computes (what is
+certain, with no barrier between depths), end the crawl when every shard is quiet and
+nothing more is certain, merge the manifest.
 
 The coordination is transport-agnostic (:class:`ShardHandle`): :class:`LocalEngine` runs
 the shards as tasks in this process (tests, and a debugging aid), ``RayEngine`` as Ray
@@ -28,17 +31,16 @@ from pressmark.crawl import (
     Progress,
 )
 from pressmark.crawl.executor import (
-    Cut,
-    Key,
+    Ledger,
+    Limits,
     OutputDir,
     ResumeJournal,
     SeedLike,
-    cut_keys,
     normalise_seeds,
 )
-from pressmark.crawl.ray._files import partition_state
+from pressmark.crawl.ray._files import JournalTail, is_charged, partition_state, shard_dir
 from pressmark.crawl.ray._shard import ShardConfig, ShardRuntime
-from pressmark.crawl.ray._sharding import DocumentResult, RoutedLink, ShardStatus, level_to_open
+from pressmark.crawl.ray._sharding import DocumentResult, RoutedLink, ShardStatus
 
 if TYPE_CHECKING:
     from pressmark.crawl import PageFetcher
@@ -48,9 +50,7 @@ if TYPE_CHECKING:
 class ShardHandle(Protocol):
     async def status(self) -> ShardStatus: ...
 
-    async def candidates(self, depth: int) -> tuple[list[Key], int] | None: ...
-
-    async def open(self, depth: int, cut: Cut) -> None: ...
+    async def allow(self, version: int, limits: Limits, over: bool) -> None: ...
 
     async def finish(self) -> dict[str, Any]: ...
 
@@ -108,6 +108,11 @@ class ClusterView:
         self.frontier.queued = sum(s.queued for s in statuses)
         self.in_flight = sum(s.in_flight for s in statuses)
 
+    def progress_waits(self) -> tuple[tuple[str, float, bool], ...]:
+        """The pages every shard waits on, longest first (see ``Engine.progress_waits``)."""
+        waits = [w for s in self.shards for w in s.waits]
+        return tuple(sorted(waits, key=lambda w: (-w[1], w[0])))
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Prepared:
@@ -163,30 +168,42 @@ def prepare(seeds: SeedLike | Sequence[SeedLike], policy: CrawlPolicy | None, *,
                     started_at=started_at, prior_s=prior_s)
 
 
-async def open_level(handles: Sequence[ShardHandle], depth: int, max_pages: int) -> bool:
-    """Every shard waits at ``depth``: cut over all their candidates, open it everywhere.
-    ``False`` (nothing opened) when a shard no longer waits there (it was restarted)."""
-    answers = await asyncio.gather(*(h.candidates(depth) for h in handles))
-    settled = [a for a in answers if a is not None]
-    if len(settled) != len(answers):
-        return False
-    keys = [key for shard_keys, _ in settled for key in shard_keys]
-    cut = cut_keys(keys, max_pages - sum(charged for _, charged in settled))
-    await asyncio.gather(*(h.open(depth, cut) for h in handles))
-    return True
+class _Tally:
+    """The driver's ledger, fed from the crawl directory: ``pages.jsonl`` first, then the
+    shards' journals (a page's links are journaled before its record is written)."""
+
+    def __init__(self, prep: Prepared, shards: int) -> None:
+        policy = prep.policy
+        self.ledger = Ledger(max_pages=policy.effective_max_pages(),
+                             scored=policy.should_follow is not None)
+        self.pages = _PagesTail(prep.out.pages_path)
+        self.journals = [JournalTail(shard_dir(prep.out.state_dir, k)) for k in range(shards)]
+
+    def read(self) -> list[PageRecord]:
+        """New records (and the offers that came before them), applied to the ledger."""
+        records = self.pages.read()
+        for journal in self.journals:
+            for item in journal.read():
+                self.ledger.offer(item)
+        for record in records:
+            if self.ledger.state_of(record.url) is None:  # not journaled: a lost page's line
+                self.ledger.restore((), [(record.url, record.depth, is_charged(record))])
+            else:
+                self.ledger.finish(record.url, charged=is_charged(record))
+        return records
 
 
 async def coordinate(
     prep: Prepared, handles: Sequence[ShardHandle], *,
     progress: Progress, stop: asyncio.Event, poll_s: float = 0.05,
 ) -> CrawlManifest:
-    """Poll, opening levels, until every shard's loop ended (or stopped); merge the
-    manifest."""
+    """Poll the shards, send them what is certain, until the crawl is over (or stopped);
+    merge the manifest."""
     policy = prep.policy
     view = ClusterView(policy.effective_max_pages())
-    tail = _PagesTail(prep.out.pages_path)
+    tally = _Tally(prep, len(handles))
     pages: list[PageRecord] = []
-    for record in tail.read():  # an earlier run's pages (resume)
+    for record in tally.read():  # an earlier run's pages (resume)
         view.summary.add(record)
         pages.append(record)
     progress.start(cast(Any, view))
@@ -197,11 +214,14 @@ async def coordinate(
     interrupted = False
     failure: str | None = None
     results: list[dict[str, Any]] = []
+    version, sent = 0, Limits()
+    over = False
     try:
         while True:
             statuses = list(await asyncio.gather(*(h.status() for h in handles)))
             view.update(statuses)
-            for record in tail.read():
+            fresh = tally.read()  # after the statuses: all they say is on disk
+            for record in fresh:
                 view.summary.add(record)
                 pages.append(record)
                 progress.page(record, cast(Any, view))
@@ -213,13 +233,24 @@ async def coordinate(
                 break
             if all(s.finished for s in statuses):
                 break
-            depth = level_to_open(statuses)
-            if depth is not None:
-                waiting = [h for h, s in zip(handles, statuses, strict=True) if not s.finished]
-                if await open_level(waiting, depth, policy.effective_max_pages()):
+            tally.ledger.discovering(0 if any(s.reading for s in statuses) else None)
+            current = [s for s in statuses if not s.finished]
+            quiet = all(s.quiet and s.limits_version == version for s in current)
+            limits = tally.ledger.limits(urgent=quiet)
+            if limits != sent:
+                version, sent = version + 1, limits
+            elif quiet and not fresh and not over:
+                over = True  # every shard idle with these limits, and they release nothing
+                if tally.ledger.waiting:
+                    stop_reason = "max-pages"
+            behind = [h for h, s in zip(handles, statuses, strict=True)
+                      if not s.finished and (s.limits_version != version or over)]
+            if behind:
+                await asyncio.gather(*(h.allow(version, sent, over) for h in behind))
+                if not over:
                     continue
             await asyncio.sleep(poll_s)
-        if stop_reason is not None:
+        if stop_reason in ("interrupted", "time-budget"):
             await asyncio.gather(*(h.stop() for h in handles))
         results = list(await asyncio.gather(*(h.finish() for h in handles)))
     except BaseException as exc:  # Ctrl-C, cancellation, or a shard lost for good
@@ -229,12 +260,9 @@ async def coordinate(
         await asyncio.gather(*(h.stop() for h in handles), return_exceptions=True)
         raise
     finally:
-        for record in tail.read():
+        for record in tally.read():
             view.summary.add(record)
             pages.append(record)
-        reasons = {r.get("stop_reason") for r in results}
-        if stop_reason is None:
-            stop_reason = "max-pages" if "max-pages" in reasons else None
         if interrupted:
             stop_reason = failure or "interrupted"
         duration = prep.prior_s + (time.monotonic() - t0)
@@ -292,11 +320,8 @@ class _LocalHandle:
     async def status(self) -> ShardStatus:
         return await self.runtime.status()
 
-    async def candidates(self, depth: int) -> tuple[list[Key], int] | None:
-        return await self.runtime.candidates(depth)
-
-    async def open(self, depth: int, cut: Cut) -> None:
-        await self.runtime.open(depth, cut)
+    async def allow(self, version: int, limits: Limits, over: bool) -> None:
+        await self.runtime.allow(version, limits, over)
 
     async def finish(self) -> dict[str, Any]:
         return await self.runtime.finish()

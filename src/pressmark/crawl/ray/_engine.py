@@ -8,10 +8,10 @@ peers by name, also after Ray restarted it.
 
 Faults: shard and render actors have ``max_restarts``; a call to an actor that is being
 restarted is retried on the new incarnation (``max_task_retries=-1``). A restarted shard
-rebuilds itself from the crawl directory (journal, ``started.log``, ``pages.jsonl``,
-``levels.jsonl``), replays the levels it had opened, and re-queues its in-flight pages
-(each is retried once). The driver (this process) holds no state a restart could lose:
-it opens a level when every shard waits for it.
+rebuilds itself from the crawl directory (journal, ``started.log``, ``pages.jsonl``) and
+re-queues its in-flight pages (each is retried once) as the driver's limits allow them
+again. The driver (this process) holds no state a restart could lose: its ledger is read
+from the same directory.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pressmark.crawl import CrawlError, NullProgress, Progress
-from pressmark.crawl.executor import Cut, Key
+from pressmark.crawl.executor import Limits
 from pressmark.crawl.ray._driver import ShardLost, coordinate, prepare
 from pressmark.crawl.ray._shard import ShardConfig, ShardRuntime
 from pressmark.crawl.ray._sharding import DocumentResult, RoutedLink, ShardStatus
@@ -111,11 +111,8 @@ class _ShardActor:
     async def status(self) -> ShardStatus:
         return await self.runtime.status()
 
-    async def candidates(self, depth: int) -> tuple[list[Key], int] | None:
-        return await self.runtime.candidates(depth)
-
-    async def open(self, depth: int, cut: Cut) -> None:
-        await self.runtime.open(depth, cut)
+    async def allow(self, version: int, limits: Limits, over: bool) -> None:
+        await self.runtime.allow(version, limits, over)
 
     async def accept(self, links: list[RoutedLink]) -> None:
         await self.runtime.accept(links)
@@ -168,11 +165,8 @@ class _RayHandle:
         except ray.exceptions.RayActorError as exc:
             raise ShardLost(f"a shard actor died for good: {exc}") from exc
 
-    async def candidates(self, depth: int) -> tuple[list[Key], int] | None:
-        return await self.actor.candidates.remote(depth)  # type: ignore[no-any-return]
-
-    async def open(self, depth: int, cut: Cut) -> None:
-        await self.actor.open.remote(depth, cut)
+    async def allow(self, version: int, limits: Limits, over: bool) -> None:
+        await self.actor.allow.remote(version, limits, over)
 
     async def finish(self) -> dict[str, Any]:
         return await self.actor.finish.remote()  # type: ignore[no-any-return]

@@ -103,6 +103,26 @@ class StartedLog:
 _item_line = item_line  # the shard journals share the in-process journal's line format
 
 
+class JournalTail:
+    """Reads a shard's ``frontier.jsonl`` as the shard appends to it: complete lines only,
+    from an offset (the driver's ledger is fed from it)."""
+
+    def __init__(self, state: Path) -> None:
+        self.path = state / "frontier.jsonl"
+        self.offset = 0
+
+    def read(self) -> list[FrontierItem]:
+        if not self.path.exists():
+            return []
+        with self.path.open("rb") as fh:
+            fh.seek(self.offset)
+            data = fh.read()
+        end = data.rfind(b"\n") + 1
+        self.offset += end
+        return [ResumeJournal.parse_line(line) for line in data[:end].splitlines()
+                if line.strip()]
+
+
 def partition_state(state_dir: Path, shards: int) -> None:
     """Make ``.state/ray`` hold one journal per shard for ``shards`` shards.
 

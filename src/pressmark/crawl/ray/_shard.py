@@ -3,13 +3,14 @@
 :class:`ShardEngine` runs the crawler's :class:`~pressmark.crawl.executor.Engine` loop
 as it is, with its seams filled in for a shard: it owns only some hosts (URLs on other
 hosts are handed to their owner after the cheap depth and scope checks; the owner runs
-every other admission rule), and its :class:`~pressmark.crawl.executor.Gate` is a
-:class:`ShardGate`: each breadth-first level opens when every shard has finished the one
-before, with the ``max_pages`` cut taken by the driver over all shards' candidates, so a
-sharded crawl fetches exactly the page set of the in-process one. :class:`ShardRuntime`
-builds one from the crawl directory (restoring whatever an earlier incarnation recorded,
-the levels it opened included) and is what a Ray actor wraps. No
-Ray import here: the same code runs under :class:`~pressmark.crawl.ray.LocalEngine`.
+every other admission rule), and what it may release comes from the driver: the
+:class:`~pressmark.crawl.executor.Limits` the driver computes over the whole crawl (its
+ledger is built from every shard's journal and ``pages.jsonl``), so a sharded crawl
+fetches exactly the page set of the in-process one, and with no barrier between depths
+either. The crawl is over when the driver says so. :class:`ShardRuntime` builds a shard
+from the crawl directory (restoring whatever an earlier incarnation recorded) and is what
+a Ray actor wraps. No Ray import here: the same code runs under
+:class:`~pressmark.crawl.ray.LocalEngine`.
 
 Every request to a host is paced by the shard that owns it: a sitemap document on a
 host another shard owns is fetched by that shard (:meth:`ShardEngine.fetch_document`),
@@ -22,18 +23,16 @@ concurrency. Each shard runs
 with its share of the crawl-wide ``politeness.concurrency``
 (:func:`~pressmark.crawl.ray._sharding.concurrency_share`).
 
-Order of durable writes per page (so a SIGKILL anywhere loses nothing): the URL goes to
-``started.log``; after the fetch, links owned here are journaled and links owned
-elsewhere are acknowledged by their owner (which journals them first); only then is the
-page appended to ``pages.jsonl``. A level's cut is appended to ``levels.jsonl`` before
-the level opens.
+Order of durable writes per page (so a SIGKILL anywhere loses nothing, and the driver,
+reading ``pages.jsonl`` before the journals, never sees a page finished without the
+links it found): the URL goes to ``started.log``; after the fetch, links owned here are
+journaled and links owned elsewhere are acknowledged by their owner (which journals them
+first); only then is the page appended to ``pages.jsonl``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -49,13 +48,11 @@ from pressmark.crawl import (
     Seed,
 )
 from pressmark.crawl.executor import (
-    Cut,
     Engine,
-    Key,
+    Limits,
     LiveFetcher,
     ReplayFetcher,
     ResumeJournal,
-    Screen,
     StoreWriter,
     Via,
     canonical_parts,
@@ -99,84 +96,72 @@ class Cluster(Protocol):
     async def pace(self, shard: int, url: str) -> None: ...
 
 
-class ShardGate:
-    """A shard's :class:`~pressmark.crawl.executor.Gate`: the shard waits at each level until
-    the driver has seen every shard waiting there (so no link is still on its way), gives
-    the driver its candidates when asked, and opens the level with the cut the driver took
-    over all shards' candidates. Cuts are kept in ``levels.jsonl``, so a restarted shard
-    replays the levels it had opened without waiting for anyone."""
+class DriverLimits:
+    """What the driver last allowed this shard to release, and whether the crawl is over."""
 
-    def __init__(self, path: Path, stop: asyncio.Event) -> None:
-        self.path = path
-        self.stop = stop
-        self.waiting: int | None = None
-        self._screen: Screen | None = None
-        self._answer: asyncio.Future[Cut] | None = None
-        self._known: dict[int, Cut] = {}
-        if path.exists():
-            for line in path.read_text(encoding="utf-8").splitlines():
-                with contextlib.suppress(ValueError, KeyError, TypeError):
-                    entry = json.loads(line)
-                    last = entry["last"]
-                    self._known[int(entry["depth"])] = Cut(
-                        total=int(entry["total"]),
-                        last=None if last is None else (float(last[0]), tuple(last[1])))
+    def __init__(self) -> None:
+        self.limits = Limits()
+        self.version = 0
+        self.over = False
+        self.changed = asyncio.Event()
 
-    async def cut(self, depth: int, screen: Screen) -> Cut:
-        known = self._known.get(depth)
-        if known is not None:
-            return known
-        self._screen = screen
-        self._answer = asyncio.get_running_loop().create_future()
-        self.waiting = depth
-        stopped = asyncio.ensure_future(self.stop.wait())
-        try:
-            await asyncio.wait((self._answer, stopped), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            stopped.cancel()
-            self.waiting = None
-        if not self._answer.done():
-            return Cut(total=0)
-        return self._answer.result()
-
-    async def candidates(self, depth: int) -> tuple[list[Key], int] | None:
-        """The level's keys and charged count, or ``None`` when this shard does not wait
-        there (a restarted shard still replaying): the driver asks again later."""
-        if self.waiting != depth or self._screen is None:
-            return None
-        return await self._screen()
-
-    def open(self, depth: int, cut: Cut) -> None:
-        """Keep the cut (durably, first), and open the level if the shard waits there."""
-        if depth not in self._known:
-            last = None if cut.last is None else [cut.last[0], list(cut.last[1])]
-            with self.path.open("a", encoding="utf-8") as fh:
-                fh.write(json.dumps({"depth": depth, "total": cut.total, "last": last}) + "\n")
-                fh.flush()
-            self._known[depth] = cut
-        if self.waiting == depth and self._answer is not None and not self._answer.done():
-            self.waiting = None
-            self._answer.set_result(cut)
+    def update(self, version: int, limits: Limits, *, over: bool) -> None:
+        if version > self.version:
+            self.version, self.limits = version, limits
+        self.over = self.over or over
+        self.changed.set()
 
 
 class ShardEngine(Engine):
     """The crawl :class:`~pressmark.crawl.executor.Engine` over the hosts one shard owns:
     links to other hosts go to their owner, sitemap documents and redirect hops on other
-    hosts are fetched or paced by their owner, and levels open through :class:`ShardGate`."""
+    hosts are fetched or paced by their owner, and what is released, and when the crawl
+    is over, the driver says (:class:`DriverLimits`)."""
 
     def __init__(self, *, index: int, shards: int, cluster: Cluster, started: StartedLog,
-                 gate: ShardGate, **engine_options: Any) -> None:
-        super().__init__(gate=gate, **engine_options)
+                 **engine_options: Any) -> None:
+        super().__init__(**engine_options)
         self.index = index
         self.shards = shards
         self.cluster = cluster
         self.started = started
-        self.shard_gate = gate
+        self.driver = DriverLimits()
+        self._unapplied = False
+        """Limits or links arrived that the dispatcher has not released from yet."""
         self._outbox: dict[int, list[RoutedLink]] = {}
         self._sending = 0
 
     def owns(self, host: str) -> bool:
         return shard_of(host, self.shards) == self.index
+
+    # -- what the driver allows --------------------------------------------------------------
+
+    def current_limits(self, *, urgent: bool) -> Limits:
+        self._unapplied = False  # the caller releases what they allow, now
+        return self.driver.limits
+
+    def limits_retry_at(self) -> float | None:
+        return None  # the driver's limits arrive by themselves
+
+    def allow(self, version: int, limits: Limits, *, over: bool) -> None:
+        self.driver.update(version, limits, over=over)
+        self._unapplied = True
+        self._signal()
+
+    async def crawl_over(self) -> bool:
+        """Idle here: over when the driver says so; until then, wait for new limits."""
+        if self.driver.over:
+            return True
+        self.driver.changed.clear()
+        stopped = asyncio.ensure_future(self.stop.wait())
+        changed = asyncio.ensure_future(self.driver.changed.wait())
+        woken = asyncio.ensure_future(self._wake.wait())
+        try:
+            await asyncio.wait((stopped, changed, woken), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiter in (stopped, changed, woken):
+                waiter.cancel()
+        return self.driver.over
 
     # -- requests to hosts another shard owns ------------------------------------------------
 
@@ -250,6 +235,8 @@ class ShardEngine(Engine):
                          seed_index=link.seed_index, path=tuple(link.path))
         if self.journal is not None:
             self.journal.flush()
+        self._unapplied = True
+        self._signal()
 
     # -- per page ----------------------------------------------------------------------------
 
@@ -262,11 +249,14 @@ class ShardEngine(Engine):
         return record
 
     def status(self, *, restarts: int = 0, finished: bool = False) -> ShardStatus:
+        sitemap_busy = self._sitemap_task is not None and not self._sitemap_task.done()
         return ShardStatus(
-            index=self.index, waiting=self.shard_gate.waiting, finished=finished,
+            index=self.index, finished=finished, quiet=self.quiet() and not self._unapplied,
+            reading=sitemap_busy,
+            limits_version=self.driver.version,
             activity=self.activity, queued=self.frontier.queued, in_flight=self.in_flight,
             done=self.summary.pages, rendered=self.summary.rendered,
-            failed=self.summary.failed, restarts=restarts)
+            failed=self.summary.failed, restarts=restarts, waits=self.progress_waits())
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -350,7 +340,7 @@ class ShardRuntime:
             index=cfg.index, shards=cfg.shards, cluster=self.cluster, started=started,
             policy=policy, seeds=list(cfg.seeds), fetcher=fetcher, out=out, journal=journal,
             progress=NullProgress(), pool=pool, stop=stop, writer=self._writer,
-            store_spec=worker_store_spec(target), gate=ShardGate(state / "levels.jsonl", stop),
+            store_spec=worker_store_spec(target),
         )
         engine.restore(items, done + lost)
         return engine
@@ -396,15 +386,10 @@ class ShardRuntime:
         return engine.status(restarts=self.restarts,
                              finished=self._task is not None and self._task.done())
 
-    async def candidates(self, depth: int) -> tuple[list[Key], int] | None:
-        """This shard's candidates at ``depth`` and its charged pages (``None``: it does not
-        wait there)."""
+    async def allow(self, version: int, limits: Limits, over: bool) -> None:
+        """The driver's limits (and, at the end, that the crawl is over)."""
         engine = await self.ensure_started()
-        return await engine.shard_gate.candidates(depth)
-
-    async def open(self, depth: int, cut: Cut) -> None:
-        engine = await self.ensure_started()
-        engine.shard_gate.open(depth, cut)
+        engine.allow(version, limits, over=over)
 
     async def accept(self, links: list[RoutedLink]) -> None:
         engine = await self.ensure_started()

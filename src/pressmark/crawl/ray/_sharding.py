@@ -1,7 +1,7 @@
 """Pure pieces of the distributed crawl: who owns a host, how the crawl-wide concurrency
 is split, and what shards send each other. No Ray here, so all of it is unit-tested
-in-process. (The global ``max_pages`` is the per-level cut of
-:func:`pressmark.crawl.executor.cut_keys`, taken by the driver over every shard's candidates.)
+in-process. (The global ``max_pages`` is kept by the driver's
+:class:`~pressmark.crawl.executor.Ledger`, built over every shard's journal and records.)
 
 Ownership rule (documented, stable across runs and machines): the shard of a URL is
 ``int(sha256(registrable_host).hexdigest(), 16) % shards``, where the registrable host is
@@ -79,12 +79,16 @@ class RoutedLink:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ShardStatus:
-    """What the driver polls: ``waiting`` is the level a shard waits to open (``None``
-    while it crawls one), ``finished`` that its loop has ended."""
+    """What the driver polls. ``quiet``: nothing in flight or queued, nothing the shard's
+    last limits (``limits_version``) allow left to release, no robots.txt load pending;
+    ``reading``: its sitemaps are being read; ``finished``: its loop has ended; ``waits``:
+    the pages it is waiting on, for the progress line."""
 
     index: int
-    waiting: int | None
     finished: bool
+    quiet: bool
+    reading: bool
+    limits_version: int
     activity: int
     queued: int
     in_flight: int
@@ -92,12 +96,4 @@ class ShardStatus:
     rendered: int
     failed: int
     restarts: int = 0
-
-
-def level_to_open(statuses: list[ShardStatus]) -> int | None:
-    """The level every shard (that has not finished) waits at, if they all wait at one:
-    then no page is in flight anywhere, so no link is on its way to any shard."""
-    depths = {s.waiting for s in statuses if not s.finished}
-    if len(depths) != 1:
-        return None
-    return depths.pop()
+    waits: tuple[tuple[str, float, bool], ...] = ()
