@@ -8,6 +8,10 @@ attempt's validators in its ``render_info`` (``plain_etag``, ``plain_last_modifi
 ``plain_url``, the URL that answered them), and the next fetch sends them: a trustworthy
 304 then keeps the rendered snapshot as it is, with no render (a recrawl of an unchanged
 site that holds rendered pages launches no browser). ``render="always"`` sends none.
+
+A snapshot imported from another tool's archive (the ``import-foreign`` note) lends
+none: nobody saw its body served with those validators, and a forged record pairing the
+live ETag with other bytes would have the live 304 confirm them.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pressmark._errors import PressmarkError
+from pressmark.store._warc_import import FOREIGN_NOTE  # the note a foreign import carries
 
 if TYPE_CHECKING:
     from pressmark.snapshot import Snapshot
@@ -56,7 +61,9 @@ def plain_validator_info(plain: Snapshot) -> tuple[tuple[str, str], ...]:
 
 def validators_of(snapshot: Snapshot) -> Validators | None:
     """The validators a stored snapshot lends: its own (wire), its plain attempt's
-    (rendered under ``on-shell``), or none."""
+    (rendered under ``on-shell``), or none (a foreign import: see the module docstring)."""
+    if any(note.startswith(FOREIGN_NOTE) for note in snapshot.warnings):
+        return None
     if not snapshot.rendered:
         if not (snapshot.etag or snapshot.last_modified):
             return None

@@ -44,6 +44,7 @@ _BOMS: tuple[tuple[bytes, str, str], ...] = (
 )
 
 _WHITESPACE = "\t\n\f\r "
+_X_USER_DEFINED = {byte: 0xF780 + byte - 0x80 for byte in range(0x80, 0x100)}
 _MAX_LABEL_IN_WARNING = 40
 
 
@@ -150,13 +151,8 @@ def _meta_misstates(data: bytes, label: str) -> bool:
     name = lookup_encoding(label)
     if name is None or name == "UTF-8" or data.isascii():
         return False
-    if _decode(data, name)[1]:
-        return False
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
+    # Checked a piece at a time: only the verdicts are needed, never the text.
+    return not _decodes_cleanly(data, name) and _decodes_cleanly(data, "UTF-8")
 
 
 def sniff_charset(data: bytes, content_type: str | None, *, is_html: bool,
@@ -175,30 +171,73 @@ def text_encoding(data: bytes, charset: str | None) -> str | None:
     return lookup_encoding(charset)
 
 
+def _unknown_label(charset: str | None) -> str:
+    assert charset is not None
+    return (f"charset-unknown: label {_shown(charset.strip(_WHITESPACE))} is "
+            "not a known encoding; decoded as UTF-8")
+
+
+def _invalid_bytes(name: str) -> str:
+    return (f"charset-invalid-bytes: body is not valid {name}; "
+            "invalid sequences replaced with U+FFFD")
+
+
+def _without_bom(data: bytes, name: str) -> bytes | None:
+    """``data`` less a byte-order mark of ``name``'s, or None when it has none."""
+    for bom, bom_name, _ in _BOMS:
+        if bom_name == name and data.startswith(bom):
+            return data[len(bom) :]
+    return None
+
+
 def decode_text_body(data: bytes, charset: str | None) -> DecodedText:
     """Decode stored body bytes with an already chosen charset label (see the module rules)."""
     warnings: list[str] = []
     found = text_encoding(data, charset)
     if found is None:
-        assert charset is not None
-        warnings.append(f"charset-unknown: label {_shown(charset.strip(_WHITESPACE))} is "
-                        "not a known encoding; decoded as UTF-8")
-        name = "UTF-8"
-    else:
-        name = found
-    bom_removed = False
-    payload = data
-    for bom, bom_name, _ in _BOMS:
-        if bom_name == name and data.startswith(bom):
-            payload = data[len(bom) :]
-            bom_removed = True
-            break
-    text, clean = _decode(payload, name)
+        warnings.append(_unknown_label(charset))
+    name = found or "UTF-8"
+    payload = _without_bom(data, name)
+    bom_removed = payload is not None
+    text, clean = _decode(data if payload is None else payload, name)
     if not clean:
-        warnings.append(f"charset-invalid-bytes: body is not valid {name}; "
-                        "invalid sequences replaced with U+FFFD")
+        warnings.append(_invalid_bytes(name))
     return DecodedText(text=text, encoding=name, warnings=tuple(warnings),
                        bom_removed=bom_removed, replaced=not clean)
+
+
+_CHECK_PIECE = 1 << 20
+
+
+def decode_warnings(data: bytes, charset: str | None) -> tuple[str, ...]:
+    """The warnings :func:`decode_text_body` gives for ``data``, found without holding
+    its text: the bytes are checked a piece at a time (a 64 MiB body whose one astral
+    character would make its text 256 MiB costs a piece's worth here)."""
+    warnings: list[str] = []
+    found = text_encoding(data, charset)
+    if found is None:
+        warnings.append(_unknown_label(charset))
+    name = found or "UTF-8"
+    payload = _without_bom(data, name)
+    if not _decodes_cleanly(data if payload is None else payload, name):
+        warnings.append(_invalid_bytes(name))
+    return tuple(warnings)
+
+
+def _decodes_cleanly(data: bytes, name: str) -> bool:
+    if name == "replacement":
+        return not data
+    if name in ("x-user-defined", "windows-1252"):  # every byte decodes (see _decode)
+        return True
+    decoder = codecs.getincrementaldecoder(codec_for(name))("strict")
+    view = memoryview(data)
+    try:
+        for start in range(0, len(view), _CHECK_PIECE):
+            decoder.decode(view[start : start + _CHECK_PIECE], False)
+        decoder.decode(b"", True)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _decode(data: bytes, name: str) -> tuple[str, bool]:
@@ -206,7 +245,9 @@ def _decode(data: bytes, name: str) -> tuple[str, bool]:
         # Encodings browsers refuse to decode (ISO-2022-KR, HZ, ...): one U+FFFD.
         return ("\ufffd" if data else ""), not data
     if name == "x-user-defined":
-        return "".join(chr(b) if b < 0x80 else chr(0xF780 + b - 0x80) for b in data), True
+        # One translate over the Latin-1 reading, not a string per byte (a 64 MiB body
+        # as 64 million one-character strings is gigabytes).
+        return data.decode("latin-1").translate(_X_USER_DEFINED), True
     codec = codec_for(name)
     if name == "windows-1252":
         return data.decode(codec, "pressmark-whatwg-c1"), True

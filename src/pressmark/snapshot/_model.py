@@ -29,7 +29,12 @@ from datetime import datetime
 from json.encoder import encode_basestring_ascii as _q
 from typing import Any, Final, Literal, Protocol
 
-from pressmark.snapshot._charset import CharsetSource, decide_charset, decode_text_body
+from pressmark.snapshot._charset import (
+    CharsetSource,
+    decide_charset,
+    decode_text_body,
+    decode_warnings,
+)
 from pressmark.snapshot._errors import InvalidSnapshot
 from pressmark.snapshot._kind import ContentKind, classify_content_type
 from pressmark.snapshot._time import format_timestamp, is_canonical_timestamp, utc_now_iso
@@ -482,7 +487,7 @@ def new_snapshot(
             declared_charset, charset_source = decision.label, decision.source
             notes.extend(decision.warnings)
         if kind in _TEXT_KINDS:
-            notes.extend(decode_text_body(data, declared_charset).warnings)
+            notes.extend(decode_warnings(data, declared_charset))
     snapshot = Snapshot(
         source_id=source_id,
         requested_url=requested_url,

@@ -2,24 +2,40 @@
 
 Every record is read as a stream and checked before anything is stored:
 
+* heads: every WARC and HTTP head line is read with a cap before it is parsed, and
+  each head has a line count and size limit (:mod:`pressmark.store._warc_read`); a
+  WARC head over its limit stops the import, an HTTP head over the live limits (64
+  KiB, 256 header lines) refuses its record; an imported snapshot's headers are held
+  to the same limits;
 * the archive: a truncated ``.warc.gz`` member or a record cut short of its
   ``Content-Length`` is an error that stops the import (the records before it
   stay imported and are reported); bytes after the last whole record are too;
 * size: a record over :data:`MAX_RECORD_BYTES` is refused before it is read, and
-  the HTTP body is decoded (chunked, then ``Content-Encoding``) through the
-  egress layer's bounded decoders with the 64 MiB cap enforced while inflating,
-  so a gzip or brotli bomb costs at most one 64 KiB piece beyond the cap;
+  the HTTP body is decoded (chunked, then ``Content-Encoding``) in 64 KiB pieces
+  through the egress layer's bounded decoders with the 64 MiB cap enforced while
+  inflating, so a gzip or brotli bomb costs at most one piece beyond the cap;
+* framing: a chunked body without its last chunk, or shorter than its
+  ``Content-Length``, is imported as recorded with a named warning on the snapshot
+  (``import-truncated-body``); broken chunk framing refuses the record;
 * integrity: ``WARC-Block-Digest`` and ``WARC-Payload-Digest`` are checked when
   present (warcio's digest reader); a mismatch refuses the record;
 * target: only ``http``/``https`` URIs; ``metadata:`` and ``dns:`` records (which
   wget and Heritrix write for their logs) are skipped, any other scheme
   (``file:``, ``javascript:``, ...) is refused; user info is stripped (never in a
   URL, so never in a citation) with a warning; the URI is canonicalised by the egress
-  URL model (``canonical_url``, as the crawler does), so replay finds it;
+  URL model (``canonical_url``, as the crawler does), so replay finds it. A
+  pressmark record's URLs (its URL, requested URL and redirect hops) go through the
+  same model: any other scheme, or user info (which cannot be stripped from a signed
+  envelope), refuses it;
+* time: a capture dated after the moment it is imported is refused (it would stay
+  ``latest()`` over every live capture made after it, and lend its validators);
 * HTTP: the status line must be ``HTTP/x.y NNN`` with NNN in 100-599; a body whose
   ``Content-Encoding`` does not decode is refused, naming the coding;
 * pressmark records: the envelope, sourceRef, body hash and ``WARC-Target-URI``
   must all agree.
+
+A snapshot imported from another tool's record carries the note ``import-foreign``:
+the fetch layer never sends its validators (its body was not seen with that ETag).
 
 Records of other types (request, metadata, revisit, warcinfo, pressmark's own
 redirect hops) are skipped and counted by type. warcio's own complaints, which it
@@ -38,7 +54,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
@@ -59,6 +75,16 @@ from pressmark.snapshot import (
 )
 from pressmark.store._errors import StoreError
 from pressmark.store._protocol import MAX_BODY_BYTES, MAX_RECORD_BYTES, SnapshotStore
+from pressmark.store._warc_read import (
+    MAX_HTTP_HEAD_BYTES,
+    MAX_HTTP_HEAD_LINES,
+    FramingError,
+    HeadTooLarge,
+    body_pieces,
+    bounded_loader,
+    bounded_reader,
+    head_problem,
+)
 
 ENVELOPE_HEADER = "WARC-Pressmark-Envelope"
 REF_HEADER = "WARC-Pressmark-Source-Ref"
@@ -67,8 +93,11 @@ _FRAMING = frozenset({"content-encoding", "transfer-encoding", "content-length"}
 _STATUS_LINE = re.compile(r"HTTP/[0-9](?:\.[0-9])?\Z")
 _IMPORTED_TYPES = frozenset({"response", "resource", "conversion"})
 _NON_WEB_SCHEMES = frozenset({"metadata", "dns"})
-_READ = 64 * 1024
 _SHOWN = 80
+_MESSAGE = 240
+_MAX_NOTES = 1000
+FOREIGN_NOTE = "import-foreign"
+"""The note on a snapshot imported from another tool's record (see the module docstring)."""
 _AUTHORITY = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*:[/\\]*)([^/\\?#]*)(.*)\Z", re.S)
 
 
@@ -124,7 +153,8 @@ def import_warc(
         try:
             with contextlib.redirect_stderr(chatter):
                 iterator = ArchiveIterator(fh, check_digests=True)
-                iterator.loader = _loader()
+                iterator.loader = bounded_loader()
+                iterator.reader = bounded_reader(iterator.fh)  # before the first read
                 records = iter(iterator)
                 while True:
                     try:
@@ -133,13 +163,17 @@ def import_warc(
                         break
                     number += 1
                     _relay(chatter, number, warnings)
+                    notes: list[str] = []
                     try:
-                        snapshot = _read_record(iterator, record, number, foreign, skipped)
+                        snapshot = _read_record(iterator, record, number, foreign, skipped,
+                                                notes)
                     except _Refused as exc:
-                        errors.append(f"record {number}: {exc}")
+                        _note(errors, f"record {number}: {exc}")
                     else:
                         if snapshot is not None:
                             refs.append(store.put(snapshot).source_ref)
+                            for note in notes:
+                                _note(warnings, f"record {number}: {note}")
                     iterator.read_to_end()  # idempotent: where this record ends
                     end = iterator.offset
                     _relay(chatter, number, warnings)
@@ -148,11 +182,13 @@ def import_warc(
                             f"{number} (byte {end} of {size})")
         except _Stop as exc:
             errors.append(str(exc))
+        except HeadTooLarge as exc:
+            errors.append(f"record {number + 1}: {exc}; import stopped")
         except (InvalidSnapshot, InvalidSourceRef, StoreError) as exc:
-            errors.append(f"record {number}: {exc.message}")
+            errors.append(f"record {number}: {exc.message[:_MESSAGE]}")
         except Exception as exc:  # warcio raises plain exceptions on broken archives
             errors.append(f"the archive is unreadable at record {number + 1}: "
-                          f"{_one_line(str(exc)) or type(exc).__name__}")
+                          f"{_one_line(str(exc)[:_MESSAGE]) or type(exc).__name__}")
         finally:
             _relay(chatter, number, warnings)
         if not number and not errors:  # warcio yields nothing for empty or non-WARC input
@@ -161,24 +197,6 @@ def import_warc(
         imported=len(refs), skipped=sum(skipped.values()), source_refs=tuple(refs),
         errors=tuple(errors), warnings=tuple(warnings),
         skipped_by_type=tuple(sorted(skipped.items())))
-
-
-def _loader() -> Any:
-    """warcio's record loader, reading the HTTP head of ``HTTP://`` targets too.
-
-    warcio only parses the HTTP head when the target starts with a lower-case
-    ``http:``; a scheme is case-insensitive (RFC 3986 3.1).
-    """
-    from warcio.recordloader import ArcWarcRecordLoader  # noqa: PLC0415
-
-    class _Loader(ArcWarcRecordLoader):  # type: ignore[misc]  # warcio is untyped
-        def load_http_headers(self, rec_type: Any, uri: Any, stream: Any, length: Any) -> Any:
-            if isinstance(uri, str) and ":" in uri:
-                scheme, _, rest = uri.partition(":")
-                uri = f"{scheme.lower()}:{rest}"
-            return super().load_http_headers(rec_type, uri, stream, length)
-
-    return _Loader(verify_http=False, arc2warc=False)
 
 
 def _size(fh: IO[bytes]) -> int | None:
@@ -198,15 +216,23 @@ def _relay(chatter: io.StringIO, number: int, warnings: list[str]) -> None:
         chatter.truncate()
         for line in text.splitlines():
             if line.strip():
-                warnings.append(f"record {number}: warcio: {_one_line(line)[:200]}")
+                _note(warnings, f"record {number}: warcio: {_one_line(line[:_MESSAGE])[:200]}")
+
+
+def _note(notes: list[str], text: str) -> None:
+    """Append a report line; past :data:`_MAX_NOTES` lines only the last one counts them."""
+    if len(notes) < _MAX_NOTES:
+        notes.append(text)
+    elif len(notes) == _MAX_NOTES:
+        notes.append("... further lines left out")
 
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _read_record(iterator: Any, record: Any, number: int, foreign: bool,
-                 skipped: Counter[str]) -> Snapshot | None:
+def _read_record(iterator: Any, record: Any, number: int, foreign: bool,  # noqa: PLR0917
+                 skipped: Counter[str], notes: list[str]) -> Snapshot | None:
     rec_type = str(record.rec_type or "unknown")
     headers = record.rec_headers
     if rec_type not in _IMPORTED_TYPES:
@@ -234,20 +260,29 @@ def _read_record(iterator: Any, record: Any, number: int, foreign: bool,
                     f"{MAX_RECORD_BYTES}-byte record limit; import stopped")
     http = record.http_headers if rec_type == "response" else None
     coding = None
+    declared = None
     if rec_type == "response" and http is None:
         raise _Refused("the response record holds no HTTP response head")
     if http is not None:
+        problem = head_problem(http)
+        if problem is not None:
+            raise _Refused(f"{problem} (the live limits: {MAX_HTTP_HEAD_BYTES} bytes, "
+                           f"{MAX_HTTP_HEAD_LINES} lines)")
         _check_status(http)
         coding = http.get_header("Content-Encoding")
         chunked = "chunked" in (http.get_header("Transfer-Encoding") or "").lower()
+        length_header = (http.get_header("Content-Length") or "").strip()
+        declared = int(length_header) if length_header.isdigit() and len(
+            length_header) <= 18 else None
     else:
         chunked = False
-    body = _payload(record, coding=coding if not envelope else None, chunked=chunked)
+    body = _payload(record, coding=coding if not envelope else None, chunked=chunked,
+                    declared=declared, notes=notes)
     _check_whole(iterator, record, number)
     if envelope:
         return _pressmark_snapshot(record, envelope, body, uri)
     assert target is not None
-    return _foreign_snapshot(record, rec_type, body, target, http)
+    return _foreign_snapshot(record, rec_type, body, target, http, notes)
 
 
 def _check_status(http: Any) -> None:
@@ -261,42 +296,43 @@ def _check_status(http: Any) -> None:
                        "NNN from 100 to 599)")
 
 
-def _payload(record: Any, *, coding: str | None, chunked: bool) -> bytes:
-    """The HTTP body, dechunked and decoded, read in pieces and capped while inflating."""
-    raw: Any = record.raw_stream
-    if chunked:
-        from warcio.bufferedreaders import ChunkedDataReader  # noqa: PLC0415
+def _payload(record: Any, *, coding: str | None, chunked: bool, declared: int | None,
+             notes: list[str]) -> bytes:
+    """The HTTP body, dechunked and decoded, read in pieces and capped while inflating.
 
-        raw = ChunkedDataReader(raw)
+    Collected in a ``BytesIO``, whose ``getvalue()`` hands its buffer over: the body is
+    held once, not once in pieces and again joined.
+    """
     chain = decoders_for(coding)
     if chain is None and coding and coding.strip().lower() not in ("identity", ""):
         raise _Refused(f"the body's Content-Encoding {coding[:_SHOWN]!r} is not one "
                        "pressmark can decode")
-    out: list[bytes] = []
-    size = 0
+    out = io.BytesIO()
+    raw = body_pieces(record.raw_stream, chunked=chunked, declared=declared, notes=notes)
     try:
         while True:
             try:
-                data = raw.read(_READ)
-            except (ValueError, OSError) as exc:  # warcio: bad chunk framing, zlib errors
+                data = next(raw, b"")
+            except (ValueError, OSError) as exc:  # warcio: zlib errors under the record
                 raise _Refused(f"the record's body cannot be read ({_one_line(str(exc))[:100]}"
                                ")") from exc
             pieces = (run_chain(chain, data, final=not data) if chain is not None
                       else iter((data,)) if data else iter(()))
             for piece in pieces:
-                size += len(piece)
-                if size > MAX_BODY_BYTES:
+                if out.tell() + len(piece) > MAX_BODY_BYTES:
                     raise _Refused(f"the body exceeds the {MAX_BODY_BYTES}-byte limit "
                                    "once decoded (a compression bomb?)")
-                out.append(piece)
+                out.write(piece)
             if not data:
                 break
+    except FramingError as exc:
+        raise _Refused(f"the body's chunked framing is broken: {exc}") from exc
     except DecodeError as exc:
         raise _Refused(f"the body does not decode as its Content-Encoding {coding!r} says "
                        f"({exc})") from exc
     except ResponseTooLarge as exc:
         raise _Refused(exc.message) from exc
-    return b"".join(out)
+    return out.getvalue()
 
 
 def _check_whole(iterator: Any, record: Any, number: int) -> None:
@@ -329,6 +365,14 @@ def _pressmark_snapshot(record: Any, encoded: str, payload: bytes, uri: str) -> 
         raise _Refused(f"the pressmark envelope is invalid ({exc.message})") from exc
     if hashlib.sha256(payload).hexdigest() != snapshot.body_hash:
         raise _Refused("the record payload does not match its pressmark body hash")
+    _own_url(snapshot.url, "URL")
+    _own_url(snapshot.requested_url, "requested URL")
+    for hop in snapshot.redirects:
+        if hop.url:
+            _own_url(hop.url, "redirect hop URL")
+    _check_headers(snapshot.headers)
+    _not_after_now(datetime.fromisoformat(snapshot.fetched_at.replace("Z", "+00:00")),
+                   snapshot.fetched_at)
     ref = headers.get_header(REF_HEADER)
     try:
         if ref and parse_source_ref(ref).snapshot_sha256 != snapshot.snapshot_sha256:
@@ -370,8 +414,8 @@ def web_url(uri: str) -> tuple[str, bool]:
     return canonical_url(parsed), stripped
 
 
-def _foreign_snapshot(record: Any, rec_type: str, payload: bytes, target: tuple[str, bool],
-                      http: Any) -> Snapshot:
+def _foreign_snapshot(record: Any, rec_type: str, payload: bytes,  # noqa: PLR0917
+                      target: tuple[str, bool], http: Any, framing: list[str]) -> Snapshot:
     headers = record.rec_headers
     url, stripped = target
     when = headers.get_header("WARC-Date") or ""
@@ -381,6 +425,7 @@ def _foreign_snapshot(record: Any, rec_type: str, payload: bytes, target: tuple[
         raise _Refused(f"the record has no valid WARC-Date ({when[:40]!r})") from exc
     if fetched.tzinfo is None:
         raise _Refused(f"the record's WARC-Date has no time zone ({when[:40]!r})")
+    _not_after_now(fetched, when)
     notes = ["import-credentials-stripped: the target URI carried user info; removed"
              ] if stripped else []
     if http is not None:
@@ -391,6 +436,10 @@ def _foreign_snapshot(record: Any, rec_type: str, payload: bytes, target: tuple[
         wire = [("content-type", headers.get_header("Content-Type") or "")]
         if rec_type == "conversion":
             notes.append("import-conversion: a converted capture, not a server response")
+    _check_headers(wire)
+    notes.extend(framing)
+    notes.append(f"{FOREIGN_NOTE}: captured by another tool and imported from a WARC "
+                 "archive; its validators are never sent")
     try:
         return new_snapshot(source_id=source_id_for_url(url), requested_url=url, url=url,
                             status=status, headers=wire, body=payload, fetched_at=fetched,
@@ -398,6 +447,31 @@ def _foreign_snapshot(record: Any, rec_type: str, payload: bytes, target: tuple[
                             warnings=notes)
     except InvalidSnapshot as exc:
         raise _Refused(exc.message) from exc
+
+
+def _not_after_now(fetched: datetime, shown: str) -> None:
+    """A capture dated after its import would stay ``latest()`` over every live capture
+    made after it (and lend its forged validators): refused, never clamped."""
+    if fetched > datetime.now(UTC):
+        raise _Refused(f"the record is dated {shown[:40]!r}, after the time of this import")
+
+
+def _check_headers(headers: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> None:
+    """An imported snapshot's headers are held to the live limits (egress's head caps)."""
+    size = sum(len(name) + len(value) + 4 for name, value in headers)
+    if len(headers) > MAX_HTTP_HEAD_LINES - 1 or size > MAX_HTTP_HEAD_BYTES:
+        raise _Refused(f"the snapshot's headers ({len(headers)}, {size} bytes) exceed the live "
+                       f"limits ({MAX_HTTP_HEAD_LINES - 1} headers, {MAX_HTTP_HEAD_BYTES} bytes)")
+
+
+def _own_url(url: str, what: str) -> None:
+    """A URL of a pressmark record, through the one URL model: http(s), no user info."""
+    try:
+        _, stripped = web_url(url)
+    except _Refused as exc:
+        raise _Refused(f"the pressmark envelope's {what} is refused: {exc}") from None
+    if stripped:
+        raise _Refused(f"the pressmark envelope's {what} carries user info")
 
 
 def iter_warnings(report: WarcImportReport) -> Iterator[str]:

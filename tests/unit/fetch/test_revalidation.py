@@ -210,3 +210,27 @@ async def test_validators_follow_their_own_url_through_a_redirect(site: Loopback
     assert seen == [("old", ""), ("moved", ""), ("old", ""), ("moved", ETAG)]
     assert second.ok and second.not_modified
     assert second.source_ref == first.source_ref
+
+
+async def test_a_foreign_import_lends_no_validators(site: LoopbackSite) -> None:
+    """Red team #34: an imported record's (forged) ETag was sent to the live site; a record
+    pairing the live ETag with other bytes would have its bytes confirmed by the 304."""
+    import io
+
+    from pressmark.store import import_warc
+
+    conditional_shell(site)
+    url = site.url("/shell")
+    body = b"<p>not what the site serves</p>"
+    head = (f"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nETag: {ETAG}\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+    warc = ("WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: " + url + "\r\n"
+            "WARC-Date: 2026-11-30T12:00:00Z\r\nWARC-Record-ID: <urn:uuid:1>\r\n"
+            "Content-Type: application/http; msgtype=response\r\n"
+            f"Content-Length: {len(head)}\r\n\r\n").encode() + head + b"\r\n\r\n"
+    store = MemorySnapshotStore()
+    assert import_warc(store, io.BytesIO(warc)).imported == 1
+    result = await fetch_source(SourceConfig(url=url, revalidate=True), site.options(store=store))
+    assert "if-none-match" not in sent(site)[0]
+    assert result.ok and not result.not_modified
+    assert result.snapshot is not None and result.snapshot.bytes == SHELL.encode()
