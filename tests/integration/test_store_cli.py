@@ -79,12 +79,12 @@ def test_replay_of_a_corrupt_record_or_missing_store(root: Path, tmp_path: Path)
     for record in root.rglob("*.rec"):
         record.write_bytes(record.read_bytes()[:-1] + b"!")
     result = CliRunner().invoke(main, ["replay", ref, "--store", str(root)])
-    assert result.exit_code == 4
+    assert result.exit_code == 5  # damage is a failure of the store, not a missing reference
     assert "error: snapshot-corrupt:" in result.output
     assert str(root) not in result.output
     missing = CliRunner().invoke(main, ["replay", ref, "--store", str(tmp_path / "nowhere")])
-    assert missing.exit_code == 4
-    assert "snapshot-store-error" in missing.output
+    assert missing.exit_code == 2  # the same as `store verify` of it: a usage slip
+    assert "error: not-a-store:" in missing.output and "does not exist" in missing.output
     assert not (tmp_path / "nowhere").exists()
 
 
@@ -167,18 +167,18 @@ def test_store_commands_on_a_missing_store(tmp_path: Path) -> None:
     assert "does not exist" in result.output
     (tmp_path / "empty").mkdir()
     result = CliRunner().invoke(main, ["store", "verify", str(tmp_path / "empty")])
-    assert result.exit_code == 5
-    assert "error: snapshot-store-error:" in result.output
+    assert result.exit_code == 2
+    assert "error: not-a-store:" in result.output
 
 
-def test_replay_output_failure_exits_4_and_never_leaves_partial_bytes(
+def test_replay_output_failure_exits_5_and_never_leaves_partial_bytes(
     root: Path, tmp_path: Path
 ) -> None:
     ref = _ref(root)
     missing_dir = tmp_path / "no" / "such" / "body.bin"
     result = CliRunner().invoke(main, ["replay", ref, "--store", str(root),
                                        "--out", str(missing_dir)])
-    assert result.exit_code == 4
+    assert result.exit_code == 5
     assert "error: output-error:" in result.output
     assert str(tmp_path) not in result.output
     out = tmp_path / "body.bin"

@@ -138,6 +138,13 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
           expect_heading: str | None, expect_language: str | None, replay: bool) -> None:
     """Crawl from URL... into OUT: snapshots, Markdown, evidence and a manifest."""
     egress = build_policy(origins, ports, proxy)
+    if resume:
+        finished = _finished_crawl(out_dir)
+        if finished is not None:   # nothing to continue: say so, not "the policy differs"
+            click.echo(f"nothing to resume: {out_dir} holds a complete crawl ({finished}); "
+                       "run the same command without --resume to crawl it again (pages "
+                       "already stored are revalidated)", err=True)
+            raise SystemExit(0)
     store = None
     if replay and store_path is None:
         store_path = out_dir / "store"
@@ -239,6 +246,18 @@ def _why(manifest: CrawlManifest, out_dir: Path, loopback: tuple[str, ...]) -> l
             if hint is not None and hint not in lines:
                 lines.append(hint)
     return lines
+
+
+def _finished_crawl(out_dir: Path) -> str | None:
+    """"N pages, finished at T" when ``out_dir`` holds a crawl that ran to its end."""
+    try:
+        manifest = json.loads((out_dir / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(manifest, dict) or manifest.get("complete") is not True:
+        return None
+    pages = (manifest.get("summary") or {}).get("pages", "?")
+    return f"{pages} pages, finished at {manifest.get('finished_at', '?')}"
 
 
 def _seed_errors_of(manifest: CrawlManifest, out_dir: Path) -> list[tuple[str, str, str]]:

@@ -89,6 +89,27 @@ def loopback_hint(url: str) -> str | None:
             f"({origin}/...) and pass --allow-loopback {origin}")
 
 
+STORE_MARKER = "pressmark-store.json"  # what makes a directory a snapshot store
+
+
+def not_a_store(path: str) -> str | None:
+    """Why ``path`` is no snapshot store (a usage slip, exit 2), or ``None`` when it is one.
+
+    The usual slip is a crawl's output directory given where its ``store/`` is meant: the
+    message then says "did you mean OUT/store".
+    """
+    from pathlib import Path  # noqa: PLC0415  # every command imports this module
+
+    root = Path(path)
+    if (root / STORE_MARKER).is_file():
+        return None
+    if not root.exists():
+        return f"{path} does not exist"
+    if (root / "store" / STORE_MARKER).is_file():
+        return f"{path} is not a snapshot store; did you mean {root / 'store'}?"
+    return f"{path} is not a snapshot store (no {STORE_MARKER} in it)"
+
+
 def _is_loopback(host: str) -> bool:
     import ipaddress  # noqa: PLC0415
 

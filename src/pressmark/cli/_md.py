@@ -23,7 +23,7 @@ import gc
 import os
 import sys
 
-from pressmark.cli._hints import EXIT_CODES_EPILOG, EXIT_FAILURE
+from pressmark.cli._hints import EXIT_CODES_EPILOG, EXIT_FAILURE, EXIT_USAGE, command_prefix
 
 TYPE_CHECKING = False  # mypy reads it; ``typing`` loads with the converter, not before
 if TYPE_CHECKING:
@@ -59,12 +59,36 @@ def _convert_one(job: tuple[str, str, bool]) -> str | None:
     name = os.path.basename(source)
     stem = os.path.splitext(name)[0]
     try:
-        result = to_markdown(_read(source))  # bytes: read as a snapshot of them is
+        data = _read(source)
+        refusal = refuse_input(data, name)
+        if refusal is not None:
+            return f"{name}: {refusal[0]}: {refusal[1]}"
+        result = to_markdown(data)  # bytes: read as a snapshot of them is
         _write(out_dir, f"{stem}.md", result.markdown)
         if with_json:
             _write(out_dir, f"{stem}.json", result.to_json() + "\n")
     except Exception as exc:  # reading, converting or writing: reported per page
         return f"{name}: {type(exc).__name__}: {exc}"
+    return None
+
+
+# Input codes ``pressmark md`` refuses with (the user guide lists them with every error kind).
+EMPTY_INPUT = "empty-input"
+BINARY_INPUT = "binary-input"
+
+
+def refuse_input(data: bytes, name: str) -> tuple[str, str] | None:
+    """``(code, message)`` when ``data`` is no HTML to convert: empty (or only whitespace),
+    or binary (a PDF, an image, a gzip file: NUL bytes or undecodable control bytes in its
+    first KiB, as the snapshot layer sniffs content). ``None`` for anything to convert."""
+    if not data.strip():
+        what = "nothing" if not data else "only whitespace"
+        return EMPTY_INPUT, f"{name} holds {what}: no HTML to convert"
+    from pressmark.snapshot import classify_content_type  # noqa: PLC0415 - loaded on use
+
+    if classify_content_type(None, data[:1024]) == "binary":
+        return BINARY_INPUT, (f"{name} is binary data, not HTML (starts {data[:8]!r}); "
+                              "pressmark md converts HTML pages")
     return None
 
 
@@ -265,6 +289,10 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         if not os.path.isdir(source):
             parser.error(f"not a directory: {source}")
         return _run_batch(source, args.out_dir, args.jobs, args.as_json)
+    if source is not None and source != "-" and os.path.isdir(source):
+        out = args.out_dir or "OUT_DIR"
+        parser.error(f"{source} is a directory: to convert every *.html in it, run "
+                     f"{command_prefix()} md --batch {source} {out}")
     if args.out_dir is not None:
         parser.error("OUT_DIR is only valid with --batch")
     if source is None and _stdin_is_terminal():
@@ -280,6 +308,10 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             data = _read(source)
         except OSError as exc:
             parser.error(f"cannot read {source}: {exc.strerror}")
+    refusal = refuse_input(data, "stdin" if source in (None, "-") else source)
+    if refusal is not None:
+        sys.stderr.write(f"error: {refusal[0]}: {refusal[1]}\n")
+        return EXIT_USAGE
     result = to_markdown(data, url=args.url)
     # bytes the charset could not read, caps the page was cut to: say so
     for warning in result.warnings:

@@ -1,9 +1,10 @@
 """``pressmark replay REF --store DIR [--out FILE]``: the exact bytes a sourceRef names.
 
-Exit 0 with the bytes written; exit 4 with ``error: <code>: <message>`` on stderr
-when the reference does not resolve (invalid-ref, not-found, snapshot-corrupt,
-snapshot-store-error) or the output cannot be written (output-error). ``--out``
-is written atomically: it holds all the exact bytes, or is left untouched.
+Exit 0 with the bytes written; 2 when ``--store`` is no snapshot store (a crawl's OUT
+instead of OUT/store is named as such); 4 with ``error: <code>: <message>`` on stderr when
+the reference does not resolve (invalid-ref, not-found); 5 when the store holds it damaged
+(snapshot-corrupt) or cannot be read, or the output cannot be written (output-error).
+``--out`` is written atomically: it holds all the exact bytes, or is left untouched.
 """
 
 from __future__ import annotations
@@ -16,11 +17,19 @@ from typing import NoReturn
 
 import click
 
-from pressmark.cli._hints import EXIT_CODES_EPILOG
+from pressmark.cli._hints import (
+    EXIT_CODES_EPILOG,
+    EXIT_FAILURE,
+    EXIT_UNRESOLVED,
+    EXIT_USAGE,
+    not_a_store,
+)
 from pressmark.snapshot import resolve_source_ref
 from pressmark.store import FilesystemSnapshotStore, StoreError
 
-EXIT_UNRESOLVED = 4
+# A reference that names nothing is "not found" (4); one the store holds damaged, or a store
+# that cannot be read, is a failure of the store (5).
+_DAMAGE = frozenset({"snapshot-corrupt", "snapshot-store-error"})
 
 
 @click.command("replay", epilog=EXIT_CODES_EPILOG)
@@ -33,14 +42,18 @@ EXIT_UNRESOLVED = 4
               help="Write the decoded text (UTF-8) instead of the exact bytes.")
 def replay(ref: str, store_dir: str, out: str, text: bool) -> None:
     """Write the exact bytes the sourceRef REF names."""
+    problem = not_a_store(store_dir)
+    if problem is not None:
+        _fail("not-a-store", problem, EXIT_USAGE)
     try:
         store = FilesystemSnapshotStore(store_dir, create=False)
     except StoreError as exc:
-        _fail("snapshot-store-error", f"{store_dir}: {exc.message}")
+        _fail("snapshot-store-error", f"{store_dir}: {exc.message}", EXIT_FAILURE)
     result = resolve_source_ref(store, ref)
     if result.snapshot is None:
         assert result.error is not None
-        _fail(result.error.code, result.error.message)
+        _fail(result.error.code, result.error.message,
+              EXIT_FAILURE if result.error.code in _DAMAGE else EXIT_UNRESOLVED)
     data = result.snapshot.body.encode("utf-8") if text else result.snapshot.bytes
     try:
         if out == "-":
@@ -51,7 +64,8 @@ def replay(ref: str, store_dir: str, out: str, text: bool) -> None:
             _write_atomically(Path(out), data)
     except OSError as exc:
         _fail("output-error", "could not write the output "
-              f"({exc.strerror + ', ' if exc.strerror else ''}{type(exc).__name__})")
+              f"({exc.strerror + ', ' if exc.strerror else ''}{type(exc).__name__})",
+              EXIT_FAILURE)
     if out != "-":   # the bytes went to a file: say which, and what they are
         click.echo(f"wrote {len(data)} bytes to {out} ({result.snapshot.url}, captured "
                    f"{result.snapshot.fetched_at})", err=True)
@@ -70,6 +84,6 @@ def _write_atomically(path: Path, data: bytes) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def _fail(code: str, message: str) -> NoReturn:
+def _fail(code: str, message: str, status: int) -> NoReturn:
     click.echo(f"error: {code}: {message}", err=True)
-    sys.exit(EXIT_UNRESOLVED)
+    sys.exit(status)

@@ -4,8 +4,8 @@ Exit codes: 0 success (``verify`` notes on debris of interrupted writes included
 5 when ``verify`` finds damage, an import has errors,
 or the store cannot be read or written (``error: <code>: <message>`` on stderr);
 4 when ``ls SOURCE_ID`` names a source the store does not have; 2 for usage
-errors (a ROOT that does not exist included). No sub-command creates a store
-except ``import-warc``.
+errors (a ROOT that does not exist or is no store included: "did you mean OUT/store").
+No sub-command creates a store except ``import-warc``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,13 @@ from typing import NoReturn
 import click
 
 from pressmark._errors import PressmarkError
-from pressmark.cli._hints import EXIT_CODES_EPILOG, EXIT_FAILURE, EXIT_UNRESOLVED
+from pressmark.cli._hints import (
+    EXIT_CODES_EPILOG,
+    EXIT_FAILURE,
+    EXIT_UNRESOLVED,
+    EXIT_USAGE,
+    not_a_store,
+)
 from pressmark.store import FilesystemSnapshotStore, VerifyProblem, export_warc, import_warc
 
 _DIR = click.Path(file_okay=False)
@@ -52,6 +58,9 @@ def _errors() -> Iterator[None]:
 
 
 def _open(root: str) -> FilesystemSnapshotStore:
+    problem = not_a_store(root)
+    if problem is not None:  # a usage slip (a crawl's OUT for OUT/store, most often)
+        _fail("not-a-store", problem, EXIT_USAGE)
     try:
         return FilesystemSnapshotStore(root, create=False)
     except PressmarkError as exc:

@@ -57,6 +57,9 @@ class PageRecord:
     validation: Validation | None = None
     bytes: int = 0
     readiness_ms: float | None = None
+    duplicate_of: str | None = None
+    """The URL of an earlier page of this crawl with the very same body (``/`` for
+    ``/index.html``): this page shares its Markdown and evidence, no second file is written."""
 
     def __post_init__(self) -> None:
         if self.outcome == "error" and self.error is not None \
@@ -87,6 +90,7 @@ class PageRecord:
             else {"passed": self.validation.passed, "reasons": list(self.validation.reasons)},
             "bytes": self.bytes,
             "readiness_ms": self.readiness_ms,
+            "duplicate_of": self.duplicate_of,
         }
 
     @classmethod
@@ -115,6 +119,7 @@ class PageRecord:
             else Validation(passed=bool(val["passed"]), reasons=tuple(val.get("reasons") or ())),
             bytes=int(data.get("bytes") or 0),
             readiness_ms=data.get("readiness_ms"),
+            duplicate_of=data.get("duplicate_of"),
         )
 
 
@@ -137,6 +142,8 @@ class CrawlSummary:
         self.robots_denied_paths: Counter[str] = Counter()
         """robots.txt denials by the URL's first path segment (``/share/``): the "why" of a
         large denied count, which is the crawler obeying the site, not failing."""
+        self.duplicates = 0
+        """Pages whose body repeats an earlier page's (``duplicate_of``)."""
         self.render_fallbacks = 0
         """Pages that looked like JavaScript shells and were kept unrendered (no browser,
         or the render failed): the plain snapshot stands in."""
@@ -152,6 +159,8 @@ class CrawlSummary:
             self.errors_by_kind[page.error.kind] += 1
             if page.error.kind == "robots-denied":
                 self.robots_denied_paths[_first_segment(page.url)] += 1
+        if page.duplicate_of is not None:
+            self.duplicates += 1
         if any(w.startswith("render-fallback:") for w in page.warnings):
             self.render_fallbacks += 1
         if page.rendered and page.outcome != "not-modified":  # a 304 keeps a render, runs none
@@ -200,6 +209,7 @@ class CrawlSummary:
             "urls_refused": dict(sorted(self.urls_refused.items())),
             "robots_denied_paths": dict(sorted(self.robots_denied_paths.items())),
             "render_fallbacks": self.render_fallbacks,
+            "duplicates": self.duplicates,
         }
 
 

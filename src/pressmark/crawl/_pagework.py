@@ -6,7 +6,11 @@ needs no Markdown and whose snapshot an earlier crawl parsed, see
 :mod:`pressmark.crawl._linkmemo`), inline on the event loop (no parser processes, or a
 page the pre-scan proves cheap when only links are wanted), or in a parser process.
 A recrawl's page that the server reports unchanged keeps its earlier Markdown and
-evidence (:func:`~pressmark.crawl._records.kept_record`), so it needs no conversion.
+evidence (:func:`~pressmark.crawl._records.kept_record`), so it needs no conversion; so
+does an index page whose body is byte for byte its directory's (``/docs/index.html`` and
+``/docs/``) once the directory's page is converted: it is recorded ``duplicate_of`` the
+directory's URL and shares its files. The direction is fixed by the URLs (the directory
+is the page), so it does not depend on which of the two finished first.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from pressmark.crawl._linkmemo import KnownLinks, LinkMemo, memo_key
+from pressmark.crawl._manifest import PageRecord, Validation
 from pressmark.crawl._output import page_name
 from pressmark.crawl._process import PageJob, PageWork, StoreSpec, process_page, warm_up
 from pressmark.crawl._records import PresentFiles, kept_record
@@ -24,9 +29,38 @@ from pressmark.crawl._workers import ParseWorkers
 if TYPE_CHECKING:
     from pressmark.crawl._fetcher import Fetched
     from pressmark.crawl._frontier import FrontierItem
-    from pressmark.crawl._manifest import PageRecord
     from pressmark.crawl._output import OutputDir
     from pressmark.crawl._policy import CrawlPolicy, Seed
+
+
+# The names a server answers a directory's URL with (``/docs/`` is ``/docs/index.html``).
+INDEX_NAMES = frozenset({"index.html", "index.htm", "index.shtml", "index.xhtml", "index.php",
+                         "default.htm", "default.html", "default.asp", "default.aspx"})
+
+
+def _path_end(url: str) -> tuple[str, str, str] | None:
+    """(everything up to the path's last segment, that segment, the query and fragment)."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return None
+    authority, slash, tail = rest.partition("/")
+    path, mark, query = tail.partition("?")
+    head, _, last = path.rpartition("/")
+    base = f"{scheme}://{authority}{slash}{head}{'/' if head else ''}"
+    return base, last, mark + query
+
+
+def index_directory(url: str) -> str | None:
+    """``http://h/docs/`` for ``http://h/docs/index.html`` (the query kept); else ``None``."""
+    parts = _path_end(url)
+    if parts is None or parts[1].lower() not in INDEX_NAMES:
+        return None
+    return parts[0] + parts[2]
+
+
+def _is_directory(url: str) -> bool:
+    parts = _path_end(url)
+    return parts is not None and parts[1] == ""
 
 
 def make_pool(policy: CrawlPolicy) -> ParseWorkers | None:
@@ -64,6 +98,11 @@ class PageWorker:
         self._previous = {page.url: page for page in previous
                           if page.markdown_path is not None and page.snapshot_sha256}
         self._present = None if out is None else PresentFiles(out.root)
+        # A directory URL's converted page (``/docs/``: its body hash and files), for an
+        # index page that repeats it (``/docs/index.html``). Filled as pages finish: an
+        # index page converted before its directory's page is converted too, never waited
+        # for; only directory URLs are kept (a few per site).
+        self._directories: dict[str, tuple[str, PageWork]] = {}
 
     def _expectations(self, item: FrontierItem) -> tuple[str | None, str | None] | None:
         """A seed's expected heading regex and language, for its own page's validation."""
@@ -73,10 +112,30 @@ class PageWorker:
         return seed.expected_heading, seed.expected_language
 
     def kept(self, item: FrontierItem, fetched: Fetched) -> PageRecord | None:
-        """The earlier record whose Markdown and evidence this page keeps (a 304), if any."""
+        """The earlier record whose Markdown and evidence this page keeps (a 304, or a page
+        of this crawl with the same body), if any."""
         if self._present is None:
             return None
-        return kept_record(self._previous.get(item.url), fetched, self._present)
+        earlier = kept_record(self._previous.get(item.url), fetched, self._present)
+        if earlier is not None:
+            return earlier
+        return self._same_body(item, fetched)
+
+    def _same_body(self, item: FrontierItem, fetched: Fetched) -> PageRecord | None:
+        snap = fetched.snapshot
+        directory = index_directory(item.url)
+        if snap is None or directory is None or snap.content_type != "html" \
+                or not self.policy.markdown:
+            return None
+        converted = self._directories.get(directory)
+        if converted is None or converted[0] != snap.body_hash:
+            return None
+        work = converted[1]
+        validation = None if work.validation is None else Validation(
+            passed=work.validation[0], reasons=work.validation[1])
+        return PageRecord(url=directory, final_url=None, depth=item.depth, status=snap.status,
+                          outcome="ok", title=work.title, markdown_path=work.markdown_path,
+                          evidence_path=work.evidence_path, validation=validation)
 
     async def run(self, item: FrontierItem, fetched: Fetched, put_in_worker: bool,
                   kept: PageRecord | None) -> PageWork | None:
@@ -125,6 +184,11 @@ class PageWorker:
                 work = await self.pool.run(process_page, job)
             else:
                 work = first
+        if want_markdown and work.markdown_path is not None and snap.status < 400 \
+                and _is_directory(item.url):
+            self._directories[item.url] = (snap.body_hash, PageWork(
+                title=work.title, markdown_path=work.markdown_path,
+                evidence_path=work.evidence_path, validation=work.validation))
         if key is not None and want_links and work.parsed and self.links is not None:
             self.links.add(key, KnownLinks(title=work.html_title, links=work.links,
                                            refused=work.refused, warnings=work.warnings))

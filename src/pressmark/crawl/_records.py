@@ -39,7 +39,8 @@ def timed_out_record(item: FrontierItem, fetched: Fetched, exc: PageTimeout | Wo
 def finished_record(item: FrontierItem, fetched: Fetched, work: PageWork | None,
                     source_ref: str | None, kept: PageRecord | None) -> PageRecord:
     """The record of a fetched page once its work is done: the work's store failure, or
-    the page with the work's warnings (and the kept Markdown and evidence of a 304)."""
+    the page with the work's warnings (and the kept Markdown and evidence of a 304, or of
+    the earlier page whose body this one repeats: then ``duplicate_of`` names it)."""
     if work is not None and work.store_error is not None:
         return store_failed(item, fetched, work.store_error)
     if work is not None:
@@ -55,7 +56,8 @@ def finished_record(item: FrontierItem, fetched: Fetched, work: PageWork | None,
     if kept is None:
         return record
     return dataclasses.replace(record, title=kept.title, markdown_path=kept.markdown_path,
-                               evidence_path=kept.evidence_path, validation=kept.validation)
+                               evidence_path=kept.evidence_path, validation=kept.validation,
+                               duplicate_of=kept.url if kept.url != item.url else None)
 
 
 def store_failed(item: FrontierItem, fetched: Fetched, message: str) -> PageRecord:
