@@ -84,3 +84,22 @@ async def test_budget_takes_the_first_pages_on_two_shards_with_stragglers(
     assert sorted(p.url for p in local.pages) == want
     assert {p.url.split("/", 3)[2] for p in sharded.pages} == {
         o.split("//", 1)[1] for o in site.origins}  # both hosts, so both shards, crawled
+
+
+async def test_progress_names_the_renders_and_stragglers_it_waits_on() -> None:
+    """Issue #35: when only a render and a slow page are left, the progress line says so,
+    with each page's URL and the seconds it has taken so far."""
+    import io
+
+    from pressmark.crawl import LogProgress
+
+    site = StragglerSite(hubs=2, leaves=2, slow_s=3.0)
+    stream = io.StringIO()
+    with site.serve():
+        await crawl(site.origin + "/", policy(site.origins, 1000),
+                    renderer=FakeRenderer(delay_s=3.0),
+                    progress=LogProgress(stream, every_s=0.5))
+    waiting = [line for line in stream.getvalue().splitlines() if "waiting on:" in line]
+    assert waiting, stream.getvalue()
+    assert any(f"{site.origin}/never (rendering, " in line and f"{site.origin}/slow (" in line
+               for line in waiting), waiting

@@ -72,7 +72,7 @@ PUBLIC: dict[str, tuple[str, ...]] = {
     ),
     "pressmark.crawl.executor": (
         "Engine", "Key", "Ledger", "Limits", "LiveFetcher", "OutputDir", "ReplayFetcher",
-        "ResumeJournal", "SeedLike", "StoreWriter", "Via", "canonical_parts",
+        "ResumeJournal", "SeedLike", "StoreWriter", "TICK_S", "Via", "canonical_parts",
         "crawl_stores", "dumps_line", "hostname_of", "item_line", "make_pool",
         "normalise_seeds", "registrable_domain", "split_host_key", "worker_store_spec",
         "write_atomic",

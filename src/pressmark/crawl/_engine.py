@@ -23,6 +23,7 @@ import contextlib
 import errno
 import functools
 import itertools
+import math
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -36,6 +37,7 @@ from pressmark.crawl._output import OutputDir, disk_full
 from pressmark.crawl._pagework import PageWorker
 from pressmark.crawl._policy import CrawlPolicy, FollowCandidate, Scope, Seed
 from pressmark.crawl._process import PageWork, StoreSpec
+from pressmark.crawl._progress import TICK_S
 from pressmark.crawl._records import (
     finished_record,
     store_failed,
@@ -177,8 +179,10 @@ class Engine:
             if not self.scope.allows(url, host):
                 return False
         hook = self.policy.should_follow
-        if self.ledger.earlier(url, depth, (-0.0, path) if hook is None else (float("inf"), ())):
-            return False  # the common case: a link already offered from an earlier page
+        # Without a hook the key is known now: the common case, a link already offered from
+        # an earlier page, ends here. With one, only a smaller depth (or a start) decides.
+        if self.ledger.earlier(url, depth, (-0.0, path) if hook is None else (-math.inf, ())):
+            return False
         score = 0.0
         if hook is not None and via != "seed":
             verdict = hook(FollowCandidate(url=url, depth=depth, parent_url=parent, via=via))
@@ -293,11 +297,14 @@ class Engine:
             self._sitemap_task = asyncio.create_task(self._discover_sitemaps())
         self._flush_journal()
         tasks: set[asyncio.Task[None]] = set()
+        ticker = asyncio.create_task(self._tick_progress())
         try:
             if await self._drain(tasks) and self.ledger.waiting:
                 self.cut_off = self.ledger.waiting
                 self.stop_reason = self.stop_reason or "max-pages"
         finally:
+            ticker.cancel()
+            await asyncio.gather(ticker, return_exceptions=True)
             await self.release.aclose()
             if tasks:
                 if self.stop_reason in STOP_GRACE_S:
@@ -314,6 +321,12 @@ class Engine:
             self._settle_output()
             if self._own_writer and self.writer is not None:
                 self.writer.close()
+
+    async def _tick_progress(self) -> None:
+        """The progress display's clock: it reports while nothing finishes, too."""
+        while True:
+            await asyncio.sleep(TICK_S)
+            self.progress.tick(self)
 
     def _halted(self) -> bool:
         if self.stop.is_set():
@@ -335,15 +348,16 @@ class Engine:
 
     def progress_waits(self, *, limit: int = 3) -> tuple[tuple[str, float, bool], ...]:
         """What the crawl waits on when nothing else is left to start: ``(url, seconds so
-        far, rendering)`` of the pages in flight, longest first; empty while the frontier
-        still has pages to start (then nothing is being waited on)."""
+        far, rendering)`` of the pages in flight for a second or more, longest first; empty
+        while the frontier still has pages to start (then nothing is being waited on)."""
         if self.frontier.queued or not self._running:
             return ()
         now = time.monotonic()
         rendering = getattr(self.fetcher, "rendering", None)
         busy = rendering() if callable(rendering) else frozenset()
-        ordered = sorted(self._running.items(), key=lambda kv: (kv[1], kv[0]))[:limit]
-        return tuple((url, round(now - at, 1), url in busy) for url, at in ordered)
+        ordered = sorted(self._running.items(), key=lambda kv: (kv[1], kv[0]))
+        return tuple((url, round(now - at, 1), url in busy) for url, at in ordered
+                     if now - at >= TICK_S)[:limit]
 
     def quiet(self) -> bool:
         """Nothing in flight here, nothing queued or about to be: only the ledger could

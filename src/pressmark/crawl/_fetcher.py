@@ -83,6 +83,22 @@ class HopPacedClient(GuardedClient):
         return super().stream(url, **{**options, "hop_check": check})
 
 
+class _WatchedRenderer:
+    """The crawl's renderer, noting which pages it is rendering (the progress line names
+    them). ``wrapped`` is what the fetch layer records as the renderer."""
+
+    def __init__(self, inner: Renderer) -> None:
+        self.wrapped = inner
+        self.busy: set[str] = set()
+
+    async def render(self, url: str, options: Any) -> Any:
+        self.busy.add(url)
+        try:
+            return await self.wrapped.render(url, options)
+        finally:
+            self.busy.discard(url)
+
+
 class LiveFetcher:
     """Every request goes through ``fetch_source``: robots, politeness, egress guard.
 
@@ -126,10 +142,11 @@ class LiveFetcher:
         # for the GIL: it gets the store only to read validators from (a recrawl).
         self.writer = StoreWriter(store) if store is not None else None
         self.revalidate = validators is not None and policy.revalidate
+        self._watch = _WatchedRenderer(renderer) if renderer is not None else None
         self.options = FetchOptions(
             egress=egress, resolver=resolver, client=self._client,
             store=validators if self.revalidate else None, keep_snapshots=False,
-            renderer=renderer, robots=self._robots, shell_check=shell_check,
+            renderer=self._watch, robots=self._robots, shell_check=shell_check,
             # With a delay, one request at a time per host (sitemap documents too), each
             # spaced from the previous one's end as well as its start.
             politeness=Politeness(min_delay_ms=pol.delay_ms, max_concurrency=pol.concurrency,
@@ -141,6 +158,10 @@ class LiveFetcher:
         from pressmark.render import LazyRenderer  # noqa: PLC0415  # light; no browser import
 
         self._lazy = renderer if isinstance(renderer, LazyRenderer) else None
+
+    def rendering(self) -> frozenset[str]:
+        """The URLs being rendered right now."""
+        return frozenset(self._watch.busy) if self._watch is not None else frozenset()
 
     def _keep_robots(self, answer: RobotsAnswer) -> None:
         self._robots_files[answer.url] = answer

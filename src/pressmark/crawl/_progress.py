@@ -1,7 +1,11 @@
 """Progress reporting: a rich live display on a terminal, plain log lines otherwise.
 
-The engine calls :meth:`Progress.page` once per finished page; displays refresh
-on their own clock so a fast crawl does not spend its time redrawing.
+The engine calls :meth:`Progress.page` once per finished page and :meth:`Progress.tick`
+about once a second whatever happens, so a crawl that waits (on renders, on a page that
+takes its time) still reports, and says what it waits for: the pages in flight when
+nothing else is left to start, with the seconds each has taken so far (``waiting on:
+https://x/search.html (rendering, 12 s)``). Displays refresh on their own clock so a fast
+crawl does not spend its time redrawing.
 """
 
 from __future__ import annotations
@@ -20,7 +24,27 @@ class Progress(Protocol):
 
     def page(self, record: PageRecord, engine: Engine) -> None: ...
 
+    def tick(self, engine: Engine) -> None:
+        """About once a second, whether pages finish or not."""
+        ...
+
     def finish(self, manifest: CrawlManifest) -> None: ...
+
+
+TICK_S = 1.0
+"""How often a crawl calls :meth:`Progress.tick`."""
+
+
+def waiting_on(engine: Engine) -> str:
+    """``waiting on: URL (rendering, 12 s), URL (18 s)``, or ``""`` when the crawl still has
+    pages to start (``engine.progress_waits()``, see the module docstring)."""
+    waits = getattr(engine, "progress_waits", None)
+    found = waits() if callable(waits) else ()
+    if not found:
+        return ""
+    parts = [f"{url} ({'rendering, ' if rendering else ''}{seconds:.0f} s)"
+             for url, seconds, rendering in found]
+    return "waiting on: " + ", ".join(parts)
 
 
 class NullProgress:
@@ -30,6 +54,9 @@ class NullProgress:
         return None
 
     def page(self, record: PageRecord, engine: Engine) -> None:
+        return None
+
+    def tick(self, engine: Engine) -> None:
         return None
 
     def finish(self, manifest: CrawlManifest) -> None:
@@ -66,14 +93,19 @@ class LogProgress:
         if self.per_page:
             kind = f" {record.error.kind}" if record.error else ""
             self.stream.write(f"{record.status or '-'} {record.outcome}{kind} {record.url}\n")
+        self.tick(engine)
+
+    def tick(self, engine: Engine) -> None:
         now = time.monotonic()
         if now - self._last >= self.every_s:
             self._last = now
             c = _counts(engine, self._started)
             eta = "-" if c["eta"] is None else f"{c['eta']:.0f}s"
+            waits = waiting_on(engine)
             self.stream.write(
                 f"crawl: {c['done']} done, {c['queued']} queued, {c['failed']} failed, "
-                f"{c['rendered']} rendered, {c['rate']:.1f} pages/s, eta {eta}\n"
+                f"{c['rendered']} rendered, {c['rate']:.1f} pages/s, eta {eta}"
+                + (f"; {waits}" if waits else "") + "\n"
             )
             self.stream.flush()
 
@@ -105,10 +137,12 @@ class RichProgress:
             return Text("")
         c = _counts(self._engine, self._started)
         eta = "-" if c["eta"] is None else f"{c['eta']:.0f}s"
+        waits = waiting_on(self._engine)
         return Text.assemble(
             ("crawl ", "bold"), f"{c['done']}/{c['max']} done  ", f"{c['queued']} queued  ",
             (f"{c['failed']} failed", "red" if c["failed"] else ""),
             f"  {c['rendered']} rendered  {c['rate']:.1f} pages/s  eta {eta}",
+            (f"\n{waits}", "dim") if waits else "",
         )
 
     def start(self, engine: Engine) -> None:
@@ -117,6 +151,9 @@ class RichProgress:
         self._live.start()
 
     def page(self, record: PageRecord, engine: Engine) -> None:
+        self._live.update(self._render(), refresh=False)
+
+    def tick(self, engine: Engine) -> None:
         self._live.update(self._render(), refresh=False)
 
     def finish(self, manifest: CrawlManifest) -> None:

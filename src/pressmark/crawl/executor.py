@@ -21,6 +21,7 @@ may change with the engine.
 * The crawl directory: :class:`OutputDir`, :class:`ResumeJournal`, :func:`item_line`,
   :func:`dumps_line`, :func:`write_atomic`.
 * Seeds: :data:`SeedLike`, :func:`normalise_seeds`.
+* Progress: :data:`TICK_S`, how often a crawl ticks its progress display.
 """
 
 from pressmark.crawl._canonical import canonical_parts, hostname_of
@@ -31,11 +32,13 @@ from pressmark.crawl._frontier import Via
 from pressmark.crawl._levels import Key, Ledger, Limits
 from pressmark.crawl._output import OutputDir, dumps_line, write_atomic
 from pressmark.crawl._pagework import make_pool
+from pressmark.crawl._progress import TICK_S
 from pressmark.crawl._resume import ResumeJournal, item_line
 from pressmark.crawl._site import registrable_domain, split_host_key
 from pressmark.crawl._writer import StoreWriter
 
 __all__ = [
+    "TICK_S",
     "Engine",
     "Key",
     "Ledger",

@@ -418,6 +418,7 @@ def borrow_robots(call: CallState) -> None:
 
 def _render_info(renderer: object, result: RenderResult) -> tuple[tuple[str, str], ...]:
     """How the browser made this DOM (renderer, readiness, page state): archive metadata."""
+    renderer = getattr(renderer, "wrapped", renderer)  # a caller's watch around the renderer
     info = [("renderer", type(renderer).__name__), ("final_url", result.final_url or ""),
             ("status", "" if result.status is None else str(result.status))]
     readiness = result.readiness

@@ -312,6 +312,15 @@ class _ProgressRelay:
     def page(self, record: PageRecord, engine: Any) -> None:
         self.queue.put_nowait((int(engine.summary.requested), record.url))
 
+    def tick(self, engine: Any) -> None:
+        """While the crawl only waits (renders, slow pages), say on what (issue #35)."""
+        waits = getattr(engine, "progress_waits", None)
+        found = waits() if callable(waits) else ()
+        if found:
+            names = ", ".join(f"{url} ({'rendering, ' if rendering else ''}{seconds:.0f} s)"
+                              for url, seconds, rendering in found)
+            self.queue.put_nowait((int(engine.summary.requested), f"waiting on: {names}"))
+
     def finish(self, manifest: CrawlManifest) -> None:
         return None
 

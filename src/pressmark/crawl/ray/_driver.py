@@ -31,6 +31,7 @@ from pressmark.crawl import (
     Progress,
 )
 from pressmark.crawl.executor import (
+    TICK_S,
     Ledger,
     Limits,
     OutputDir,
@@ -216,6 +217,7 @@ async def coordinate(
     results: list[dict[str, Any]] = []
     version, sent = 0, Limits()
     over = False
+    ticked = time.monotonic()
     try:
         while True:
             statuses = list(await asyncio.gather(*(h.status() for h in handles)))
@@ -225,6 +227,9 @@ async def coordinate(
                 view.summary.add(record)
                 pages.append(record)
                 progress.page(record, cast(Any, view))
+            if time.monotonic() - ticked >= TICK_S:
+                ticked = time.monotonic()
+                progress.tick(cast(Any, view))
             if stop.is_set():
                 stop_reason = "interrupted"
                 break
