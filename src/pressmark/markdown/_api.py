@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from pressmark import egress
 from pressmark.egress import EgressDenied, is_canonical_url
+from pressmark.markdown._blockmap import BlockMap
 from pressmark.markdown._convert import Converter
 from pressmark.markdown._metadata import HeadNodes, read_embedded_state, read_metadata
 from pressmark.markdown._policy import POLICY_VERSION, ConversionPolicy, MarkdownError
@@ -194,6 +195,7 @@ def to_markdown(
         boilerplate_rules_used=tuple(selection.rules),
         validation=report,
         sample_provenance=provenance(placed, policy),
+        block_map=BlockMap(placed),
     )
     doc.release()  # nothing below needs the tree (see Document.release)
     result = MarkdownResult(

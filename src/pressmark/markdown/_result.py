@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from pressmark.markdown._blockmap import BlockMap
 from pressmark.markdown._metadata import PageMetadata
 from pressmark.markdown._prune import collapsed_hash
 from pressmark.markdown._validate import ValidationReport
@@ -68,7 +69,8 @@ class Provenance:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EvidencePacket:
     """Why the Markdown is what it is: the selectors and rules that fired, validation,
-    render signals and sample provenance, for a reviewer (``to_json`` keeps key order)."""
+    render signals, sample provenance for a reviewer and every block's span and element
+    (``block_map``) for a citation (``to_json`` keeps key order)."""
 
     policy_version: str
     url_requested: str | None
@@ -92,6 +94,10 @@ class EvidencePacket:
     # "embedded-state:<kind>" when the DOM held none and the page's embedded state
     # (JSON-LD, Next.js, Nuxt, Apollo... see _state.py) carried the article
     content_source: str = "dom"
+    # every block of the Markdown: its span and the element it came from (``_blockmap``:
+    # worked out when first read; for embedded-state content the elements are those of
+    # the HTML written from the state, not the page's)
+    block_map: BlockMap = field(default_factory=BlockMap)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -109,6 +115,7 @@ class EvidencePacket:
             "selection_notes": list(self.selection_notes),
             "validation": self.validation.to_dict(),
             "sample_provenance": [p.to_dict() for p in self.sample_provenance],
+            "block_map": self.block_map.to_dict(),
         }
 
     def to_json(self) -> str:

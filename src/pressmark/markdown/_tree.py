@@ -178,15 +178,18 @@ class Document:
         self.limits: tuple[str, ...] = ()  # parse-limit:* caps the page was cut to
 
     def release(self) -> None:
-        """Break the parent links once the page is converted.
+        """Break the links down the tree once the page is converted.
 
         WHY: parent and child links make every page's tree one big reference cycle, which
         only the cyclic collector frees, and until it does its passes keep walking the dead
         pages (about a tenth of a batch's CPU). Without the cycle, reference counting frees
-        the tree as soon as the last block lets go of it.
+        the tree as soon as the last block lets go of it. The links up stay: a block's
+        element still knows its ancestors, which the block map (``_blockmap``) reads as
+        its path when asked, and keeps alive only them.
         """
         for node in self.nodes:
-            node.parent = None
+            node.children.clear()
+            node.elems.clear()
 
 
 # Chrome (landmark tags and roles, chrome-named class/id words; see ``_boilerplate``) is

@@ -140,7 +140,7 @@ def test_evidence_packet_order_and_provenance() -> None:
                        "presence_score", "readiness", "page_kind", "kind_signals",
                        "content_source", "main_selectors_used", "boilerplate_rules_used",
                        "selection_notes",
-                       "validation", "sample_provenance"]
+                       "validation", "sample_provenance", "block_map"]
     assert d["content_source"] == "dom"
     assert d["url_requested"] == "https://town.test/l" and d["url_final"] == URL
     assert d["readiness"] == {"passed": True, "reason": "main_selector_text_threshold",

@@ -1,0 +1,387 @@
+"""Full provenance: every block of the Markdown, its character span and the element it came from.
+
+``to_markdown`` hands the blocks it wrote (each top-level block with its span, as
+``_render.render`` placed it) to a :class:`BlockMap` and does nothing more: the map is
+worked out the first time someone reads it (``entries``, ``to_dict``, the evidence JSON),
+so a conversion whose evidence nobody reads pays nothing for it. What it needs stays
+reachable: the blocks (their text is already made) and, through each block's ``source``
+element, the chain of its ancestors (``Document.release`` cuts the links down the tree,
+not up, so the tree is no reference cycle and the path is still there).
+
+The map lists, in document order, every heading, paragraph, list, list item, code block,
+quote, table, definition list and rule, nested blocks too (the paragraphs of a list item,
+the blocks of a quote), each with ``[start, end)`` in the Markdown and the element it was
+converted from, written as a CSS path (``body > main:nth-of-type(1) > p:nth-of-type(3)``,
+``nth-of-type`` among the element's visible siblings of its tag, as the page's parsed tree
+holds them). The evidence JSON keeps it compact: each element once, by its parent, and
+each block as one line of text (see :meth:`BlockMap.to_dict`, ``docs/citations.md``).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from pressmark.markdown._blocks import (
+    Block,
+    Code,
+    DefList,
+    Heading,
+    ListBlock,
+    Para,
+    Quote,
+    Rule,
+    Table,
+)
+from pressmark.markdown._render import render_block
+from pressmark.markdown._tree import Node
+
+FORMAT: Final = "pressmark-blocks/1"
+KINDS: Final = ("heading", "paragraph", "list", "item", "code", "quote", "table", "deflist",
+                "rule")
+
+# (parent index or -1, tag, nth-of-type or 0 for <body>)
+DomNode = tuple[int, str, int]
+# (kind, start, end, DOM node index or -1 when the block has no element)
+Span = tuple[str, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class BlockEntry:
+    """One block: its kind, ``[start, end)`` in the Markdown, and its element's CSS path
+    (``""`` when the block was made from no element)."""
+
+    kind: str
+    start: int
+    end: int
+    dom_path: str
+
+    def contains(self, start: int, end: int) -> bool:
+        return self.start <= start and end <= self.end
+
+
+class BlockMap:
+    """Every block's span and element, worked out when first read (see the module doc).
+
+    Equal maps are equal whichever way they were made (from blocks or from the evidence
+    JSON); a pickled map is the worked-out one.
+    """
+
+    __slots__ = ("_blocks", "_nodes", "_placed")
+
+    def __init__(self, placed: Sequence[tuple[Block, int, int]] = (), *,
+                 nodes: Sequence[DomNode] | None = None,
+                 blocks: Sequence[Span] | None = None) -> None:
+        self._placed: Sequence[tuple[Block, int, int]] | None = placed if placed else None
+        self._nodes: tuple[DomNode, ...] | None = None if nodes is None else tuple(nodes)
+        self._blocks: tuple[Span, ...] | None = None if blocks is None else tuple(blocks)
+        if self._placed is None and self._blocks is None:
+            self._nodes, self._blocks = (), ()
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def _worked_out(self) -> tuple[tuple[DomNode, ...], tuple[Span, ...]]:
+        if self._blocks is None or self._nodes is None:
+            placed = self._placed or ()
+            self._nodes, self._blocks = _work_out(placed)
+            self._placed = None  # the blocks and their elements may go now
+        return self._nodes, self._blocks
+
+    @property
+    def nodes(self) -> tuple[DomNode, ...]:
+        return self._worked_out()[0]
+
+    @property
+    def spans(self) -> tuple[Span, ...]:
+        return self._worked_out()[1]
+
+    def dom_path(self, node: int) -> str:
+        """The CSS path of DOM node ``node`` (an index into ``nodes``); ``""`` for -1."""
+        nodes = self.nodes
+        parts: list[str] = []
+        seen = 0
+        while 0 <= node < len(nodes) and seen <= len(nodes):
+            parent, tag, nth = nodes[node]
+            parts.append(f"{tag}:nth-of-type({nth})" if nth else tag)
+            node = parent if parent < node else -1  # parents come first: no loop
+            seen += 1
+        return " > ".join(reversed(parts))
+
+    def entries(self) -> tuple[BlockEntry, ...]:
+        """Every block in document order (a container before what it holds)."""
+        paths: dict[int, str] = {}
+        out: list[BlockEntry] = []
+        for kind, start, end, node in self.spans:
+            path = paths.get(node)
+            if path is None:
+                path = paths[node] = self.dom_path(node)
+            out.append(BlockEntry(kind, start, end, path))
+        return tuple(out)
+
+    def __iter__(self) -> Iterator[BlockEntry]:
+        return iter(self.entries())
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+    # -- JSON ------------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"format", "dom", "blocks"}``: ``dom[i]`` is ``"PARENT TAG NTH"`` (PARENT an
+        index into ``dom``, -1 for the root; NTH 0 for ``body``), ``blocks[j]`` is
+        ``"KIND START END DOM"`` (DOM -1: no element). One short string per line of JSON."""
+        nodes, spans = self._worked_out()
+        return {
+            "format": FORMAT,
+            "dom": [f"{parent} {tag} {nth}" for parent, tag, nth in nodes],
+            "blocks": [f"{kind} {start} {end} {node}" for kind, start, end, node in spans],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> BlockMap:
+        """The map an evidence packet's ``block_map`` holds; ValueError when malformed."""
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise ValueError(f"not a {FORMAT} block map")
+        dom, blocks = data.get("dom"), data.get("blocks")
+        if not isinstance(dom, list) or not isinstance(blocks, list):
+            raise ValueError("block map without dom and blocks lists")
+        nodes: list[DomNode] = []
+        for index, entry in enumerate(dom):
+            parent, tag, nth = _fields(entry, 3)
+            if not -1 <= int(parent) < index:
+                raise ValueError("block map: a DOM node names no earlier parent")
+            nodes.append((int(parent), tag, int(nth)))
+        spans: list[Span] = []
+        for entry in blocks:
+            kind, start, end, node = _fields(entry, 4)
+            if kind not in KINDS or not 0 <= int(start) <= int(end) \
+                    or not -1 <= int(node) < len(nodes):
+                raise ValueError("block map: malformed block entry")
+            spans.append((kind, int(start), int(end), int(node)))
+        return cls(nodes=nodes, blocks=spans)
+
+    # -- value semantics -------------------------------------------------------------------
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, BlockMap):
+            return NotImplemented
+        return self._worked_out() == other._worked_out()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable until worked out
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        nodes, spans = self._worked_out()
+        return (_rebuild, (nodes, spans))
+
+    def __repr__(self) -> str:
+        return f"BlockMap({len(self)} blocks)"
+
+
+def _rebuild(nodes: tuple[DomNode, ...], spans: tuple[Span, ...]) -> BlockMap:
+    return BlockMap(nodes=nodes, blocks=spans)
+
+
+def _fields(entry: Any, count: int) -> list[str]:
+    if not isinstance(entry, str):
+        raise ValueError("block map entries are strings")
+    parts = entry.split(" ")
+    if len(parts) != count:
+        raise ValueError(f"block map entry {entry[:40]!r} has not {count} fields")
+    return parts
+
+
+# -- working it out ------------------------------------------------------------------------
+
+
+class _Dom:
+    """The DOM node table: each element once, parents first, found by walking up."""
+
+    __slots__ = ("index", "nodes")
+
+    def __init__(self) -> None:
+        self.nodes: list[DomNode] = []
+        self.index: dict[int, int] = {}  # id(Node) -> index (the nodes stay alive meanwhile)
+
+    def of(self, node: Node | None) -> int:
+        if node is None:
+            return -1
+        chain: list[Node] = []
+        walk: Node | None = node
+        while walk is not None and id(walk) not in self.index:
+            chain.append(walk)
+            walk = walk.parent
+        parent = -1 if walk is None else self.index[id(walk)]
+        for item in reversed(chain):
+            self.index[id(item)] = len(self.nodes)
+            self.nodes.append((parent, item.tag, item.nth))
+            parent = len(self.nodes) - 1
+        return parent
+
+
+def _kind(block: Block) -> str:
+    if isinstance(block, Para):
+        return "paragraph"
+    if isinstance(block, Heading):
+        return "heading"
+    if isinstance(block, ListBlock):
+        return "list"
+    if isinstance(block, Code):
+        return "code"
+    if isinstance(block, Quote):
+        return "quote"
+    if isinstance(block, Table):
+        return "table"
+    if isinstance(block, DefList):
+        return "deflist"
+    if isinstance(block, Rule):
+        return "rule"
+    raise TypeError(f"not a block: {block!r}")  # pragma: no cover - exhaustive above
+
+
+class _Layout:
+    """Offsets in a container's body text -> offsets in the Markdown.
+
+    A list item's body is written with its marker before the first line and ``pad``
+    before every other non-empty line; a quote's with ``"> "`` before every non-empty
+    line and ``">"`` on an empty one. ``base`` maps the container's own text.
+    """
+
+    __slots__ = ("added", "line_starts", "parent")
+
+    def __init__(self, body: str, first: int, other: int, empty: int,
+                 parent: _Where) -> None:
+        self.parent = parent
+        starts = [0]
+        added = [first]
+        total = first
+        at = body.find("\n")
+        while at >= 0:
+            starts.append(at + 1)
+            nxt = body.find("\n", at + 1)
+            line_empty = (nxt if nxt >= 0 else len(body)) == at + 1
+            total += empty if line_empty else other
+            added.append(total)
+            at = nxt
+        self.line_starts = starts
+        # prefix chars written before each line, and before it: through line i
+        self.added = added
+
+    def at(self, offset: int) -> int:
+        line = bisect.bisect_right(self.line_starts, offset) - 1
+        return self.parent.at(offset + self.added[line])
+
+
+class _Shift:
+    __slots__ = ("base",)
+
+    def __init__(self, base: int) -> None:
+        self.base = base
+
+    def at(self, offset: int) -> int:
+        return self.base + offset
+
+
+def _work_out(placed: Sequence[tuple[Block, int, int]],
+              ) -> tuple[tuple[DomNode, ...], tuple[Span, ...]]:
+    dom = _Dom()
+    spans: list[Span] = []
+    for block, start, end in placed:
+        _visit(block, render_block(block), _Shift(start), dom, spans, length=end - start)
+    return tuple(dom.nodes), tuple(spans)
+
+
+def _visit(block: Block, text: str, where: _Where, dom: _Dom, spans: list[Span], *,
+           length: int) -> None:
+    """Add ``block`` (written as ``text``, whose offset 0 ``where`` maps) and what it holds."""
+    start = where.at(0)
+    end = where.at(length - 1) + 1 if length else start
+    spans.append((_kind(block), start, end, dom.of(block.source)))
+    if isinstance(block, ListBlock):
+        _list_items(block, text, where, dom, spans)
+    elif isinstance(block, Quote):
+        body = "\n".join(line[2:] if line.startswith("> ") else "" for line in text.split("\n"))
+        _children(block.blocks, body, _Layout(body, 2, 2, 1, where), dom, spans)
+
+
+def _children(blocks: list[Block], body: str, where: _Where, dom: _Dom,
+              spans: list[Span]) -> None:
+    """Each block of ``blocks`` found in order in ``body`` (their join); a block not found
+    (the layout is not what this module reads) ends the walk: no span is ever guessed."""
+    at = 0
+    for child in blocks:
+        text = render_block(child)
+        if not text:
+            continue
+        found = body.find(text, at)
+        if found < 0:
+            return
+        _visit(child, text, _Offset(found, where), dom, spans, length=len(text))
+        at = found + len(text)
+
+
+class _Offset:
+    """``where`` seen from ``delta`` characters into the body."""
+
+    __slots__ = ("delta", "where")
+
+    def __init__(self, delta: int, where: _Where) -> None:
+        self.delta = delta
+        self.where = where
+
+    def at(self, offset: int) -> int:
+        return self.where.at(self.delta + offset)
+
+
+_Where = _Shift | _Layout | _Offset
+
+
+def _list_items(block: ListBlock, text: str, where: _Where, dom: _Dom,
+                spans: list[Span]) -> None:
+    """The list's items: each starts on a line of the list's text that is not indented."""
+    lines = text.split("\n")
+    starts: list[int] = []
+    offset = 0
+    for line in lines:
+        if line and not line[0].isspace():
+            starts.append(offset)
+        offset += len(line) + 1
+    items = [item for item in block.items if any(render_block(b) for b in item.blocks)]
+    if len(items) != len(starts):
+        return
+    list_node = block.source
+    for index, item in enumerate(items):
+        begin = starts[index]
+        stop = starts[index + 1] if index + 1 < len(starts) else len(text)
+        item_text = text[begin:stop].rstrip("\n")
+        marker = f"{item.number}." if block.ordered else "-"
+        if not item_text.startswith(marker + " "):
+            return
+        pad = len(marker) + 1
+        item_where = _Offset(begin, where)
+        source = _item_element(item.blocks, list_node)
+        spans.append(("item", item_where.at(0), item_where.at(len(item_text) - 1) + 1,
+                      dom.of(source)))
+        body_lines = item_text.split("\n")
+        body = "\n".join([body_lines[0][pad:], *(line[pad:] for line in body_lines[1:])])
+        _children(item.blocks, body, _Layout(body, pad, pad, 0, item_where), dom, spans)
+
+
+def _item_element(blocks: list[Block], list_node: Node | None) -> Node | None:
+    """The element an item came from: the child of the list's element (the ``<li>``) that
+    holds its blocks; the list's element when they lie in several (text between items
+    joins the item before it); the first block's element when the list has none."""
+    found: Node | None = None
+    for block in blocks:
+        walk = block.source
+        while walk is not None and list_node is not None and walk.parent is not list_node:
+            walk = walk.parent
+        if walk is None:
+            continue
+        if found is not None and walk is not found:
+            return list_node
+        found = walk
+    if found is None:
+        return next((b.source for b in blocks if b.source is not None), None)
+    return found
