@@ -55,6 +55,11 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "PoolLimits", "ReadinessReport", "ReadinessSpec", "RenderError", "RenderOptions",
         "RenderResult", "Renderer", "find_chromium",
     ),
+    "pressmark.cite": (
+        "Chunk", "CitationError", "CitedPage", "DEFAULT_MAX_CHARS", "OtherSnapshot", "Passage",
+        "QuoteCheck", "Verifier", "chunk", "chunk_id", "chunk_markdown", "citation", "page_of",
+        "verify_quote",
+    ),
     "pressmark.markdown": (
         "BoundedHtml", "ConversionPolicy", "EvidencePacket", "MarkdownError", "MarkdownResult",
         "POLICY_VERSION", "PageMetadata", "Provenance", "ReadinessFacts",

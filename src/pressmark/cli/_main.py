@@ -26,6 +26,8 @@ from pressmark.cli._hints import EXIT_CODES_EPILOG
 
 # name -> "module:attribute"; each module owns one sub-command (or group).
 _COMMANDS: dict[str, tuple[str, str]] = {
+    "chunks": ("pressmark.cli._cite:chunks", "Write a crawl's pages as citable chunks (JSONL)."),
+    "cite": ("pressmark.cli._cite:cite", "Check a quote against the snapshot it cites."),
     "crawl": ("pressmark.cli._crawl:crawl", "Crawl a site into snapshots, Markdown, a manifest."),
     "demo": ("pressmark.cli._demo:demo", "Start the bundled demo site on loopback and crawl it."),
     "egress": ("pressmark.cli._egress:egress", "Check URLs against the egress policy."),

@@ -1,0 +1,57 @@
+"""Evidence an agent or a RAG pipeline can cite and check: chunks with stable ids, quotes
+verified against the captured snapshot.
+
+    >>> from pressmark.cite import chunk, verify_quote
+    >>> chunks = chunk(result, max_chars=1500, source_ref=ref)  # result: to_markdown's
+    >>> chunks[0].chunk_id, chunks[0].heading_path, chunks[0].markdown_span
+    >>> check = verify_quote(ref, "a sentence the agent attributes to the page", store)
+    >>> check.verdict   # "exact" | "normalised" | "not-found"
+
+Chunks are spans of the page's Markdown, cut at headings, then blocks, then sentences
+(:mod:`pressmark.cite._chunks` defines the id exactly); a quote is checked offline against
+the Markdown re-derived from the snapshot its sourceRef names. ``docs/citations.md`` is
+the user's guide.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pressmark._lazy import lazy_exports
+from pressmark.cite._chunks import DEFAULT_MAX_CHARS, Chunk, chunk, chunk_id, chunk_markdown
+
+if TYPE_CHECKING:
+    from pressmark.cite._pages import CitationError, CitedPage, page_of
+    from pressmark.cite._verify import (
+        OtherSnapshot,
+        Passage,
+        QuoteCheck,
+        Verifier,
+        citation,
+        verify_quote,
+    )
+
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(("CitationError", "CitedPage", "page_of"), "pressmark.cite._pages"),
+    **dict.fromkeys(("OtherSnapshot", "Passage", "QuoteCheck", "Verifier", "citation",
+                     "verify_quote"), "pressmark.cite._verify"),
+}
+
+__all__ = [
+    "DEFAULT_MAX_CHARS",
+    "Chunk",
+    "CitationError",
+    "CitedPage",
+    "OtherSnapshot",
+    "Passage",
+    "QuoteCheck",
+    "Verifier",
+    "chunk",
+    "chunk_id",
+    "chunk_markdown",
+    "citation",
+    "page_of",
+    "verify_quote",
+]
+
+__getattr__ = lazy_exports(__name__, _LAZY, globals())

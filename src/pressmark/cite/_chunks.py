@@ -1,0 +1,346 @@
+"""Chunks of a page's Markdown with stable ids, spans and the elements they cover.
+
+``chunk(result, max_chars=2000)`` cuts the Markdown at headings first (a chunk never runs
+from one section into the next), then between blocks, then, for a block longer than
+``max_chars``, between list items, quote paragraphs, table rows or code lines, then
+between sentences, then words. A table row or a code line is never cut: one longer than
+``max_chars`` is a chunk of its own, longer than asked. Every chunk is exactly a span of
+the Markdown (``markdown[start:end] == chunk.text``).
+
+Within a section, blocks are packed up to ``max_chars``; a chunk also ends after a block
+once it holds half of ``max_chars`` if that block is a *boundary block*, chosen by its
+first words (the CRC-32 of its first eight words is even). WHY: where chunks end then
+depends on the text near the end, not on everything before it, so an edit inside a block
+leaves the boundaries where they were, unless it moves a chunk across a size limit, and
+then only up to the next boundary block: the chunks past that keep their ids (greedy
+packing alone would shift every later boundary of the section when one paragraph grows
+a word).
+
+``chunk_id`` is the first 32 hex digits of SHA-256 over the UTF-8 of the compact JSON
+array ``["pressmark-chunk/1", [heading, ...], text]``, where ``text`` is the chunk's text
+with every run of whitespace made one space and none at either end, and each heading is
+a heading line of the path without its ``#`` marks: the same text under the same headings
+has the same id on any machine, in any crawl.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import re
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from pressmark.markdown._blockmap import BlockEntry, BlockMap
+
+if TYPE_CHECKING:
+    from pressmark.markdown import MarkdownResult
+
+ID_VERSION: Final = "pressmark-chunk/1"
+DEFAULT_MAX_CHARS: Final = 2000
+MIN_MAX_CHARS: Final = 64
+BOUNDARY_SHARE: Final = 0.5  # a chunk may end at a boundary block once this full
+_SEPARATOR: Final = 2        # the blank line between two blocks
+_HEADING: Final = re.compile(r"#{1,6}[ \t]+")
+# a sentence ends at . ! ? … (or their CJK forms), maybe closed by quotes or brackets,
+# before whitespace; the next sentence starts after that whitespace
+_SENTENCE: Final = re.compile(r"[.!?…。！？][\"'”’»)\]]*(?:[ \t]+|\\?\n[ \t]*)")
+_WORD_GAP: Final = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Chunk:
+    """One chunk: its stable id, its text (a span of the page's Markdown) and where it is from."""
+
+    chunk_id: str
+    index: int
+    text: str
+    heading_path: tuple[str, ...]
+    markdown_span: tuple[int, int]
+    dom_paths: tuple[str, ...]
+    source_ref: str | None = None
+    url: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "chunk_id": self.chunk_id, "index": self.index, "source_ref": self.source_ref,
+            "url": self.url, "heading_path": list(self.heading_path),
+            "markdown_span": list(self.markdown_span), "dom_paths": list(self.dom_paths),
+            "text": self.text,
+        }
+
+
+def chunk_id(text: str, heading_path: Sequence[str]) -> str:
+    """The id of a chunk holding ``text`` under ``heading_path`` (see the module doc)."""
+    payload = json.dumps([ID_VERSION, list(heading_path), " ".join(text.split())],
+                         ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+@dataclass(frozen=True, slots=True)
+class _Unit:
+    start: int
+    end: int
+    heading: int  # its level when the unit is a heading line, else 0
+    whole: bool   # a table row or code line: never cut further
+
+
+def chunk(result: MarkdownResult, *, max_chars: int = DEFAULT_MAX_CHARS, overlap: int = 0,
+          source_ref: str | None = None, url: str | None = None) -> list[Chunk]:
+    """The chunks of a converted page (see the module doc); ``source_ref`` and ``url`` are
+    carried on each chunk (``url`` defaults to the page's final URL)."""
+    return chunk_markdown(result.markdown, result.evidence.block_map, max_chars=max_chars,
+                          overlap=overlap, source_ref=source_ref,
+                          url=url if url is not None else result.evidence.url_final)
+
+
+def chunk_markdown(markdown: str, block_map: BlockMap | None = None, *,
+                   max_chars: int = DEFAULT_MAX_CHARS, overlap: int = 0,
+                   source_ref: str | None = None, url: str | None = None) -> list[Chunk]:
+    """:func:`chunk` on Markdown and its block map (a crawl's files, a page replayed)."""
+    if isinstance(max_chars, bool) or not isinstance(max_chars, int) \
+            or max_chars < MIN_MAX_CHARS:
+        raise ValueError(f"max_chars must be an integer of at least {MIN_MAX_CHARS}")
+    if isinstance(overlap, bool) or not isinstance(overlap, int) \
+            or not 0 <= overlap < max_chars:
+        raise ValueError("overlap must be an integer from 0 to max_chars - 1")
+    entries = block_map.entries() if block_map is not None else ()
+    units = _units(markdown, entries, max_chars)
+    out: list[Chunk] = []
+    for first, last, path in _pack(markdown, units, max_chars):
+        start, end = units[first].start, units[last].end
+        if overlap:
+            start = _overlap_start(markdown, units, first, start, overlap)
+        text = markdown[start:end]
+        out.append(Chunk(chunk_id=chunk_id(text, path), index=len(out), text=text,
+                         heading_path=path, markdown_span=(start, end),
+                         dom_paths=_dom_paths(entries, start, end), source_ref=source_ref,
+                         url=url))
+    return out
+
+
+# -- units ----------------------------------------------------------------------------------
+
+
+def _top_level(markdown: str, entries: Sequence[BlockEntry]) -> list[tuple[int, int, str]]:
+    """The top-level blocks: from the block map, or (without one) the blank-line runs."""
+    if entries:
+        out: list[tuple[int, int, str]] = []
+        reach = -1
+        for entry in entries:
+            if entry.start >= reach:
+                out.append((entry.start, entry.end, entry.kind))
+                reach = entry.end
+        return out
+    blocks = []
+    for m in re.finditer(r"[^\n](?:.|\n(?!\n))*", markdown):
+        text = m.group()
+        kind = "heading" if _HEADING.match(text) else "code" if text.startswith("```") \
+            else "table" if text.startswith("|") else "paragraph"
+        blocks.append((m.start(), _trimmed_end(markdown, m.start(), m.end()), kind))
+    return blocks
+
+
+def _units(markdown: str, entries: Sequence[BlockEntry], max_chars: int) -> list[_Unit]:
+    units: list[_Unit] = []
+    for start, end, kind in _top_level(markdown, entries):
+        if markdown.startswith("<!-- -->", start):
+            continue  # the comment that keeps two lists apart is no content
+        if kind == "heading":
+            level = len(markdown[start:end]) - len(markdown[start:end].lstrip("#"))
+            units.append(_Unit(start, end, max(1, level), whole=True))
+        elif end - start <= max_chars:
+            units.append(_Unit(start, end, 0, whole=False))
+        else:
+            units.extend(_split(markdown, start, end, kind, max_chars))
+    return units
+
+
+def _lines(markdown: str, start: int, end: int) -> list[tuple[int, int]]:
+    out = []
+    at = start
+    while at < end:
+        stop = markdown.find("\n", at, end)
+        stop = end if stop < 0 else stop
+        if stop > at:
+            out.append((at, stop))
+        at = stop + 1
+    return out
+
+
+def _groups(lines: list[tuple[int, int]], markdown: str, kind: str) -> list[tuple[int, int]]:
+    """Lines grouped into what may not be cut apart: a list item (a line that is not
+    indented starts one), a quote paragraph (a bare ``>`` line ends one), a table's header
+    with its separator row, a code fence with its first or last line."""
+    groups: list[list[tuple[int, int]]] = []
+    for index, (s, e) in enumerate(lines):
+        line = markdown[s:e]
+        if kind == "list":
+            new = not line[:1].isspace() or not groups
+        elif kind == "quote":
+            if line.strip() == ">":
+                groups.append([])
+                continue
+            new = not groups or not groups[-1]
+        elif kind == "table":
+            new = index != 1
+        elif kind == "code":
+            new = 0 < index < len(lines) - 1 or not groups
+        else:
+            new = True
+        if new or not groups:
+            groups.append([(s, e)])
+        else:
+            groups[-1].append((s, e))
+    return [(g[0][0], g[-1][1]) for g in groups if g]
+
+
+def _split(markdown: str, start: int, end: int, kind: str, max_chars: int) -> list[_Unit]:
+    """A block longer than ``max_chars`` as smaller units (see the module doc)."""
+    if kind in ("table", "code"):
+        return [_Unit(s, e, 0, whole=True) for s, e in
+                _groups(_lines(markdown, start, end), markdown, kind)]
+    out: list[_Unit] = []
+    if kind in ("list", "quote", "deflist"):
+        pieces = _groups(_lines(markdown, start, end), markdown, kind)
+    else:
+        pieces = [(start, end)]
+    for s, e in pieces:
+        if e - s <= max_chars:
+            out.append(_Unit(s, e, 0, whole=False))
+        else:
+            out.extend(_Unit(a, b, 0, whole=False)
+                       for a, b in _sentences(markdown, s, e, max_chars))
+    return out
+
+
+def _sentences(markdown: str, start: int, end: int, max_chars: int) -> list[tuple[int, int]]:
+    """``[start, end)`` cut after sentence ends, then between words, then anywhere, into
+    pieces of at most ``max_chars`` (consecutive short sentences stay apart: packing joins
+    them again)."""
+    cuts = [m.end() for m in _SENTENCE.finditer(markdown, start, end) if m.end() < end]
+    bounds = [start, *cuts, end]
+    out: list[tuple[int, int]] = []
+    for first, last in itertools.pairwise(bounds):
+        a, b = first, _trimmed_end(markdown, first, last)
+        while b - a > max_chars:
+            gaps = list(_WORD_GAP.finditer(markdown, a + 1, a + max_chars + 1))
+            if gaps:
+                out.append((a, _trimmed_end(markdown, a, gaps[-1].start())))
+                a = gaps[-1].end()
+            else:
+                out.append((a, a + max_chars))
+                a += max_chars
+        if b > a:
+            out.append((a, b))
+    return out
+
+
+def _trimmed_end(markdown: str, start: int, end: int) -> int:
+    while end > start and markdown[end - 1].isspace():
+        end -= 1
+    return end
+
+
+# -- packing --------------------------------------------------------------------------------
+
+
+BOUNDARY_WORDS: Final = 8  # the words of a block that decide whether it is a boundary block
+
+
+def _boundary(text: str) -> bool:
+    """A boundary block: the CRC-32 of its first words is even. Its first words only, so
+    that an edit further into the block leaves the boundaries where they were."""
+    head = " ".join(text.split(None, BOUNDARY_WORDS)[:BOUNDARY_WORDS])
+    return zlib.crc32(head.encode("utf-8", "surrogatepass")) % 2 == 0
+
+
+def _pack(markdown: str, units: list[_Unit], max_chars: int,
+          ) -> list[tuple[int, int, tuple[str, ...]]]:
+    """``(first unit, last unit, heading path)`` of each chunk."""
+    out: list[tuple[int, int, tuple[str, ...]]] = []
+    stack: list[tuple[int, str]] = []
+    first = -1
+    content = False  # the open chunk holds more than headings
+    path: tuple[str, ...] = ()
+    min_fill = int(max_chars * BOUNDARY_SHARE)
+
+    def close(last: int) -> None:
+        nonlocal first, content
+        if first >= 0:
+            out.append((first, last, path if content else _path(stack)))
+        first, content = -1, False
+
+    for index, unit in enumerate(units):
+        if unit.heading:
+            if content:
+                close(index - 1)
+            while stack and stack[-1][0] >= unit.heading:
+                stack.pop()
+            stack.append((unit.heading, markdown[unit.start:unit.end].lstrip("#").strip()))
+            if first < 0:
+                first = index
+            continue
+        if content and unit.end - units[first].start > max_chars:
+            close(index - 1)
+        if first < 0:
+            first = index
+        if not content:
+            path = _path(stack)
+            content = True
+        if unit.end - units[first].start >= min_fill \
+                and _boundary(markdown[unit.start:unit.end]):
+            close(index)
+    close(len(units) - 1)
+    return out
+
+
+def _path(stack: list[tuple[int, str]]) -> tuple[str, ...]:
+    return tuple(text for _, text in stack)
+
+
+def _overlap_start(markdown: str, units: list[_Unit], first: int, start: int,
+                   overlap: int) -> int:
+    """Where a chunk starts with ``overlap``: earlier, at a unit or sentence start of its own
+    section, at most ``overlap`` characters before ``start``."""
+    best = start
+    index = first - 1
+    while index >= 0:
+        unit = units[index]
+        if unit.heading:
+            break
+        if start - unit.start <= overlap:
+            best = unit.start
+            index -= 1
+            continue
+        if not unit.whole:  # a sentence start inside it, near enough
+            for m in _SENTENCE.finditer(markdown, unit.start, unit.end):
+                if start - m.end() <= overlap and m.end() < unit.end:
+                    best = min(best, m.end())
+                    break
+        break
+    return best
+
+
+def _dom_paths(entries: Sequence[BlockEntry], start: int, end: int) -> tuple[str, ...]:
+    """The elements of the blocks a span covers: a block inside the span by its own element
+    (not those of what it holds), a block the span only cuts into by the blocks inside it
+    that the span touches, or its own element when none."""
+    touched = [e for e in entries if e.start < end and e.end > start]
+    paths: list[str] = []
+    for entry in touched:
+        inside = start <= entry.start and entry.end <= end
+        if inside:
+            if any(o is not entry and o.start <= entry.start and entry.end <= o.end
+                   and start <= o.start and o.end <= end and (o.start, -o.end) <
+                   (entry.start, -entry.end) for o in touched):
+                continue  # a block within a block the span holds whole
+        elif any(o is not entry and entry.start <= o.start and o.end <= entry.end
+                 and (o.start, o.end) != (entry.start, entry.end) for o in touched):
+            continue  # cut into: the blocks inside it stand for it
+        if entry.dom_path and entry.dom_path not in paths:
+            paths.append(entry.dom_path)
+    return tuple(paths)

@@ -1,0 +1,76 @@
+"""Chunks and quotes on the demo site: ids identical across crawls and a not-modified
+recrawl, ``pressmark chunks`` and ``pressmark cite verify`` end to end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from pressmark.cite._crawldir import crawl_pages
+from pressmark.cli import main
+from pressmark.crawl import CrawlPolicy, Politeness, crawl
+from pressmark.demo import DemoServer
+from pressmark.egress import EgressPolicy
+
+CHANGING = ("/cache/none", "/cache/changing", "/special/live")
+
+
+def policy(origin: str) -> CrawlPolicy:
+    return CrawlPolicy(egress=EgressPolicy().allow_loopback(origin), workers=0, render="never",
+                       max_pages=60,
+                       politeness=Politeness(per_host_concurrency=8, concurrency=16))
+
+
+def chunk_ids(out: Path) -> dict[str, list[str]]:
+    result = CliRunner().invoke(main, ["chunks", str(out), "--max-chars", "800"])
+    assert result.exit_code == 0, result.output
+    ids: dict[str, list[str]] = {}
+    for line in result.stdout.splitlines():
+        record = json.loads(line)
+        assert {"chunk_id", "source_ref", "url", "fetched_at", "title", "validation",
+                "heading_path", "markdown_span", "dom_paths", "text"} <= set(record)
+        ids.setdefault(record["url"], []).append(record["chunk_id"])
+    return ids
+
+
+def stable(ids: dict[str, list[str]], origin: str) -> dict[str, list[str]]:
+    return {url: v for url, v in ids.items() if url.removeprefix(origin) not in CHANGING}
+
+
+async def test_chunk_ids_survive_crawls_and_recrawls(demo_server: DemoServer, demo_origin: str,
+                                                     tmp_path: Path) -> None:
+    await crawl(demo_origin + "/", policy(demo_origin), out_dir=tmp_path / "a")
+    await crawl(demo_origin + "/", policy(demo_origin), out_dir=tmp_path / "b")
+    first = chunk_ids(tmp_path / "a")
+    assert sum(len(v) for v in first.values()) > 50
+    assert stable(first, demo_origin) == stable(chunk_ids(tmp_path / "b"), demo_origin)
+    again = await crawl(demo_origin + "/", policy(demo_origin), out_dir=tmp_path / "a")
+    assert again.summary["by_outcome"].get("not-modified", 0) > 20
+    assert stable(chunk_ids(tmp_path / "a"), demo_origin) == stable(first, demo_origin)
+    # every page's evidence carries its block map: the chunks name elements
+    pages = list(crawl_pages(tmp_path / "a"))
+    assert pages and all(p.block_map is not None for p in pages)
+
+
+async def test_cite_verify_command(demo_server: DemoServer, demo_origin: str,
+                                   tmp_path: Path) -> None:
+    await crawl(demo_origin + "/", policy(demo_origin), out_dir=tmp_path / "o")
+    page = next(p for p in crawl_pages(tmp_path / "o") if len(p.markdown) > 400)
+    assert page.source_ref is not None
+    quote = page.markdown[200:320].strip()
+    run = CliRunner().invoke
+    ok = run(main, ["cite", "verify", page.source_ref, quote, "--store", str(tmp_path / "o"),
+                    "--json"])
+    assert ok.exit_code == 0, ok.output
+    answer = json.loads(ok.stdout)
+    assert answer["verdict"] == "exact" and answer["match"]["dom_paths"]
+    missing = run(main, ["cite", "verify", page.source_ref, "not on this page, surely",
+                         "--store", str(tmp_path / "o")])
+    assert missing.exit_code == 5 and missing.stdout.startswith("not-found")
+    bad = run(main, ["cite", "verify", "pressmark:snapshot:v1?x", "q", "--store",
+                     str(tmp_path / "o")])
+    assert bad.exit_code == 4 and "invalid-ref" in bad.output
+    empty = run(main, ["chunks", str(tmp_path / "nothing-here")])
+    assert empty.exit_code == 2
