@@ -122,3 +122,28 @@ async def test_a_call_never_outlives_the_servers_time_limit(
         await tools.aclose()
     assert info.value.code == "timeout"
     assert time.monotonic() - started < 10
+
+
+async def test_chunks_and_quotes_of_a_fetched_page(demo_server: object, demo_origin: str,
+                                                   tmp_path: Path) -> None:
+    tools = tools_for(tmp_path, demo_origin)
+    try:
+        page = await tools.fetch_page(demo_origin + "/")
+        ref = page["source_ref"]
+        got = await tools.get_chunks(ref, max_chars=400)
+        assert [c["chunk_id"] for c in got["chunks"]] == page["chunk_ids"][:len(got["chunks"])]
+        assert got["untrusted_content"] is True and got["chunks"][0]["dom_paths"]
+        read = await tools.read_markdown(ref)
+        first = got["chunks"][0]
+        start, end = first["markdown_span"]
+        assert read["markdown"][start:end] == first["text"]
+        quote = first["text"].split("\n")[-1][:60]
+        exact = await tools.verify_quote(ref, quote)
+        assert exact["verdict"] == "exact" and exact["untrusted_content"] is True
+        missing = await tools.verify_quote(ref, "a sentence this page never held")
+        assert missing["verdict"] == "not-found"
+        with pytest.raises(ToolFailure) as failed:
+            await tools.verify_quote(ref.replace("body_hash=", "body_hash=0"), "x")
+        assert failed.value.code == "invalid-ref"
+    finally:
+        await tools.aclose()

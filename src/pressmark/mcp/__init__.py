@@ -1,10 +1,10 @@
 """pressmark for agents: an MCP server whose fetch cannot be turned against its network.
 
-``pressmark mcp`` (extra ``pressmark[mcp]``, the official ``mcp`` SDK) serves four tools
+``pressmark mcp`` (extra ``pressmark[mcp]``, the official ``mcp`` SDK) serves six tools
 over stdio or loopback streamable HTTP: ``fetch_page``, ``crawl_site``,
-``read_markdown`` and ``resolve_citation``. Every fetch goes through the guarded
-egress and robots.txt, every limit is the operator's (:class:`McpOptions`), every
-page text is marked untrusted, and every failure is a tool error with a stable code.
+``read_markdown``, ``resolve_citation``, ``get_chunks`` and ``verify_quote``. Every
+fetch goes through the guarded egress and robots.txt, every limit is the operator's
+(:class:`McpOptions`), every page text is marked untrusted, and every failure is a tool error with a stable code.
 
 Built on the public APIs of the layers below, like :mod:`pressmark.cli`. The SDK is
 imported on first use of :func:`build_server` / :func:`run_stdio`, so importing this
@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from pressmark.mcp._server import build_server, run_stdio
     from pressmark.mcp._tools import PressmarkTools, ToolFailure
 
-TOOL_NAMES = ("fetch_page", "crawl_site", "read_markdown", "resolve_citation")
+TOOL_NAMES = ("fetch_page", "crawl_site", "read_markdown", "resolve_citation", "get_chunks",
+              "verify_quote")
 
 _LAZY: dict[str, str] = {
     "PressmarkTools": "pressmark.mcp._tools",

@@ -52,6 +52,7 @@ class FetchPageOut(MarkdownPiece):
     validation: ValidationOut
     rendered: bool = Field(description="A browser rendered the page (it was a JavaScript shell).")
     warnings: list[str]
+    chunk_ids: list[str] = Field(description="Stable ids of the page's chunks (get_chunks).")
 
 
 class ReadMarkdownOut(MarkdownPiece):
@@ -59,6 +60,61 @@ class ReadMarkdownOut(MarkdownPiece):
     title: str | None
     source_ref: str
     validation: ValidationOut
+    chunk_ids: list[str]
+
+
+class ChunkOut(BaseModel):
+    chunk_id: str
+    index: int
+    source_ref: str | None
+    url: str | None
+    heading_path: list[str]
+    markdown_span: list[int]
+    dom_paths: list[str]
+    text: str = Field(description="UNTRUSTED: page text.")
+
+
+class GetChunksOut(BaseModel):
+    url: str
+    title: str | None
+    source_ref: str
+    validation: ValidationOut
+    chunk_ids: list[str]
+    chunks: list[ChunkOut]
+    total_chunks: int
+    next_start: int | None = Field(description="Call again with start=next_start for more.")
+    untrusted_content: bool
+    notice: str
+
+
+class PassageOut(BaseModel):
+    text: str = Field(description="UNTRUSTED: page text.")
+    markdown_span: list[int]
+    dom_paths: list[str]
+
+
+class OtherSnapshotOut(BaseModel):
+    source_ref: str
+    fetched_at: str
+    verdict: str
+
+
+class VerifyQuoteOut(BaseModel):
+    verdict: Literal["exact", "normalised", "not-found"]
+    source_ref: str
+    url: str
+    fetched_at: str
+    policy_version: str | None
+    quote: str
+    match: PassageOut | None
+    occurrences: int
+    differences: list[str]
+    similarity: float
+    closest: PassageOut | None
+    other_snapshots: list[OtherSnapshotOut] = Field(
+        description="Other captures of the page that hold the quote (it is not in this one).")
+    untrusted_content: bool
+    notice: str
 
 
 class CrawlPageOut(BaseModel):

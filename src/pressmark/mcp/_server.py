@@ -1,4 +1,4 @@
-"""The MCP glue: four tools on the official SDK's ``MCPServer``, and the stdio transport.
+"""The MCP glue: six tools on the official SDK's ``MCPServer``, and the stdio transport.
 
 Each tool returns structured content (schemas in :mod:`pressmark.mcp._schema`) and a
 text rendering of it. Page text in the rendering sits between markers whose id is
@@ -23,7 +23,14 @@ from pydantic import Field
 
 from pressmark import PressmarkError, __version__
 from pressmark.mcp._options import UNTRUSTED_NOTICE, McpOptions
-from pressmark.mcp._schema import CitationOut, CrawlSiteOut, FetchPageOut, ReadMarkdownOut
+from pressmark.mcp._schema import (
+    CitationOut,
+    CrawlSiteOut,
+    FetchPageOut,
+    GetChunksOut,
+    ReadMarkdownOut,
+    VerifyQuoteOut,
+)
 from pressmark.mcp._tools import PressmarkTools, ToolFailure
 
 logger = logging.getLogger("pressmark.mcp")
@@ -60,6 +67,21 @@ _RESOLVE_DOC = (
     "snapshot envelope must both match. Returns ok, integrity, url, fetched_at, body_hash "
     "and, for text, the exact captured body (capped). An unknown or tampered reference is a "
     "tool error (not-found, snapshot-corrupt, invalid-ref)." + _UNTRUSTED_DOC)
+
+
+_CHUNKS_DOC = (
+    "Return a captured page (by source_ref) as chunks for retrieval: cut at headings, then "
+    "blocks, then sentences, at most max_chars each; each with a stable chunk_id (the same "
+    "text under the same headings has the same id in any crawl), its heading path, its "
+    "span of the Markdown and the page elements it came from. Capped per call: continue "
+    "with start=next_start. Reads the local store only; no network." + _UNTRUSTED_DOC)
+_VERIFY_DOC = (
+    "Check that a quote is really in the page a source_ref names, offline: verdict exact "
+    "(with its span of the Markdown and page elements), normalised (matched once markup, "
+    "whitespace, quotes, dashes and ellipses are folded: differences names which) or "
+    "not-found (with the closest passage and its similarity; other_snapshots lists other "
+    "captures of the page that do hold it). Cite only what is exact or normalised."
+    + _UNTRUSTED_DOC)
 
 
 def build_server(options: McpOptions, *, tools: PressmarkTools | None = None) -> MCPServer:
@@ -105,6 +127,23 @@ def build_server(options: McpOptions, *, tools: PressmarkTools | None = None) ->
         source_ref: Annotated[str, Field(description="The citation to verify.")],
     ) -> Annotated[CallToolResult, CitationOut]:
         return await _call(impl.resolve_citation(source_ref), _citation_text)
+
+    @server.tool(description=_CHUNKS_DOC, annotations=local)
+    async def get_chunks(
+        source_ref: Annotated[str, Field(description="A source_ref from fetch_page or "
+                                                     "crawl_site.")],
+        max_chars: Annotated[int, Field(ge=64, description="Longest chunk, in characters.")]
+        = 2000,
+        start: Annotated[int, Field(ge=0, description="First chunk (next_start).")] = 0,
+    ) -> Annotated[CallToolResult, GetChunksOut]:
+        return await _call(impl.get_chunks(source_ref, max_chars, start), _chunks_text)
+
+    @server.tool(description=_VERIFY_DOC, annotations=local)
+    async def verify_quote(
+        source_ref: Annotated[str, Field(description="The citation's source_ref.")],
+        quote: Annotated[str, Field(description="The text attributed to the page.")],
+    ) -> Annotated[CallToolResult, VerifyQuoteOut]:
+        return await _call(impl.verify_quote(source_ref, quote), _verify_text)
 
     return server
 
@@ -180,6 +219,36 @@ def _citation_text(data: dict[str, Any]) -> str:
         lines.append(_fence(data["body"]))
         if data["body_truncated"]:
             lines.append("[body truncated]")
+    return "\n".join(lines)
+
+
+def _chunks_text(data: dict[str, Any]) -> str:
+    lines = [f"url: {data['url']}", f"source_ref: {data['source_ref']}",
+             f"chunks {len(data['chunks'])} of {data['total_chunks']}"]
+    for piece in data["chunks"]:
+        path = " > ".join(json.dumps(h, ensure_ascii=False) for h in piece["heading_path"])
+        lines.append(f"chunk {piece['index']} id={piece['chunk_id']} headings: {path}")
+        lines.append(_fence(piece["text"]))
+    if data["next_start"] is not None:
+        lines.append(f"[more: get_chunks(source_ref, start={data['next_start']})]")
+    return "\n".join(lines)
+
+
+def _verify_text(data: dict[str, Any]) -> str:
+    lines = [f"verdict: {data['verdict']}", f"url: {data['url']}",
+             f"fetched_at: {data['fetched_at']}"]
+    if data["match"] is not None:
+        start, end = data["match"]["markdown_span"]
+        lines.append(f"markdown span: {start}-{end}")
+        lines += [f"element: {p}" for p in data["match"]["dom_paths"]]
+    if data["differences"]:
+        lines.append("differences: " + ", ".join(data["differences"]))
+    if data["closest"] is not None:
+        lines.append(f"closest passage ({data['similarity']:.0%} similar):")
+        lines.append(_fence(data["closest"]["text"]))
+    for other in data["other_snapshots"]:
+        lines.append(f"found ({other['verdict']}) in another capture, fetched "
+                     f"{other['fetched_at']}: {other['source_ref']}")
     return "\n".join(lines)
 
 

@@ -1,4 +1,4 @@
-"""What the four MCP tools do, with no MCP in sight: plain async methods returning dicts.
+"""What the MCP tools do, with no MCP in sight: plain async methods returning dicts.
 
 The SDK glue (:mod:`pressmark.mcp._server`) only turns these dicts into structured
 results and :class:`ToolFailure` into tool errors; everything a test needs to check
@@ -79,6 +79,7 @@ class PressmarkTools:
         except PressmarkError as exc:
             raise ToolFailure("invalid-config", f"--allow-loopback: {exc.message}") from exc
         self._store: FilesystemSnapshotStore | None = None
+        self._verifier: Any = None
         self._fetch_options: FetchOptions | None = None
         self._renderer: LazyRenderer | None = None
 
@@ -166,6 +167,44 @@ class PressmarkTools:
         snapshot = self._resolve(source_ref)
         page = await self._bounded(asyncio.to_thread(_convert, snapshot, None), snapshot.url)
         return {"url": snapshot.url, **page.head(source_ref), **page.piece(max(0, offset))}
+
+    async def get_chunks(self, source_ref: str, max_chars: int = 2000,
+                         start: int = 0) -> dict[str, Any]:
+        """The chunks of a captured page (``pressmark.cite.chunk``), from chunk ``start``,
+        capped per call like the Markdown (continue with ``next_start``)."""
+        from pressmark.cite import chunk_markdown  # noqa: PLC0415  # lazy
+
+        snapshot = self._resolve(source_ref)
+        page = await self._bounded(asyncio.to_thread(_convert, snapshot, None), snapshot.url)
+        try:
+            pieces = chunk_markdown(page.markdown, page.block_map, max_chars=max_chars,
+                                    source_ref=source_ref, url=snapshot.url)
+        except ValueError as exc:
+            raise ToolFailure("invalid-config", str(exc)) from exc
+        out: list[dict[str, Any]] = []
+        size = 0
+        at = max(0, start)
+        while at < len(pieces) and (not out or size + len(pieces[at].text.encode("utf-8"))
+                                    <= MARKDOWN_PAGE_BYTES):
+            size += len(pieces[at].text.encode("utf-8"))
+            out.append(pieces[at].to_dict())
+            at += 1
+        return {"url": snapshot.url, **page.head(source_ref), "chunks": out,
+                "total_chunks": len(pieces), "next_start": at if at < len(pieces) else None,
+                "untrusted_content": True, "notice": UNTRUSTED_NOTICE}
+
+    async def verify_quote(self, source_ref: str, quote: str) -> dict[str, Any]:
+        """Is ``quote`` in the page ``source_ref`` names? exact, normalised or not-found."""
+        from pressmark.cite import CitationError, Verifier  # noqa: PLC0415  # lazy
+
+        if self._verifier is None:
+            self._verifier = Verifier(self.store)
+        try:
+            check = await self._bounded(
+                asyncio.to_thread(self._verifier.verify, source_ref, quote), source_ref)
+        except CitationError as exc:
+            raise ToolFailure(exc.code, exc.message) from exc
+        return {**check.to_dict(), "untrusted_content": True, "notice": UNTRUSTED_NOTICE}
 
     async def resolve_citation(self, source_ref: str) -> dict[str, Any]:
         """Verify ``source_ref`` against the store; the exact body for text (capped)."""
@@ -265,16 +304,21 @@ class PressmarkTools:
 
 @dataclass(frozen=True, slots=True)
 class _Page:
-    """A converted page: its Markdown, title and validation verdict."""
+    """A converted page: its Markdown, title, validation verdict and block map."""
 
     markdown: str
     title: str | None
     passed: bool
     reasons: tuple[str, ...]
+    block_map: Any = None
 
     def head(self, source_ref: str) -> dict[str, Any]:
+        from pressmark.cite import chunk_markdown  # noqa: PLC0415  # lazy
+
+        ids = [c.chunk_id for c in chunk_markdown(self.markdown, self.block_map)]
         return {"title": self.title, "source_ref": source_ref,
-                "validation": {"passed": self.passed, "reasons": list(self.reasons)}}
+                "validation": {"passed": self.passed, "reasons": list(self.reasons)},
+                "chunk_ids": ids}
 
     def piece(self, offset: int) -> dict[str, Any]:
         piece = cut(self.markdown, offset, MARKDOWN_PAGE_BYTES)
@@ -291,7 +335,7 @@ def _convert(snapshot: Snapshot, readiness: Any) -> _Page:
         result = to_markdown(snapshot.body, url=snapshot.url, requested_url=snapshot.requested_url,
                              readiness=readiness)
         return _Page(result.markdown, result.title, result.validation.passed,
-                     tuple(result.validation.reasons))
+                     tuple(result.validation.reasons), result.evidence.block_map)
     if snapshot.content_type in TEXT_KINDS:   # plain text, JSON, XML: the text itself
         return _Page(snapshot.body, None, False, ("not-html",))
     raise ToolFailure("unsupported-content",
