@@ -4,7 +4,8 @@
 over stdio or loopback streamable HTTP: ``fetch_page``, ``crawl_site``,
 ``read_markdown``, ``resolve_citation``, ``get_chunks`` and ``verify_quote``. Every
 fetch goes through the guarded egress and robots.txt, every limit is the operator's
-(:class:`McpOptions`), every page text is marked untrusted, and every failure is a tool error with a stable code.
+(:class:`McpOptions`), every page text is marked untrusted, and every failure is a tool
+error with a stable code.
 
 Built on the public APIs of the layers below, like :mod:`pressmark.cli`. The SDK is
 imported on first use of :func:`build_server` / :func:`run_stdio`, so importing this
