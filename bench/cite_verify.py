@@ -1,0 +1,77 @@
+"""verify_quote on dev-set pages: 1,000 quotes taken from the Markdown (all must be exact),
+1,000 with one word changed (none may be exact or normalised), and the time of each
+answer (median), the snapshots in a filesystem store on local disk, a fresh Verifier per
+answer (the page resolved, hashed and converted every time).
+
+    .venv/bin/python bench/cite_verify.py [--quotes 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from pressmark.cite import Verifier, verify_quote
+from pressmark.store import FilesystemSnapshotStore
+from pressmark.testing import make_snapshot
+
+SETS = ("extraction-dev", "extraction-dev-readability")
+
+
+def shared() -> Path:
+    for parent in Path(__file__).resolve().parents:
+        if (parent / "shared" / "bench" / "extraction-dev").is_dir():
+            return parent / "shared" / "bench"
+    sys.exit("the shared dev sets were not found beside the checkout")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quotes", type=int, default=1000)
+    args = parser.parse_args()
+    rng = random.Random(38)
+    with tempfile.TemporaryDirectory() as tmp:
+        store = FilesystemSnapshotStore(Path(tmp) / "store")
+        refs = []
+        for name in SETS:
+            for page in sorted((shared() / name).glob("*.html")):
+                snap = make_snapshot(f"{name}:{page.stem}"[:200], f"https://dev.test/{page.stem}",
+                                     page.read_bytes())
+                refs.append(store.put(snap).source_ref)
+        pages = {ref: Verifier(store).page(ref).markdown for ref in refs}
+        usable = [r for r, md in pages.items() if len(re.findall(r"\S+", md)) >= 30]
+        exact = changed_found = 0
+        times: list[float] = []
+        for _ in range(args.quotes):
+            ref = rng.choice(usable)
+            words = list(re.finditer(r"\S+", pages[ref]))
+            a = rng.randrange(len(words) - 25)
+            b = a + rng.randrange(6, 24)
+            quote = pages[ref][words[a].start():words[b].end()]
+            t0 = time.perf_counter()
+            check = verify_quote(ref, quote, store)
+            times.append(time.perf_counter() - t0)
+            exact += check.verdict == "exact"
+            k = rng.randrange(a + 1, b)
+            edited = (pages[ref][words[a].start():words[k].start()] + "zygomorphic"
+                      + pages[ref][words[k].end():words[b].end()])
+            t0 = time.perf_counter()
+            check = verify_quote(ref, edited, store)
+            times.append(time.perf_counter() - t0)
+            changed_found += check.verdict != "not-found"
+    n = args.quotes
+    print(f"pages {len(usable)} (of {len(refs)}), quotes {n} + {n} with one word changed")
+    print(f"exact: {exact}/{n} ({exact / n:.1%}); one word changed, exact or normalised: "
+          f"{changed_found}/{n} ({changed_found / n:.1%})")
+    print(f"time per answer: median {statistics.median(times) * 1000:.1f} ms, "
+          f"p90 {statistics.quantiles(times, n=10)[-1] * 1000:.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
