@@ -54,7 +54,10 @@ _LANG: Final = re.compile(
 _NO_LANGUAGE: Final = frozenset(("none", "default", "nohighlight", "plain"))
 LANG_ANCESTORS: Final = 3  # wrappers above a <pre> that may declare its language
 _LISTS: Final = frozenset(("ul", "ol", "menu", "dir"))
-_STRUCTURES: Final = HEADINGS | _LISTS | {"pre", "blockquote", "table", "dl", "hr"}  # see ``block``
+# (and a table's parts: only a selected region starts at one, ``block``)
+_STRUCTURES: Final = HEADINGS | _LISTS | {"pre", "blockquote", "table", "dl", "hr", "tbody",
+                                          "thead", "tfoot", "tr"}
+_TABLE_PARTS: Final = frozenset(("tbody", "thead", "tfoot", "tr"))
 _CODE: Final = frozenset(("code", "kbd", "samp", "tt"))
 _EM: Final = frozenset(("em", "i", "cite", "dfn", "var"))
 _STRONG: Final = frozenset(("strong", "b"))
@@ -87,11 +90,15 @@ class Converter:
     # ---- blocks ---------------------------------------------------------------------------
 
     def blocks(self, node: Node) -> list[Block]:
+        return self._blocks_of(node.children, node)
+
+    def _blocks_of(self, children: list[Node | str], node: Node) -> list[Block]:
+        """The blocks of ``children`` (``node``'s, or a run of them)."""
         out: list[Block] = []
         buf = InlineBuf()
         # (methods called as methods: compiled code calls a bound method held in a local
         # generically, through its Python wrapper)
-        for child in node.children:
+        for child in children:
             if isinstance(child, str):
                 # whitespace before any inline content (the indentation between blocks)
                 # is stripped from the paragraph anyway: ``_flush`` would drop it
@@ -133,7 +140,8 @@ class Converter:
         if tag == "blockquote":
             inner = self.blocks(node)
             return [Quote(inner, node)] if inner else []
-        if tag == "table":
+        if tag == "table" or tag in _TABLE_PARTS:
+            # a region selected at a table's body or row is that table's rows
             return self._table(node)
         if tag == "dl":
             return self._dl(node)
@@ -355,16 +363,35 @@ class Converter:
         items: list[Item] = []
         empty = 0
         raw_items = [c for c in node.children if not isinstance(c, str) and c.removed is None]
+        lis = len([c for c in raw_items if c.tag == "li"])
+        if not lis and any(isinstance(c, str) and not _blank(c) for c in node.children):
+            # text in a list of no items: old pages indent text with a bare <ul>, and a
+            # browser shows what it holds as an indented block
+            return self.blocks(node)
         number = _int(node.attrs.get("start")) if ordered else None
         if number is None and ordered:
-            number = len([c for c in raw_items if c.tag == "li"]) if step < 0 else 1
-        for child in raw_items:
-            if child.tag != "li":
-                blocks = self.block(child)
+            number = lis if step < 0 else 1
+        loose: list[Node | str] = []  # text and elements between items, in order
+        held = False                  # ... other than the whitespace between tags
+        for child in [*node.children, _END]:
+            if isinstance(child, str):
+                loose.append(child)
+                held = held or not _blank(child)
+                continue
+            if child.tag != "li" and child is not _END:
+                loose.append(child)
+                held = held or child.removed is None
+                continue
+            if held:
+                # what stands between items belongs to the item before it
+                blocks = self._blocks_of(loose, node)
+                held = False
                 if blocks and items:
                     items[-1].blocks.extend(blocks)
                 elif blocks:
                     items.append(Item(None, blocks))
+            loose = []
+            if child is _END or child.removed is not None:
                 continue
             if ordered:
                 value = _int(child.attrs.get("value"))
@@ -462,6 +489,9 @@ def _collapsed(pieces: list[str]) -> str:
     if "  " in text or not _escape.printable(text):
         return " ".join(text.split())
     return text.strip(" ")
+
+
+_END: Final = Node("li", {}, None, 0, 0, -1)  # the end of a list's children (``_list``)
 
 
 def _language(pre: Node) -> str:

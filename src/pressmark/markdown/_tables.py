@@ -65,9 +65,10 @@ _LISTS: Final = frozenset(("ul", "ol", "menu", "dir"))
 
 
 def convert_table(conv: Converter, node: Node) -> list[Block]:
-    """The blocks of one ``<table>`` (see the module docstring)."""
+    """The blocks of one ``<table>`` (see the module docstring), or of the rows of one of
+    its parts (``<tbody>``, ``<tr>``: a selected region may start there)."""
     caption: Node | None = None
-    rows: list[list[Node]] = []
+    rows: list[list[Node]] = [_cells(node)] if node.tag == "tr" else []
     for child in node.elems:
         if child.removed is not None:
             continue
