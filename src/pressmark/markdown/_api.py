@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 from pressmark import egress
 from pressmark.egress import EgressDenied, is_canonical_url
 from pressmark.markdown._blockmap import BlockMap
+from pressmark.markdown._chrome import CHROME_ONLY_MAX, read_chrome
+from pressmark.markdown._completeness import prose_facts
 from pressmark.markdown._convert import Converter
 from pressmark.markdown._metadata import HeadNodes, read_embedded_state, read_metadata
 from pressmark.markdown._policy import POLICY_VERSION, ConversionPolicy, MarkdownError
@@ -17,13 +19,14 @@ from pressmark.markdown._post import provenance, survey, tidy
 from pressmark.markdown._render import render
 from pressmark.markdown._result import EvidencePacket, MarkdownResult, ReadinessFacts
 from pressmark.markdown._screen import utf8_valid
-from pressmark.markdown._select import Selection, select
+from pressmark.markdown._select import Selection, script_scale, select
 from pressmark.markdown._state import find_content
 from pressmark.markdown._tree import Document, Node, parse
 from pressmark.markdown._validate import (
     SOFT_404_CHARS,
     Facts,
     ValidationReport,
+    is_listing,
     not_found_tokens,
     validate,
 )
@@ -162,12 +165,13 @@ def to_markdown(
     blocks = tidy(converter.block(selection.root), selection, metadata.title, policy)
     markdown, placed = render(blocks)
 
-    structure, headings, block_texts, plain_chars, chrome, prose_items = survey(blocks, hints)
+    counted = survey(blocks, hints)
+    structure, headings, plain_chars = counted.structure, counted.headings, counted.chars
     selected_chars = selection.root.text_len or 1
     facts = Facts(
         text_chars=plain_chars, markdown_chars=len(markdown),
-        paragraphs=structure.paragraphs + prose_items,
-        headings=headings, chrome_chars=chrome,
+        paragraphs=structure.paragraphs + counted.prose_items,
+        headings=headings, chrome_chars=counted.chrome,
         removed_ratio=min(1.0, selection.removed_chars / selected_chars),
         empty_list_items=converter.counts.empty_list_items,
         broken_tables=converter.counts.broken_tables, title=metadata.title,
@@ -175,6 +179,13 @@ def to_markdown(
         canonical_url=metadata.canonical_url, language=metadata.language,
         readiness_passed=None if readiness is None else bool(readiness.passed),
         requested_url=requested_url, not_found_markers=_not_found_markers(doc, head),
+        limits=doc.limits, listed_chars=counted.listed_chars,
+        listed_items=counted.listed_items, listed_chrome=counted.listed_chrome,
+        frame=read_chrome(blocks, hints, policy.select_main, is_listing(
+            counted.listed_items, counted.listed_chars, plain_chars))
+        if plain_chars <= CHROME_ONLY_MAX else None,
+        prose=prose_facts(doc, selection.root, script_scale(doc))
+        if policy.select_main else None,
     )
     report = validate(facts, policy)
     if not markdown.strip():
@@ -203,7 +214,7 @@ def to_markdown(
         validation=report, evidence=evidence, embedded_state=state,
         policy_version=POLICY_VERSION,
         headings=tuple(f"{level} {text}" for level, text in headings),
-        block_texts=block_texts, warnings=(
+        block_texts=counted.texts, warnings=(
             *decode_warnings, *doc.limits,
             *(f"table-limit:{cap}" for cap in sorted(converter.counts.table_limits))),
     )

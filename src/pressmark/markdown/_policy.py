@@ -53,6 +53,11 @@ class ConversionPolicy:
     # ... or this share of the headings and paragraphs, if more: a reference page of 600
     # headings skips a level here and there in its own markup, not in the conversion
     structure_anomaly_share: float = 0.05
+    # the kept text is only the site's frame (footer, copyright, navigation, pager)
+    check_chrome: bool = True
+    # the kept region holds less than this share of the prose of the page's main landmark
+    # or of its longest run of prose (0 turns the check off)
+    partial_content_share: float = 0.5
     # evidence
     provenance_paragraphs: int = 5
     preview_chars: int = 80
@@ -62,7 +67,8 @@ class ConversionPolicy:
     def __post_init__(self) -> None:
         if self.images not in ("markdown", "alt", "drop"):
             raise MarkdownError(f"images must be 'markdown', 'alt' or 'drop', not {self.images!r}")
-        for share in ("boilerplate_ratio_max", "structure_anomaly_share"):
+        for share in ("boilerplate_ratio_max", "structure_anomaly_share",
+                      "partial_content_share"):
             if not 0.0 <= getattr(self, share) <= 1.0:
                 raise MarkdownError(f"{share} must be within [0, 1]")
         for name in ("min_markdown_chars", "min_paragraphs", "max_structure_anomalies",

@@ -244,15 +244,35 @@ def tidy(blocks: list[Block], selection: Selection, title: str | None,
 PROSE_ITEM: Final = 80  # chars: a list item this long and link-poor is a paragraph of prose
 
 
-def survey(blocks: list[Block], hints: frozenset[str]) -> tuple[
-        Structure, tuple[tuple[int, str], ...], tuple[str, ...], int, int, int]:
+class Survey:
+    """What ``survey`` counts (plain slots: built once per page, see ``_blocks``)."""
+
+    __slots__ = ("chars", "chrome", "headings", "listed_chars", "listed_chrome",
+                 "listed_items", "prose_items", "structure", "texts")
+
+    def __init__(self, structure: Structure, headings: tuple[tuple[int, str], ...], *,
+                 texts: tuple[str, ...], chars: int, chrome: int, prose_items: int) -> None:
+        self.structure = structure
+        self.headings = headings
+        self.texts = texts
+        self.chars = chars
+        self.chrome = chrome
+        self.prose_items = prose_items
+        self.listed_chars = 0   # text inside lists, tables and term lists
+        self.listed_items = 0   # list items and table body rows
+        self.listed_chrome = 0  # of ``chrome``, inside those
+
+
+def survey(blocks: list[Block], hints: frozenset[str]) -> Survey:
     """Counts for the evidence and for validation, and each text block's collapsed text
     in order (what ``MarkdownResult.block_hashes`` hashes, when asked).
 
-    The last value counts prose inside lists: a post written as bullet points
+    ``prose_items`` counts prose inside lists: a post written as bullet points
     (release notes, a weekly digest) has no top-level paragraph, yet its items are
     sentences, and validation must not call it empty. An item with a heading of
     its own is a teaser card (a section front's list of stories), not prose.
+    ``listed_*`` measure how much of the text lists and tables hold: validation judges
+    output made mostly of them as a listing.
     """
     # plain local counters: this walks every block of every page, and a dict's item
     # update costs several times an int's
@@ -263,6 +283,7 @@ def survey(blocks: list[Block], hints: frozenset[str]) -> tuple[
     chars = 0
     chrome = 0
     prose_items = 0
+    listed = listed_chrome = listed_items = 0
     stack: list[tuple[Block, bool, bool]] = [(b, False, False) for b in reversed(blocks)]
     while stack:
         block, nested, card = stack.pop()
@@ -279,11 +300,15 @@ def survey(blocks: list[Block], hints: frozenset[str]) -> tuple[
             n_links += links - images
             texts.append(plain)
             chars += len(plain)
+            if nested:
+                listed += len(plain)
             src = block.source
             if (src is not None and 0 < src.own_len < LONG_BLOCK
                     and src.own_link > 0.5 * src.own_len) or (
                         hints and collapsed_hash(plain) in hints):
                 chrome += len(plain)
+                if nested:
+                    listed_chrome += len(plain)
         elif isinstance(block, Heading):
             n_headings += 1
             headings.append((block.level, block.plain))
@@ -292,6 +317,7 @@ def survey(blocks: list[Block], hints: frozenset[str]) -> tuple[
         elif isinstance(block, ListBlock):
             n_lists += 1
             n_items += len(block.items)
+            listed_items += len(block.items)
             for item in reversed(block.items):
                 headed = card or any(isinstance(b, Heading) for b in item.blocks)
                 stack.extend((b, True, headed) for b in reversed(item.blocks))
@@ -303,18 +329,28 @@ def survey(blocks: list[Block], hints: frozenset[str]) -> tuple[
             stack.extend((b, nested, card) for b in reversed(block.blocks))
         elif isinstance(block, Table):
             n_tables += 1
-            chars += sum(len(c) for row in block.rows for c in row)
+            size = sum(len(c) for row in block.rows for c in row)
+            chars += size
+            listed += size
+            listed_items += len(block.rows) - 1
         elif isinstance(block, DefList):
+            listed_items += len(block.items)
             for term, defs in reversed(block.items):
                 for definition in reversed(defs):
                     stack.extend((b, True, card) for b in reversed(definition))
                 chars += len(term)
+                listed += len(term)
         elif isinstance(block, Rule):
             pass
     structure = Structure(
         headings=n_headings, paragraphs=n_paragraphs, lists=n_lists, list_items=n_items,
         tables=n_tables, code_blocks=n_code, quotes=n_quotes, images=n_images, links=n_links)
-    return structure, tuple(headings), tuple(texts), chars, chrome, prose_items
+    out = Survey(structure, tuple(headings), texts=tuple(texts), chars=chars, chrome=chrome,
+                 prose_items=prose_items)
+    out.listed_chars = listed
+    out.listed_items = listed_items
+    out.listed_chrome = listed_chrome
+    return out
 
 
 def _preview(text: str, limit: int) -> str:

@@ -20,6 +20,21 @@ Reasons (stable strings):
 ``redirected-off-host``        ended on another host (``www.`` aside) than requested
 ``not-found-marker``           the template says "not found" (``<body class="error404">``,
                                ``prerender-status-code`` 404), whatever the status was
+``chrome-only``                the kept text is the site's frame: footer, copyright, navigation
+                               or pager blocks, with under ``CHROME_REST`` chars of anything
+                               else (``_chrome``)
+``truncated``                  a parse limit cut the page (``parse-limit:text`` or
+                               ``parse-limit:elements``): the Markdown stops where the page
+                               was cut
+``partial-content``            the kept region holds under ``partial_content_share`` of the
+                               prose of the page's main landmark or of its longest run of
+                               prose (``_completeness``)
+
+Output that is a listing (most of its text in lists and tables: an index, a table of
+contents, a category page) is judged as one: its list items count as paragraphs, and
+links inside its lists are its content, not chrome, for ``boilerplate-ratio-exceeded``.
+Each failing reason has a sentence in ``ValidationReport.details`` saying what was
+measured; docs/outputs.md says what to do about each.
 
 The ``redirected-*`` reasons are the wrong-route checks (``check_route``): they compare
 ``requested_url`` with the final ``url``; a redirect to another path of the same host
@@ -35,7 +50,10 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from pressmark.egress import EgressDenied
+from pressmark.markdown._chrome import ChromeReading
+from pressmark.markdown._completeness import ProseFacts
 from pressmark.markdown._policy import ConversionPolicy
+from pressmark.markdown._screen import MAX_ELEMENTS, MAX_TEXT_CHARS
 
 
 @functools.cache
@@ -66,11 +84,15 @@ class ValidationReport:
     reasons: tuple[str, ...]
     scores: Mapping[str, float | int]
     anomalies: tuple[str, ...] = field(default=())
+    # reason -> what was measured, in words a user can act on (only failing reasons)
+    details: Mapping[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "passed": self.passed,
             "reasons": list(self.reasons),
+            "details": {reason: self.details[reason] for reason in self.reasons
+                        if reason in self.details},
             "scores": dict(self.scores),
             "anomalies": list(self.anomalies),
         }
@@ -84,8 +106,9 @@ class Facts:
     """
 
     __slots__ = ("broken_tables", "canonical_url", "chrome_chars", "empty_list_items",
-                 "headings", "headline", "language", "markdown_chars", "not_found_markers",
-                 "paragraphs", "readiness_passed", "removed_ratio", "requested_url",
+                 "frame", "headings", "headline", "language", "limits", "listed_chars",
+                 "listed_chrome", "listed_items", "markdown_chars", "not_found_markers",
+                 "paragraphs", "prose", "readiness_passed", "removed_ratio", "requested_url",
                  "text_chars", "title", "url")
 
     def __init__(
@@ -95,6 +118,9 @@ class Facts:
         headline: str | None, url: str | None, canonical_url: str | None,
         language: str | None, readiness_passed: bool | None,
         requested_url: str | None = None, not_found_markers: tuple[str, ...] = (),
+        limits: tuple[str, ...] = (), listed_chars: int = 0, listed_items: int = 0,
+        listed_chrome: int = 0, frame: ChromeReading | None = None,
+        prose: ProseFacts | None = None,
     ) -> None:
         self.text_chars = text_chars
         self.markdown_chars = markdown_chars
@@ -112,6 +138,12 @@ class Facts:
         self.readiness_passed = readiness_passed
         self.requested_url = requested_url
         self.not_found_markers = not_found_markers
+        self.limits = limits                # the parse-limit:* warnings of the page
+        self.listed_chars = listed_chars    # text inside lists, tables and term lists
+        self.listed_items = listed_items    # their items (list items, table body rows)
+        self.listed_chrome = listed_chrome  # of ``chrome_chars``, inside those
+        self.frame = frame                  # chrome read block by block (short outputs)
+        self.prose = prose                  # the partial-content yardsticks (selection ran)
 
 
 def _norm_url(url: str) -> tuple[str, str, str]:
@@ -190,35 +222,81 @@ def _says_not_found(text: str) -> bool:
     return False
 
 
+CHROME_REST: Final = 100      # chars besides chrome that make output more than the frame
+LISTING_SHARE: Final = 0.6    # of the kept text in lists and tables, for a listing
+LISTING_ITEMS: Final = 5      # ... in at least this many items
+PARTIAL_MIN: Final = 300      # prose chars a yardstick needs before partial-content is judged
+TRUNCATING: Final = {"parse-limit:text": f"longer than {MAX_TEXT_CHARS:,} characters",
+                     "parse-limit:elements": f"more than {MAX_ELEMENTS:,} elements"}
+
+
+def is_listing(listed_items: int, listed_chars: int, text_chars: int) -> bool:
+    """Most of the kept text sits in list items and table rows: an index, a table of
+    contents, a category page, whose entries are the content."""
+    return listed_items >= LISTING_ITEMS and listed_chars >= LISTING_SHARE * text_chars
+
+
 def validate(facts: Facts, policy: ConversionPolicy) -> ValidationReport:
     reasons: list[str] = []
+    details: dict[str, str] = {}
+
+    def fail(reason: str, detail: str) -> None:
+        reasons.append(reason)
+        details[reason] = detail
+
+    listing = is_listing(facts.listed_items, facts.listed_chars, facts.text_chars)
+    paragraphs = max(facts.paragraphs, facts.listed_items) if listing else facts.paragraphs
     if facts.markdown_chars < policy.min_markdown_chars:
-        reasons.append("too-little-text")
-    if facts.paragraphs < policy.min_paragraphs:
-        reasons.append("too-few-paragraphs")
-    ratio = facts.chrome_chars / facts.text_chars if facts.text_chars else 0.0
+        fail("too-little-text", f"{facts.markdown_chars} chars of Markdown, "
+             f"min_markdown_chars is {policy.min_markdown_chars}")
+    if paragraphs < policy.min_paragraphs:
+        fail("too-few-paragraphs", f"{paragraphs} paragraphs, min_paragraphs is "
+             f"{policy.min_paragraphs}")
+    # a listing's entries are links: only chrome outside its lists and tables counts
+    chrome = facts.chrome_chars - facts.listed_chrome if listing else facts.chrome_chars
+    ratio = chrome / facts.text_chars if facts.text_chars else 0.0
     if ratio > policy.boilerplate_ratio_max:
-        reasons.append("boilerplate-ratio-exceeded")
+        fail("boilerplate-ratio-exceeded", f"{ratio:.0%} of the kept text is link-dense "
+             f"or repeated blocks, boilerplate_ratio_max is {policy.boilerplate_ratio_max:.0%}")
+    frame = facts.frame
+    if policy.check_chrome and frame is not None and frame.chrome \
+            and frame.rest < CHROME_REST:
+        kinds = ", ".join(sorted(frame.kinds))
+        fail("chrome-only", f"{frame.chrome} of {frame.chrome + frame.rest} kept chars are "
+             f"the site's frame ({kinds}); the content was not found")
+    cut = [limit for limit in facts.limits if limit in TRUNCATING]
+    if cut:
+        fail("truncated", "; ".join(f"{limit}: the page is {TRUNCATING[limit]} and was cut "
+                                    "there" for limit in cut))
+    prose = facts.prose
+    if prose is not None and policy.partial_content_share:
+        yardstick = max(prose.landmark, prose.run)
+        if yardstick >= PARTIAL_MIN and prose.kept < policy.partial_content_share * yardstick:
+            where = "main landmark" if prose.landmark >= prose.run else "longest run of prose"
+            fail("partial-content", f"the kept region holds {prose.kept} chars of prose, the "
+                 f"page's {where} {yardstick}")
     if (policy.check_canonical and facts.url and facts.canonical_url
             and _norm_url(facts.url) != _norm_url(facts.canonical_url)):
-        reasons.append("canonical-mismatch")
+        fail("canonical-mismatch", f"the page names {facts.canonical_url} as canonical")
     if policy.check_soft_404 and is_soft_404(facts.title, facts.headline, facts.headings,
                                                  facts.text_chars):
-        reasons.append("soft-404")
+        fail("soft-404", "the title or first headings read like an error page")
     if policy.check_route:
-        reasons.extend(route_reasons(facts.requested_url, facts.url))
+        for reason in route_reasons(facts.requested_url, facts.url):
+            fail(reason, f"asked for {facts.requested_url}, ended on {facts.url}")
         if facts.not_found_markers:
-            reasons.append("not-found-marker")
+            fail("not-found-marker", "the template marks a missing page: "
+                 + ", ".join(facts.not_found_markers))
     if policy.required_heading is not None:
         pattern = re.compile(policy.required_heading)
         if not any(pattern.search(text) for _, text in facts.headings):
-            reasons.append("required-heading-missing")
+            fail("required-heading-missing", f"no heading matches {policy.required_heading!r}")
     if policy.expected_language is not None:
         if not facts.language:
-            reasons.append("language-unknown")
+            fail("language-unknown", "the page declares no language")
         elif (facts.language.split("-")[0].lower()
               != policy.expected_language.split("-")[0].lower()):
-            reasons.append("language-mismatch")
+            fail("language-mismatch", f"the page declares {facts.language!r}")
     anomalies: list[str] = []
     previous = 0
     for level, _ in facts.headings:
@@ -228,11 +306,11 @@ def validate(facts: Facts, policy: ConversionPolicy) -> ValidationReport:
     anomalies.extend(["empty-list-item"] * facts.empty_list_items)
     anomalies.extend(["broken-table"] * facts.broken_tables)
     allowed = max(policy.max_structure_anomalies, int(
-        policy.structure_anomaly_share * (len(facts.headings) + facts.paragraphs)))
+        policy.structure_anomaly_share * (len(facts.headings) + paragraphs)))
     if policy.check_structure and len(anomalies) > allowed:
-        reasons.append("structure-anomalies")
+        fail("structure-anomalies", f"{len(anomalies)} anomalies, {allowed} allowed")
     if facts.readiness_passed is False:
-        reasons.append("readiness-failed")
+        fail("readiness-failed", "the renderer's readiness check did not pass")
     presence = min(1.0, facts.text_chars / policy.min_markdown_chars) \
         if policy.min_markdown_chars else 1.0
     scores: dict[str, float | int] = {
@@ -242,8 +320,14 @@ def validate(facts: Facts, policy: ConversionPolicy) -> ValidationReport:
         "structure_quality_score": round(1.0 / (1 + len(anomalies)), 4),
         "markdown_chars": facts.markdown_chars,
         "text_chars": facts.text_chars,
-        "paragraph_count": facts.paragraphs,
+        "paragraph_count": paragraphs,
         "heading_count": len(facts.headings),
     }
+    if frame is not None:
+        scores["chrome_chars"] = frame.chrome
+    if prose is not None:
+        scores["kept_prose_chars"] = prose.kept
+        scores["landmark_prose_chars"] = prose.landmark
+        scores["longest_prose_run"] = prose.run
     return ValidationReport(passed=not reasons, reasons=tuple(reasons), scores=scores,
-                            anomalies=tuple(anomalies))
+                            anomalies=tuple(anomalies), details=details)
