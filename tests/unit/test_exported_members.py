@@ -64,7 +64,7 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "BoundedHtml", "ConversionPolicy", "EvidencePacket", "MarkdownError", "MarkdownResult",
         "POLICY_VERSION", "PageMetadata", "Provenance", "ReadinessFacts",
         "StabilityReport", "Structure", "ValidationReport", "block_hash", "bound_html",
-        "parse_html", "screen", "stability", "to_markdown",
+        "describe_output", "parse_html", "screen", "stability", "to_markdown",
     ),
     "pressmark.crawl": (
         "CrawlError", "CrawlManifest", "CrawlPolicy", "CrawlSummary", "ExtractedLinks", "FORMAT",

@@ -34,6 +34,7 @@ from pressmark.markdown._select import block_hash
 from pressmark.markdown._validate import ValidationReport
 
 if TYPE_CHECKING:
+    from pressmark.markdown._codes import describe as describe_output
     from pressmark.markdown._stability import StabilityReport, stability
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "ValidationReport",
     "block_hash",
     "bound_html",
+    "describe_output",
     "parse_html",
     "screen",
     "stability",
@@ -59,7 +61,14 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """``stability`` and its report load on first use: ``pressmark md`` never compares."""
+    """``stability`` and its report load on first use: ``pressmark md`` never compares;
+    ``describe_output`` (the line on a reason, warning or field, docs/outputs.md) too:
+    only the workbench asks."""
+    if name == "describe_output":
+        from pressmark.markdown._codes import describe  # noqa: PLC0415 - the lazy part
+
+        globals()[name] = describe
+        return describe
     if name not in ("StabilityReport", "stability"):
         raise AttributeError(f"module 'pressmark.markdown' has no attribute {name!r}")
     from pressmark.markdown import _stability  # noqa: PLC0415 - the lazy part

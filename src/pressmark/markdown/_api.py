@@ -262,12 +262,17 @@ def _with_empty_reason(report: ValidationReport, doc: Document) -> ValidationRep
     ``main_selectors_used`` and ``boilerplate_rules_used``)."""
     if doc.limits:
         why = "parse-limit"
+        detail = "the Markdown is empty and the page was cut: " + ", ".join(doc.limits)
     elif not doc.body.text_len:
         why = "no-text"
+        detail = "the page has no text in its body"
     else:
         why = "all-pruned"
-    return dataclasses.replace(report, passed=False,
-                               reasons=(*report.reasons, f"empty-output:{why}"))
+        detail = (f"the page has {doc.body.text_len} chars of text; selection and pruning "
+                  "left none")
+    reason = f"empty-output:{why}"
+    return dataclasses.replace(report, passed=False, reasons=(*report.reasons, reason),
+                               details={**report.details, reason: detail})
 
 
 def _decode_body(data: bytes, content_type: str | None,

@@ -50,7 +50,7 @@ def test_exported_names_do_not_drift() -> None:
         "POLICY_VERSION", "ConversionPolicy", "EvidencePacket", "MarkdownError",
         "MarkdownResult", "PageMetadata", "Provenance", "ReadinessFacts", "StabilityReport",
         "Structure", "ValidationReport", "block_hash", "stability", "to_markdown",
-        "BoundedHtml", "bound_html", "parse_html", "screen",
+        "BoundedHtml", "bound_html", "parse_html", "screen", "describe_output",
     ])
 
 
