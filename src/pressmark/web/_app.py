@@ -15,6 +15,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from pressmark.markdown import describe_output
 from pressmark.store import SnapshotStore
 from pressmark.web._archive import Archive
 from pressmark.web._data import CrawlDir
@@ -40,6 +41,8 @@ def create_app(out_dir: str | Path, *, store: SnapshotStore | None = None,
     crawl = CrawlDir(root)
     templates = Jinja2Templates(directory=str(_HERE / "templates"))
     templates.env.policies["json.dumps_kwargs"] = {"sort_keys": False}  # keep packet order
+    # the line on each validation reason, warning and field (docs/outputs.md), as tooltips
+    templates.env.globals["describe"] = lambda code: describe_output(str(code)) or ""
     views = Views(crawl, Archive(crawl.root / "store", store), templates)
 
     async def not_found(request: Request, exc: Exception) -> Response:

@@ -57,6 +57,9 @@ def test_redirects_render_audit_and_failures(client: TestClient, crawl: SampleCr
     assert "readiness: stability window reached" in html
     html = client.get(f"/page/{crawl.rows['failed']}").text
     assert 'id="validation-reasons"' in html and "too-little-text" in html
+    # each reason carries its line from docs/outputs.md as a tooltip
+    line = pressmark.markdown.describe_output("too-little-text")
+    assert line is not None and f'title="{line}"' in html
     html = client.get(f"/page/{crawl.rows['network_error']}").text
     assert 'id="page-error"' in html and "connection refused" in html
     assert "No snapshot in the store" in html
