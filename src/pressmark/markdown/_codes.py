@@ -124,6 +124,8 @@ FIELDS: Final[dict[str, str]] = {
     "sample_provenance": "Headings and first paragraphs: their span in the Markdown and "
     "the DOM path they came from (kind, markdown_span, dom_selector, text_preview).",
     "evidence": "Why the Markdown is what it is: selectors, rules, validation, provenance.",
+    "block_map": "Every block of the Markdown with its span and the element it came from "
+    "(format pressmark-blocks/1: dom, blocks), for citations.",
     "markdown": "The Markdown.",
     "title": "The page's title.",
     "metadata": "Title, canonical URL, language, description, dates, site name, author.",

@@ -83,7 +83,7 @@ def _keys(value: object, out: set[str]) -> set[str]:
         for key, inner in value.items():
             out.add(key)
             if key not in ("metadata", "structure", "embedded_state", "kind_signals",
-                           "details", "readiness"):
+                           "details", "readiness", "block_map"):
                 _keys(inner, out)
     elif isinstance(value, list):
         for inner in value:
