@@ -270,7 +270,8 @@ def survey(blocks: list[Block], hints: frozenset[str]) -> Survey:
     ``prose_items`` counts prose inside lists: a post written as bullet points
     (release notes, a weekly digest) has no top-level paragraph, yet its items are
     sentences, and validation must not call it empty. An item with a heading of
-    its own is a teaser card (a section front's list of stories), not prose.
+    its own in a list of several is a teaser card (a section front's list of stories), not
+    prose. A code block of some length counts too: preformatted text is content.
     ``listed_*`` measure how much of the text lists and tables hold: validation judges
     output made mostly of them as a listing.
     """
@@ -319,11 +320,17 @@ def survey(blocks: list[Block], hints: frozenset[str]) -> Survey:
             n_items += len(block.items)
             listed_items += len(block.items)
             for item in reversed(block.items):
-                headed = card or any(isinstance(b, Heading) for b in item.blocks)
+                # (a list of one item is a wrapper: a whole document set in one <li>)
+                headed = card or (len(block.items) > 1
+                                  and any(isinstance(b, Heading) for b in item.blocks))
                 stack.extend((b, True, headed) for b in reversed(item.blocks))
         elif isinstance(block, Code):
             n_code += 1
             chars += len(block.text)
+            if len(block.text) >= PROSE_ITEM:
+                # preformatted text is content too (a story, an RFC, a source file kept in
+                # <pre>): it counts as a paragraph, not as none
+                prose_items += 1
         elif isinstance(block, Quote):
             n_quotes += 1
             stack.extend((b, nested, card) for b in reversed(block.blocks))
