@@ -10,10 +10,13 @@ Snapshot documents
     capture still looks like the page; images only as ``data:`` URLs (the store
     keeps page documents, not their images, so there is nothing else to load).
     The CSP ``sandbox`` directive applies the same sandbox as the iframe even if
-    someone opens the snapshot URL directly in a tab. Nested ``<iframe>`` /
-    ``<frame>`` sources are disabled in the copy shown (see ``_inert``): Chromium
-    opens a connection to a frame's origin before CSP blocks the load. The exact
-    bytes are served only as an ``attachment`` download (``/bytes/...``).
+    someone opens the snapshot URL directly in a tab. An HTML capture is never served
+    as HTML: ``/raw/...`` is an empty shell, and the page view's own script builds the
+    captured tree in it from data (``/raw/.../tree``) with DOM calls, every URL,
+    handler and refresh moved out of reach first (see ``_inert``): re-parsed markup
+    can mutate into live elements (mXSS), and Chromium opens a connection to a frame's
+    origin before CSP blocks the load. The exact bytes are served only as an
+    ``attachment`` download (``/bytes/...``).
 
 The iframe: ``sandbox="allow-same-origin"`` and nothing else
     No ``allow-scripts``, so nothing in the snapshot ever executes (inline
@@ -41,7 +44,9 @@ Paths
 
 Host
     The app answers only to loopback host names (a guard against DNS rebinding),
-    binds 127.0.0.1 by default, and is read-only: every route is GET/HEAD.
+    binds 127.0.0.1 by default, and is read-only: every route is GET/HEAD. The one
+    costly route, the Markdown diff, refuses another site's subresource requests
+    (Fetch Metadata), computes at most one diff at a time and keeps the last few.
 """
 
 from __future__ import annotations

@@ -6,7 +6,10 @@ files and SQLite, and a slow disk should not stall the event loop.
 
 from __future__ import annotations
 
+import json
+import threading
 import time
+from collections import OrderedDict
 from typing import Any
 from urllib.parse import urlencode
 
@@ -19,8 +22,8 @@ from pressmark.snapshot import Snapshot
 from pressmark.web._archive import Archive
 from pressmark.web._data import CrawlDir, PageQuery
 from pressmark.web._evidence import markdown_markup, provenance, summary
-from pressmark.web._history import compare
-from pressmark.web._inert import display_html
+from pressmark.web._history import Comparison, compare
+from pressmark.web._inert import capture_title, capture_tree, shell_html
 from pressmark.web._rendered import line_of, render_markdown
 from pressmark.web._security import IFRAME_SANDBOX, SNAPSHOT_CSP, is_digest
 
@@ -30,12 +33,47 @@ _TEXT_TYPES = {"html": "text/html", "xml": "text/plain", "json": "text/plain", "
 MAX_ROW = 2**63 - 1
 """The largest row number the page index (SQLite INTEGER) can hold."""
 
+DIFF_CACHE = 8
+"""Comparisons kept, by pair of captures."""
+
+
+class _Recent:
+    """The last few comparisons, by the pair of snapshot digests (thread-safe)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.items: OrderedDict[tuple[str, str], Comparison] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple[str, str]) -> Comparison | None:
+        with self.lock:
+            found = self.items.get(key)
+            if found is not None:
+                self.items.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[str, str], value: Comparison) -> None:
+        with self.lock:
+            self.items[key] = value
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+
+def _cross_site_subresource(request: Request) -> bool:
+    """A request another site's page made for an image, script or fetch (Fetch Metadata);
+    a navigation (a link the reviewer followed) is not one."""
+    site = request.headers.get("sec-fetch-site", "")
+    return site in ("cross-site", "same-site") and (
+        request.headers.get("sec-fetch-mode", "") != "navigate")
+
 
 class Views:
     def __init__(self, crawl: CrawlDir, archive: Archive, templates: Jinja2Templates) -> None:
         self.crawl = crawl
         self.archive = archive
         self.templates = templates
+        self._diffs = _Recent(DIFF_CACHE)
+        self._diffing = threading.Semaphore(1)
 
     def _render(self, request: Request, name: str, context: dict[str, Any],
                 status_code: int = 200) -> Response:
@@ -142,7 +180,8 @@ class Views:
         return snapshot
 
     def raw(self, request: Request) -> Response:
-        """One capture as an inert document (see ``_security`` and ``_inert``)."""
+        """One capture as an inert document (see ``_security`` and ``_inert``): an HTML
+        capture is an empty shell the page view builds the captured tree into."""
         snapshot = self._snapshot(request)
         headers = {
             "content-security-policy": SNAPSHOT_CSP,
@@ -153,8 +192,23 @@ class Views:
             body = f"binary capture, {len(snapshot.bytes)} bytes (not displayed)".encode()
             return Response(body, media_type="text/plain; charset=utf-8", headers=headers)
         media = _TEXT_TYPES.get(snapshot.content_type, "text/plain")
-        text = display_html(snapshot.body) if media == "text/html" else snapshot.body
-        return Response(text.encode("utf-8"), media_type=f"{media}; charset=utf-8", headers=headers)
+        if media == "text/html":
+            tree = f"/raw/{request.path_params['row']}/{snapshot.snapshot_sha256}/tree"
+            text = shell_html(capture_title(snapshot.body), tree)
+        else:
+            text = snapshot.body
+        return Response(text.encode("utf-8", "replace"), media_type=f"{media}; charset=utf-8",
+                        headers=headers)
+
+    def raw_tree(self, request: Request) -> Response:
+        """The captured DOM of an HTML capture as data, made inert (``_inert``)."""
+        snapshot = self._snapshot(request)
+        if snapshot.content_type != "html":
+            raise HTTPException(404, "not an HTML capture")
+        # ASCII JSON: a lone surrogate in the text stays an escape, never a broken byte.
+        body = json.dumps(capture_tree(snapshot.body), ensure_ascii=True, separators=(",", ":"))
+        return Response(body.encode("ascii"), media_type="application/json",
+                        headers={"cache-control": "no-store"})
 
     def raw_bytes(self, request: Request) -> Response:
         """The exact captured bytes, as a download that the browser never renders."""
@@ -185,6 +239,11 @@ class Views:
         )
 
     def diff(self, request: Request) -> Response:
+        """Two captures' Markdown diff: bounded work (``_history``), computed once per
+        pair (a small cache), one at a time, and never for another site's subresource
+        (an ``<img>`` on a page the reviewer visits must not make the workbench work)."""
+        if _cross_site_subresource(request):
+            raise HTTPException(403, "a diff is opened from the workbench, not embedded")
         row, record = self._record(request)
         source_id = record.get("source_id")
         old_digest = request.query_params.get("a", "")
@@ -195,10 +254,21 @@ class Views:
         new = self.archive.snapshot(source_id, new_digest)
         if old is None or new is None:
             raise HTTPException(404, "no such capture")
+        key = (old.snapshot_sha256, new.snapshot_sha256)
+        comparison = self._diffs.get(key)
+        if comparison is None:
+            if not self._diffing.acquire(blocking=False):
+                raise HTTPException(503, "another diff is being computed; try again shortly",
+                                    headers={"retry-after": "2"})
+            try:
+                comparison = compare(old, new)
+            finally:
+                self._diffing.release()
+            self._diffs.put(key, comparison)
         return self._render(
             request,
             "diff.html",
-            {"row": row, "record": record, "old": old, "new": new, "cmp": compare(old, new)},
+            {"row": row, "record": record, "old": old, "new": new, "cmp": comparison},
         )
 
     def api_verify(self, request: Request) -> Response:

@@ -6,6 +6,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -13,6 +14,7 @@ from starlette.testclient import TestClient
 from pressmark.store import MemorySnapshotStore
 from pressmark.web import APP_CSP, SNAPSHOT_CSP, create_app
 from pressmark.web._data import CrawlDir
+from pressmark.web._inert import capture_tree
 from pressmark.web._sample import SampleCrawl
 from pressmark.web._security import contained_path
 
@@ -92,15 +94,21 @@ def test_snapshot_csp_is_strict(client: TestClient, crawl: SampleCrawl) -> None:
     assert directives["sandbox"] == "allow-same-origin"  # no allow-scripts, even opened directly
     assert response.headers["x-frame-options"] == "SAMEORIGIN"
     assert response.headers["x-dns-prefetch-control"] == "off"
-    assert "fetch(" in response.text  # the hostile bytes are served as captured, but inert
+    # The document is an inert shell: the capture is built in it from data (the tree).
+    assert "fetch(" not in response.text and "<iframe" not in response.text
+    assert "<title>Hostile capture</title>" in response.text
+    tree = client.get(f"/raw/{row}/{digest}/tree")
+    assert tree.headers["content-type"] == "application/json"
+    assert any(len(n) == 2 and "fetch(" in n[1] for n in tree.json()["nodes"])  # text, inert
 
 
 def test_iframe_sandbox_has_no_scripts(client: TestClient, crawl: SampleCrawl) -> None:
     html = client.get(f"/page/{crawl.rows['hostile']}").text
     assert 'sandbox="allow-same-origin"' in html
     assert "allow-scripts" not in html
-    assert "<script>" not in html  # only the app's own external script
-    assert html.count("<script") == 1
+    assert "<script>" not in html  # only the app's own external scripts
+    assert re.findall(r"<script[^>]*>", html) == [
+        '<script src="/static/app.js" defer>', '<script src="/static/capture.js" defer>']
 
 
 def test_no_external_assets(client: TestClient, crawl: SampleCrawl) -> None:
@@ -154,32 +162,54 @@ def test_create_app_needs_a_directory(tmp_path: Path) -> None:
     assert os.path.isdir(tmp_path)
 
 
-def test_display_copy_disables_nested_frames(client: TestClient, crawl: SampleCrawl) -> None:
+def _elements(tree: dict[str, Any], tag: str) -> list[dict[str, str]]:
+    return [dict(n[3]) for n in tree["nodes"] if len(n) == 4 and n[2] == tag]
+
+
+def test_the_tree_moves_every_url_out_of_reach(client: TestClient, crawl: SampleCrawl) -> None:
     row = crawl.rows["hostile"]
     digest = crawl.records[row - 1]["snapshot_sha256"]
-    shown = client.get(f"/raw/{row}/{digest}").text
-    assert "<iframe src=" not in shown and " srcdoc=" not in shown
-    assert 'data-pressmark-src="http://127.0.0.1:9/canary/iframe"' in shown
+    tree = client.get(f"/raw/{row}/{digest}/tree").json()
+    frames = _elements(tree, "iframe")
+    assert frames and all("src" not in f and "srcdoc" not in f for f in frames)
+    assert any(f.get("data-pressmark-src") == "http://127.0.0.1:9/canary/iframe" for f in frames)
+    for tag, name in (("img", "src"), ("object", "data"), ("embed", "src"), ("video", "src"),
+                      ("audio", "src"), ("form", "action"), ("link", "href"), ("a", "href"),
+                      ("a", "ping"), ("image", "href"), ("script", "src")):
+        found = _elements(tree, tag)
+        assert found and all(name not in attrs for attrs in found), (tag, found)
+    assert all("http-equiv" not in m for m in _elements(tree, "meta"))
+    assert all("onload" not in b for b in _elements(tree, "body"))
     exact = client.get(f"/bytes/{row}/{digest}")
     assert exact.headers["content-type"] == "application/octet-stream"
     assert exact.headers["content-disposition"].startswith("attachment;")
     assert b'<iframe src="http://127.0.0.1:9/canary/iframe">' in exact.content
     home = crawl.rows["home"]
-    home_digest = crawl.records[home - 1]["snapshot_sha256"]
-    assert client.get(f"/raw/{home}/{home_digest}").content == client.get(
-        f"/bytes/{home}/{home_digest}"
-    ).content  # documents without frames are shown byte for byte
     assert client.get(f"/bytes/{home}/{digest}").status_code == 404
+    assert client.get(f"/raw/{home}/{digest}/tree").status_code == 404
 
 
-def test_display_html_keeps_the_tree() -> None:
-    from pressmark.web._inert import display_html
-
-    source = '<!doctype html><p>a</p><IFRAME SRC="http://x/" srcdoc="y" title="t"></IFRAME>'
-    shown = display_html(source)
-    assert shown.startswith("<!DOCTYPE html>")
-    assert '<iframe title="t" data-pressmark-src="http://x/" data-pressmark-srcdoc="y">' in shown
-    assert display_html("<p>plain</p>") == "<p>plain</p>"
+def test_capture_tree_keeps_the_tree() -> None:
+    source = ('<!doctype html><p>a</p><IFRAME SRC="http://x/" srcdoc="y" title="t"></IFRAME>'
+              '<img src="data:image/png;base64,AA" srcset="http://x/a.png 2x">'
+              '<svg><use href="#icon"></use><image href="http://x/i.png"/></svg>'
+              '<math><mtext><table><mglyph><style><iframe src="http://x/m">')
+    tree = capture_tree(source)
+    tags = [n[2] for n in tree["nodes"] if len(n) == 4]
+    assert tags[:3] == ["html", "head", "body"]
+    assert _elements(tree, "iframe") == [{"title": "t", "data-pressmark-src": "http://x/",
+                                          "data-pressmark-srcdoc": "y"}]
+    img = _elements(tree, "img")[0]
+    assert img["src"].startswith("data:image/") and "srcset" not in img
+    assert _elements(tree, "use")[0] == {"href": "#icon"}  # a reference inside the document
+    assert "href" not in _elements(tree, "image")[0]
+    namespaces = {n[2]: n[1] for n in tree["nodes"] if len(n) == 4}
+    assert namespaces["svg"] == namespaces["use"] == "s" and namespaces["math"] == "m"
+    # Lexbor's own reading: a style element's text (built as a text node, never parsed)
+    style = next(i for i, n in enumerate(tree["nodes"]) if len(n) == 4 and n[2] == "style")
+    assert [n[1] for n in tree["nodes"] if len(n) == 2 and n[0] == style] == [
+        '<iframe src="http://x/m">']
+    assert capture_tree("")["nodes"][0][2] == "html"
 
 
 def test_malformed_records_and_evidence_render(tmp_path: Path) -> None:

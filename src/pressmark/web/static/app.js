@@ -80,7 +80,10 @@
       if (target && target.closest && target.closest("a[href], area[href]")) { event.preventDefault(); }
     }, true);
     doc.addEventListener("submit", function (event) { event.preventDefault(); }, true);
-    frame.setAttribute("data-ready", "1");
+    // An HTML capture is built into its shell by capture.js, which says when it is ready.
+    if (!(doc.body && doc.body.hasAttribute("data-pressmark-tree"))) {
+      frame.setAttribute("data-ready", "1");
+    }
   }
 
   if (frame) {
