@@ -242,6 +242,8 @@ def tidy(blocks: list[Block], selection: Selection, title: str | None,
 
 
 PROSE_ITEM: Final = 80  # chars: a list item this long and link-poor is a paragraph of prose
+MENU_LINKS: Final = 2   # links in a short, mostly linked block that make it a menu line
+LONE_LINK: Final = 0.9  # share of a short block in one link that makes it a way elsewhere
 
 
 class Survey:
@@ -304,8 +306,11 @@ def survey(blocks: list[Block], hints: frozenset[str]) -> Survey:
             if nested:
                 listed += len(plain)
             src = block.source
-            if (src is not None and 0 < src.own_len < LONG_BLOCK
-                    and src.own_link > 0.5 * src.own_len) or (
+            # a menu line (two links or more, mostly links) or a link alone ("Read more");
+            # one link in a sentence ("Obsolete, see [X](x) instead.") is prose
+            if (src is not None and 0 < src.own_len < LONG_BLOCK and (
+                    (links - images >= MENU_LINKS and src.own_link > 0.5 * src.own_len)
+                    or src.own_link >= LONE_LINK * src.own_len)) or (
                         hints and collapsed_hash(plain) in hints):
                 chrome += len(plain)
                 if nested:
