@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -19,10 +21,24 @@ from pressmark.markdown import describe_output
 from pressmark.store import SnapshotStore
 from pressmark.web._archive import Archive
 from pressmark.web._data import CrawlDir
+from pressmark.web._search import MarkdownSearch
 from pressmark.web._security import DEFAULT_ALLOWED_HOSTS, SecurityHeadersMiddleware
 from pressmark.web._views import Views
 
 _HERE = Path(__file__).parent
+
+
+def _closing(search: MarkdownSearch) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
+    """The app's lifespan: the search index's temporary files go when the server stops."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            search.close()
+
+    return lifespan
 
 
 def create_app(out_dir: str | Path, *, store: SnapshotStore | None = None,
@@ -43,7 +59,8 @@ def create_app(out_dir: str | Path, *, store: SnapshotStore | None = None,
     templates.env.policies["json.dumps_kwargs"] = {"sort_keys": False}  # keep packet order
     # the line on each validation reason, warning and field (docs/outputs.md), as tooltips
     templates.env.globals["describe"] = lambda code: describe_output(str(code)) or ""
-    views = Views(crawl, Archive(crawl.root / "store", store), templates)
+    search = MarkdownSearch(crawl)  # indexes in the background from the first overview
+    views = Views(crawl, Archive(crawl.root / "store", store), templates, search)
 
     async def not_found(request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 500
@@ -68,12 +85,15 @@ def create_app(out_dir: str | Path, *, store: SnapshotStore | None = None,
         Route("/api/verify", views.api_verify, methods=get, name="api_verify"),
         Mount("/static", StaticFiles(directory=str(_HERE / "static")), name="static"),
     ]
-    return Starlette(
+    app = Starlette(
         debug=debug,
         routes=routes,
+        lifespan=_closing(search),
         middleware=[
             Middleware(SecurityHeadersMiddleware),
             Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)),
         ],
         exception_handlers={HTTPException: not_found},
     )
+    app.state.search = search  # the index, for whoever runs the app (the bench, tests)
+    return app

@@ -6,7 +6,8 @@ the last scan, complete lines only) into an in-memory SQLite table holding the
 few columns the overview filters, sorts and searches on, plus each line's byte
 offset. A page's full record is read back from the file by offset when a view
 needs it, so memory stays proportional to the index, not to the records, and
-the browser only ever receives one page of rows.
+the browser only ever receives one page of rows. The Markdown's full text is searched
+through :mod:`pressmark.web._search` (SQLite FTS5, attached to the same connection).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from pressmark.web._search import fts_query, with_snippets
 from pressmark.web._security import contained_path
 
 SORT_COLUMNS: dict[str, str] = {
@@ -30,6 +32,8 @@ SORT_COLUMNS: dict[str, str] = {
     "fetched": "fetched_at",
     "bytes": "bytes",
     "depth": "depth",
+    "md_bytes": "md_bytes",
+    "reason": "reasons",
 }
 MAX_PER_PAGE = 500
 _MAX_SIDE_FILE = 32 * 1024 * 1024  # Markdown / evidence files larger than this are not shown
@@ -40,7 +44,8 @@ CREATE TABLE pages (
     row INTEGER PRIMARY KEY, offset INTEGER NOT NULL, length INTEGER NOT NULL,
     url TEXT NOT NULL, final_url TEXT, title TEXT, status INTEGER, outcome TEXT,
     rendered INTEGER NOT NULL, vpass INTEGER, nwarn INTEGER NOT NULL, error_kind TEXT,
-    fetched_at TEXT, bytes INTEGER, depth INTEGER, source_id TEXT
+    fetched_at TEXT, bytes INTEGER, depth INTEGER, source_id TEXT,
+    md_bytes INTEGER, reasons TEXT
 );
 """
 # Created after the first bulk load (cheaper than maintaining them row by row).
@@ -53,7 +58,11 @@ CREATE INDEX IF NOT EXISTS pages_fetched ON pages(fetched_at, row);
 CREATE INDEX IF NOT EXISTS pages_bytes ON pages(bytes, row);
 CREATE INDEX IF NOT EXISTS pages_depth ON pages(depth, row);
 CREATE INDEX IF NOT EXISTS pages_source ON pages(source_id);
+CREATE INDEX IF NOT EXISTS pages_md_bytes ON pages(md_bytes, row);
+CREATE INDEX IF NOT EXISTS pages_reasons ON pages(reasons, row);
 """
+_COLUMNS = ("row, url, final_url, title, status, outcome, rendered, vpass, nwarn, error_kind,"
+            " fetched_at, bytes, depth, source_id, md_bytes, reasons")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -67,6 +76,7 @@ class PageQuery:
     validation: Literal["", "passed", "failed", "none"] = ""
     warnings: Literal["", "yes", "no"] = ""
     error_kind: str = ""
+    reason: str = ""  # a validation reason the page failed with
     sort: str = "row"
     order: Literal["asc", "desc"] = "asc"
     page: int = 1
@@ -95,6 +105,7 @@ class PageQuery:
             validation=pick("validation", ("passed", "failed", "none")),
             warnings=pick("warnings", ("yes", "no")),
             error_kind=params.get("error_kind", "")[:100],
+            reason=params.get("reason", "")[:100],
             sort=sort if sort in SORT_COLUMNS else "row",
             order="desc" if params.get("order") == "desc" else "asc",
             page=number("page", 1, 1, 10**9),
@@ -131,6 +142,12 @@ class PageRow:
     bytes: int | None
     depth: int | None
     source_id: str | None
+    md_bytes: int | None = None
+    """Size of the page's Markdown (``None``: no Markdown file)."""
+    reasons: tuple[str, ...] = ()
+    """The validation reasons the page failed with."""
+    snippet: str | None = None
+    """For a text search: the matching passage, with ``\x01``/``\x02`` around each hit."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -155,6 +172,10 @@ class PageIndex:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._root = path.parent.resolve()
+        self._searchable = False  # the full-text table is attached (see attach_search)
+        self.generation = 0
+        """Counts restarts (the file was rewritten): row numbers of an older one are void."""
         self._lock = threading.Lock()
         self._db = sqlite3.connect(":memory:", check_same_thread=False)
         self._db.executescript(_SCHEMA)
@@ -177,6 +198,7 @@ class PageIndex:
             if size < self._offset or identity != self._identity:  # rewritten or replaced
                 self._db.execute("DELETE FROM pages")  # indexes stay; they are emptied too
                 self._offset = self._rows = self.skipped_lines = 0
+                self.generation += 1
                 self._identity = identity
                 self._facets = None
             if size == self._offset:
@@ -197,15 +219,14 @@ class PageIndex:
                     self._rows += 1
                     batch.append((self._rows, offset, len(line), *values))
                 self._db.executemany(
-                    "INSERT INTO pages VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", batch
+                    "INSERT INTO pages VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", batch
                 )
                 if not self._indexed:
                     self._db.executescript(_INDEXES)
                     self._indexed = True
                 self._db.commit()
 
-    @staticmethod
-    def _columns(line: bytes) -> tuple[Any, ...] | None:
+    def _columns(self, line: bytes) -> tuple[Any, ...] | None:
         try:
             record = json.loads(line)
         except ValueError:
@@ -214,8 +235,14 @@ class PageIndex:
             return None
         validation = record.get("validation")
         vpass = None
+        reasons = None
         if isinstance(validation, dict) and isinstance(validation.get("passed"), bool):
             vpass = int(validation["passed"])
+            listed = validation.get("reasons")
+            if isinstance(listed, list) and listed:
+                # one a line: a reason may hold spaces ("too-little-text: 43 < 500 chars")
+                reasons = "\n".join(str(r).replace("\n", " ") for r in listed
+                                     if isinstance(r, str)) or None
         error = record.get("error")
         error_kind = _str_or_none(error.get("kind")) if isinstance(error, dict) else None
         warnings = record.get("warnings")
@@ -233,25 +260,54 @@ class PageIndex:
             _int_or_none(record.get("bytes")),
             _int_or_none(record.get("depth")),
             _str_or_none(record.get("source_id")),
+            self._markdown_size(record.get("markdown_path")),
+            reasons,
         )
+
+    def _markdown_size(self, relative: Any) -> int | None:
+        """The Markdown file's size (a ``stat``, no read), or ``None`` without a file."""
+        if not isinstance(relative, str):
+            return None
+        target = contained_path(self._root, relative)
+        if target is None:
+            return None
+        try:
+            return target.stat().st_size
+        except OSError:
+            return None
+
+    def attach_search(self, path: Path) -> None:
+        """Search the Markdown through the FTS5 database at ``path`` (``_search``)."""
+        with self._lock:
+            self._db.execute("ATTACH DATABASE ? AS search", (str(path),))
+            self._searchable = True
+
+    def rows_after(self, row: int, limit: int) -> tuple[int, list[int]]:
+        """The generation and the row numbers after ``row``, in order (search indexer)."""
+        self.refresh()
+        with self._lock:
+            cursor = self._db.execute("SELECT row FROM pages WHERE row > ? ORDER BY row LIMIT ?",
+                                      (row, limit))
+            return self.generation, [int(r) for (r,) in cursor.fetchall()]
 
     def search(self, query: PageQuery) -> PageList:
         self.refresh()
-        where, args = _where(query)
         order = "DESC" if query.order == "desc" else "ASC"
         column = SORT_COLUMNS[query.sort]
         with self._lock:
+            where, args = _where(query, searchable=self._searchable)
             (total,) = self._db.execute(f"SELECT COUNT(*) FROM pages {where}", args).fetchone()
             pages = max(1, -(-total // query.per_page))
             page = min(query.page, pages)
             cursor = self._db.execute(
-                "SELECT row, url, final_url, title, status, outcome, rendered, vpass, nwarn,"
-                " error_kind, fetched_at, bytes, depth, source_id FROM pages"
+                f"SELECT {_COLUMNS} FROM pages"
                 f" {where} ORDER BY {column} {order}, row {order}"
                 " LIMIT ? OFFSET ?",
                 [*args, query.per_page, (page - 1) * query.per_page],
             )
             rows = [_row(values) for values in cursor.fetchall()]
+            if self._searchable and query.q and rows:
+                rows = with_snippets(self._db, rows, query.q)
         return PageList(rows=rows, total=total, page=page, pages=pages, query=query)
 
     def facets(self) -> dict[str, list[tuple[str, int]]]:
@@ -297,9 +353,7 @@ class PageIndex:
         self.refresh()
         with self._lock:
             cursor = self._db.execute(
-                "SELECT row, url, final_url, title, status, outcome, rendered, vpass, nwarn,"
-                " error_kind, fetched_at, bytes, depth, source_id FROM pages"
-                " WHERE source_id = ? ORDER BY row",
+                f"SELECT {_COLUMNS} FROM pages WHERE source_id = ? ORDER BY row",
                 (source_id,),
             )
             return [_row(values) for values in cursor.fetchall()]
@@ -329,6 +383,8 @@ def _row(values: tuple[Any, ...]) -> PageRow:
         bytes=values[11],
         depth=values[12],
         source_id=values[13],
+        md_bytes=values[14],
+        reasons=tuple(values[15].split("\n")) if values[15] else (),
     )
 
 
@@ -337,14 +393,21 @@ def _like(text: str) -> str:
     return f"%{escaped}%"
 
 
-def _where(query: PageQuery) -> tuple[str, list[Any]]:
+def _where(query: PageQuery, *, searchable: bool = False) -> tuple[str, list[Any]]:
     clauses: list[str] = []
     args: list[Any] = []
     if query.q:
-        clauses.append(
-            "(url LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\' OR final_url LIKE ? ESCAPE '\\')"
-        )
+        text = fts_query(query.q) if searchable else None
+        either = ("url LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\'"
+                  " OR final_url LIKE ? ESCAPE '\\'")
         args += [_like(query.q)] * 3
+        if text is not None:  # or the words are in the title or the Markdown
+            either += " OR row IN (SELECT rowid FROM search.pages_text WHERE pages_text MATCH ?)"
+            args.append(text)
+        clauses.append(f"({either})")
+    if query.reason:
+        clauses.append("instr(char(10) || reasons || char(10), ?) > 0")
+        args.append(f"\n{query.reason}\n")
     if query.status in _STATUS_CLASSES:
         low = _STATUS_CLASSES[query.status]
         clauses.append("status >= ? AND status < ?")

@@ -323,3 +323,53 @@ def _finish(root: Path, lines: list[dict[str, Any]]) -> None:
         "complete": True,
     }
     (root / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+
+
+_WORDS = (
+    "harbour", "orchard", "railway", "archive", "bakery", "canal", "kitchen", "market",
+    "vineyard", "museum", "bridge", "library", "garden", "festival", "council", "river",
+    "tower", "school", "ferry", "quarry", "mill", "lighthouse", "meadow", "station", "theatre",
+    "workshop", "forest", "valley", "island", "village", "harvest", "storm", "winter",
+    "summer", "record", "ledger", "lantern", "compass", "engine", "signal", "journey",
+    "letter", "portrait",
+)
+
+
+def write_markdown_crawl(root: Path, pages: int, *, seed: int = 1) -> list[str]:
+    """A crawl directory of ``pages`` pages with Markdown files only (no store), for the
+    workbench's search at scale; returns one sentence of each page's Markdown.
+
+    Deterministic for a seed: page ``i`` has a title, a few paragraphs of sentences drawn
+    from a small vocabulary plus a unique token (``ref{seed}x{i}``), a validation verdict
+    (every seventh page fails with ``too-little-text`` and is short) and a Markdown size.
+    """
+    import random  # noqa: PLC0415  # tests and the bench only
+
+    rng = random.Random(seed)
+    (root / "markdown").mkdir(parents=True, exist_ok=True)
+    sentences: list[str] = []
+    lines: list[str] = []
+    for i in range(1, pages + 1):
+        words = [rng.choice(_WORDS) for _ in range(rng.randint(8, 14))]
+        sentence = f"The {' '.join(words)} ref{seed}x{i}."
+        short = i % 7 == 0
+        paragraphs = [sentence] if short else [
+            " ".join(f"The {' '.join(rng.choice(_WORDS) for _ in range(12))}."
+                     for _ in range(4)) for _ in range(rng.randint(2, 6))]
+        if not short:
+            paragraphs.insert(rng.randint(0, len(paragraphs)), sentence)
+        title = f"{rng.choice(_WORDS).title()} {rng.choice(_WORDS)} {i}"
+        name = f"markdown/{i:06d}.md"
+        (root / name).write_text(f"# {title}\n\n" + "\n\n".join(paragraphs) + "\n",
+                                 encoding="utf-8")
+        sentences.append(sentence)
+        lines.append(json.dumps({
+            "url": f"{ORIGIN}/p/{i}", "final_url": f"{ORIGIN}/p/{i}", "depth": 1,
+            "status": 200, "outcome": "ok", "title": title, "rendered": False,
+            "warnings": [], "error": None, "markdown_path": name, "evidence_path": None,
+            "validation": {"passed": not short,
+                           "reasons": ["too-little-text"] if short else []},
+            "bytes": 4000 + i, "fetched_at": "2026-01-01T00:00:00.000Z",
+        }))
+    (root / "pages.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return sentences

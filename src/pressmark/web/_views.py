@@ -11,7 +11,6 @@ import threading
 import time
 from collections import OrderedDict
 from typing import Any
-from urllib.parse import urlencode
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -24,7 +23,9 @@ from pressmark.web._data import CrawlDir, PageQuery
 from pressmark.web._evidence import markdown_markup, provenance, summary
 from pressmark.web._history import Comparison, compare
 from pressmark.web._inert import capture_title, capture_tree, shell_html
+from pressmark.web._overview import overview_context
 from pressmark.web._rendered import line_of, render_markdown
+from pressmark.web._search import MarkdownSearch
 from pressmark.web._security import IFRAME_SANDBOX, SNAPSHOT_CSP, is_digest
 
 _TEXT_TYPES = {"html": "text/html", "xml": "text/plain", "json": "text/plain", "text": "text/plain"}
@@ -68,10 +69,12 @@ def _cross_site_subresource(request: Request) -> bool:
 
 
 class Views:
-    def __init__(self, crawl: CrawlDir, archive: Archive, templates: Jinja2Templates) -> None:
+    def __init__(self, crawl: CrawlDir, archive: Archive, templates: Jinja2Templates,
+                 search: MarkdownSearch | None = None) -> None:
         self.crawl = crawl
         self.archive = archive
         self.templates = templates
+        self.search = search
         self._diffs = _Recent(DIFF_CACHE)
         self._diffing = threading.Semaphore(1)
 
@@ -96,35 +99,8 @@ class Views:
 
     def overview(self, request: Request) -> Response:
         query = PageQuery.from_params(request.query_params)
-        listing = self.crawl.index.search(query)
-        manifest = self.crawl.manifest()
-        facets = self.crawl.index.facets()
-        raw_summary = manifest.get("summary")
-        summary_: dict[str, Any] = raw_summary if isinstance(raw_summary, dict) else {}
-        by_outcome = summary_.get("by_outcome") or dict(facets["outcome"])
-        errors_by_kind = summary_.get("errors_by_kind") or dict(facets["error_kind"])
-
-        def link(**changes: Any) -> str:
-            params = query.params(**changes)
-            return "/?" + urlencode(params) if params else "/"
-
-        return self._render(
-            request,
-            "overview.html",
-            {
-                "manifest": manifest,
-                "summary": summary_,
-                "outcome_bars": _bars(by_outcome),
-                "error_bars": _bars(errors_by_kind),
-                "reason_bars": _bars(summary_.get("failure_reasons") or {}),
-                "listing": listing,
-                "query": query,
-                "facets": facets,
-                "link": link,
-                "indexed": self.crawl.index.count(),
-                "skipped_lines": self.crawl.index.skipped_lines,
-            },
-        )
+        return self._render(request, "overview.html",
+                            overview_context(self.crawl, self.search, query))
 
     def page(self, request: Request) -> Response:
         row, record = self._record(request)
@@ -283,15 +259,3 @@ class Views:
         ref = request.query_params.get("ref", "")
         result = self.archive.verify(ref) if ref else None
         return self._render(request, "verify.html", {"ref": ref, "result": result})
-
-
-def _bars(counts: Any) -> list[dict[str, Any]]:
-    """Rows of a horizontal bar chart: label, count, width in percent of the largest."""
-    if not isinstance(counts, dict):
-        return []
-    items = [(str(k), v) for k, v in counts.items() if isinstance(v, int | float) and v > 0]
-    if not items:
-        return []
-    top = max(v for _, v in items)
-    items.sort(key=lambda kv: (-kv[1], kv[0]))
-    return [{"label": k, "count": v, "width": round(100 * v / top, 1)} for k, v in items[:12]]
