@@ -66,6 +66,11 @@ async def test_cite_verify_command(demo_server: DemoServer, demo_origin: str,
     assert ok.exit_code == 0, ok.output
     answer = json.loads(ok.stdout)
     assert answer["verdict"] == "exact" and answer["match"]["dom_paths"]
+    assert answer["warnings"] == []
+    older = run(main, ["cite", "verify", page.source_ref, quote, "--store",
+                       str(tmp_path / "o"), "--policy-version", "pressmark-md/1.0"])
+    assert older.exit_code == 0 and "warning: policy-changed: cited under pressmark-md/1.0" \
+        in older.stdout
     missing = run(main, ["cite", "verify", page.source_ref, "not on this page, surely",
                          "--store", str(tmp_path / "o")])
     assert missing.exit_code == 5 and missing.stdout.startswith("not-found")

@@ -82,7 +82,7 @@ async def test_tools_are_listed_with_their_schemas(tmp_path: Path) -> None:
         "read_markdown": {"source_ref", "offset"},
         "resolve_citation": {"source_ref"},
         "get_chunks": {"source_ref", "max_chars", "start"},
-        "verify_quote": {"source_ref", "quote"},
+        "verify_quote": {"source_ref", "quote", "policy_version"},
     }
     assert tools["fetch_page"].input_schema["required"] == ["url"]
     assert tools["fetch_page"].input_schema["properties"]["render"]["default"] == "on-shell"

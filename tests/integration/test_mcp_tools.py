@@ -140,6 +140,10 @@ async def test_chunks_and_quotes_of_a_fetched_page(demo_server: object, demo_ori
         quote = first["text"].split("\n")[-1][:60]
         exact = await tools.verify_quote(ref, quote)
         assert exact["verdict"] == "exact" and exact["untrusted_content"] is True
+        assert exact["warnings"] == [] and exact["cited_policy_version"] is None
+        older = await tools.verify_quote(ref, quote, "pressmark-md/2.4")
+        assert older["verdict"] == "exact" and older["warnings"] == ["policy-changed"]
+        assert older["cited_policy_version"] == "pressmark-md/2.4"
         missing = await tools.verify_quote(ref, "a sentence this page never held")
         assert missing["verdict"] == "not-found"
         with pytest.raises(ToolFailure) as failed:

@@ -14,6 +14,12 @@ for three ways, the first that answers wins:
 A quote that is not in this snapshot but is in another snapshot of the same source (an
 earlier or later capture of the URL) stays ``not-found``; ``other_snapshots`` says where
 it was found, and how, so an agent citing the wrong capture learns which one it meant.
+
+The Markdown is re-derived with this build's conversion policy (``POLICY_VERSION``). A
+citation records the policy its span was made under; when the caller passes it and it is
+another version, the answer says so (``cited_policy_version`` and the warning
+``policy-changed``): the page's Markdown may have changed since, and with it the spans,
+even the verdict, though the snapshot is the same.
 """
 
 from __future__ import annotations
@@ -27,9 +33,10 @@ from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
 from pressmark._errors import PressmarkError
 from pressmark.cite._pages import CitationError, CitedPage, page_of
-from pressmark.cite._views import FOLD_KINDS, normalise, reading_view
+from pressmark.cite._views import FOLD_KINDS, View, normalise, reading_view
 
 if TYPE_CHECKING:
+    from pressmark.cite._views import Chain
     from pressmark.snapshot import Snapshot
     from pressmark.store import SnapshotRef
 
@@ -39,7 +46,9 @@ CONTEXT_CHARS: Final = 32       # prefix and suffix of a TextQuoteSelector
 OTHER_SNAPSHOTS: Final = 8      # other captures of the source looked at, newest first
 COMMON_WORD: Final = 64         # a word found more often than this casts no vote
 CANDIDATES: Final = 4           # passages compared in full for the closest one
+MAX_OCCURRENCES: Final = 64     # normalised matches counted (the first one is the answer)
 _WORDS: Final = re.compile(r"\S+")
+_NOT_WORD: Final = re.compile(r"\W+")
 
 
 class _Store(Protocol):
@@ -89,6 +98,8 @@ class QuoteCheck:
     similarity: float = 0.0               # 1.0 when exact; the closest passage's otherwise
     closest: Passage | None = None        # not-found: the passage most like the quote
     other_snapshots: tuple[OtherSnapshot, ...] = field(default=())
+    cited_policy_version: str | None = None  # the policy the citation was made under
+    warnings: tuple[str, ...] = ()          # e.g. policy-changed (see the module doc)
 
     @property
     def found(self) -> bool:
@@ -111,6 +122,8 @@ class QuoteCheck:
             "similarity": self.similarity,
             "closest": None if self.closest is None else self.closest.to_dict(),
             "other_snapshots": [o.to_dict() for o in self.other_snapshots],
+            "cited_policy_version": self.cited_policy_version,
+            "warnings": list(self.warnings),
         }
 
 
@@ -164,7 +177,9 @@ class Verifier:
                 self._pages.popitem(last=False)
         return page
 
-    def verify(self, source_ref: str, quote: str) -> QuoteCheck:
+    def verify(self, source_ref: str, quote: str, *,
+               policy_version: str | None = None) -> QuoteCheck:
+        """:func:`verify_quote` with this verifier's store and page cache."""
         if not isinstance(quote, str) or not quote.strip():
             raise CitationError("the quote is empty", code="empty-quote")
         if len(quote) > MAX_QUOTE_CHARS:
@@ -175,7 +190,34 @@ class Verifier:
         if check.verdict == "not-found":
             others = tuple(self._elsewhere(page, quote))
             if others:
-                check = _replace_others(check, others)
+                check = dataclasses.replace(check, other_snapshots=others)
+        if policy_version is not None:
+            check = dataclasses.replace(
+                check, cited_policy_version=policy_version,
+                warnings=_policy_warnings(policy_version, page.policy_version))
+        return check
+
+    def verify_citation(self, target: dict[str, Any]) -> QuoteCheck:
+        """A citation made by :func:`citation` checked: its ``TextQuoteSelector``'s text as
+        the quote, under the policy it records; a match that is no longer at the cited
+        position adds the warning ``span-moved``."""
+        try:
+            source_ref = target["source_ref"]
+            selectors = {s["type"]: s for s in target["selector"]}
+            quote = selectors["TextQuoteSelector"]["exact"]
+        except (KeyError, TypeError) as exc:
+            raise CitationError("not a citation: source_ref and a TextQuoteSelector needed",
+                                code="invalid-citation") from exc
+        cited = target.get("policy_version")
+        if not isinstance(source_ref, str) or not isinstance(quote, str) \
+                or not isinstance(cited, str | None):
+            raise CitationError("not a citation: source_ref, exact and policy_version are "
+                                "strings", code="invalid-citation")
+        check = self.verify(source_ref, quote, policy_version=cited)
+        position = selectors.get("TextPositionSelector")
+        if check.match is not None and isinstance(position, dict) \
+                and (position.get("start"), position.get("end")) != check.match.markdown_span:
+            check = dataclasses.replace(check, warnings=(*check.warnings, "span-moved"))
         return check
 
     def _elsewhere(self, page: CitedPage, quote: str) -> list[OtherSnapshot]:
@@ -204,14 +246,23 @@ class Verifier:
         return found
 
 
-def verify_quote(source_ref: str, quote: str, store: _Store) -> QuoteCheck:
-    """Check ``quote`` against the snapshot ``source_ref`` names in ``store`` (module doc).
+def verify_quote(source_ref: str, quote: str, store: _Store, *,
+                 policy_version: str | None = None) -> QuoteCheck:
+    """Check ``quote`` against the snapshot ``source_ref`` names in ``store`` (module doc);
+    ``policy_version``: the conversion policy the quote was cited under, when known.
 
     Raises :class:`CitationError` when the reference does not resolve (its ``code`` is the
     replay's: ``invalid-ref``, ``not-found``, ``snapshot-corrupt``,
     ``snapshot-store-error``) or the quote is empty.
     """
-    return Verifier(store, cache_pages=0).verify(source_ref, quote)
+    return Verifier(store, cache_pages=0).verify(source_ref, quote,
+                                                 policy_version=policy_version)
+
+
+def _policy_warnings(cited: str, used: str | None) -> tuple[str, ...]:
+    """``policy-changed`` when the citation's policy is not the one the Markdown was
+    re-derived with (a text snapshot, cited in its own text, has none to differ)."""
+    return ("policy-changed",) if used is not None and cited != used else ()
 
 
 def find_quote(page: CitedPage, quote: str, *, closest: bool = True) -> QuoteCheck:
@@ -230,11 +281,11 @@ def find_quote(page: CitedPage, quote: str, *, closest: bool = True) -> QuoteChe
     needle = normalise(reading_view(wanted).text)
     if not needle:
         return QuoteCheck(verdict="not-found", **base)
-    at = views.text.find(needle)
-    if at >= 0:
-        start, end = views.source_span(at, at + len(needle))
+    found = _normalised_matches(markdown, views, needle, wanted)
+    if found:
+        start, end = found[0]
         return QuoteCheck(verdict="normalised", **base, match=_passage(page, start, end),
-                          occurrences=views.text.count(needle),
+                          occurrences=len(found),
                           differences=_differences(markdown[start:end], wanted),
                           similarity=round(difflib.SequenceMatcher(
                               None, wanted, markdown[start:end], autojunk=False).ratio(), 4))
@@ -247,6 +298,58 @@ def find_quote(page: CitedPage, quote: str, *, closest: bool = True) -> QuoteChe
     span = views.source_span(start, end)
     return QuoteCheck(verdict="not-found", **base, similarity=similarity,
                       closest=_passage(page, *span))
+
+
+def _normalised_matches(markdown: str, views: Chain, needle: str, wanted: str,
+                        ) -> list[tuple[int, int]]:
+    """The Markdown spans where the quote reads the same (at most ``MAX_OCCURRENCES``).
+
+    The folds touch no word character (letters, digits, ``_``), but taking the markup out
+    does: an image goes whole (its alt text too), a link its destination, a list item its
+    number, a fence its language. A quote that carries such markup itself would have a
+    word changed inside it vanish with the markup, on both sides, and still read the
+    same. So when the quote's own markup held word characters, they must all be the
+    page's: the quote's word characters, in order and nothing else, are those of a
+    stretch of the Markdown overlapping the match, and the match grows to cover it. A
+    normalised match never absorbs a change of a word character.
+    """
+    strict = _word_chars(wanted) != _word_chars(needle)
+    spans: list[tuple[int, int]] = []
+    at = views.text.find(needle)
+    while at >= 0 and len(spans) < MAX_OCCURRENCES:
+        start, end = views.source_span(at, at + len(needle))
+        if strict:
+            whole = _words_around(markdown, start, end, wanted)
+            if whole is not None:
+                spans.append(whole)
+        else:
+            spans.append((start, end))
+        at = views.text.find(needle, at + 1)
+    return spans
+
+
+def _word_chars(text: str) -> str:
+    return _NOT_WORD.sub("", text)
+
+
+def _words_around(markdown: str, start: int, end: int, quote: str) -> tuple[int, int] | None:
+    """The span holding exactly the quote's word characters that overlaps ``[start,
+    end)``, widened to it, or ``None``. Looked for within one quote's length either side:
+    the markup the quote carries is at most that long."""
+    words = _word_chars(quote)
+    if not words:
+        return None
+    low, high = max(0, start - len(quote)), min(len(markdown), end + len(quote))
+    window = View(markdown[low:high], ((m.start() - low, m.end() - low, "")
+                                       for m in _NOT_WORD.finditer(markdown, low, high)))
+    at = window.text.find(words)
+    while at >= 0:
+        w_start, w_end = window.source_span(at, at + len(words))
+        w_start, w_end = w_start + low, w_end + low
+        if w_start < end and w_end > start:
+            return min(start, w_start), max(end, w_end)
+        at = window.text.find(words, at + 1)
+    return None
 
 
 def _passage(page: CitedPage, start: int, end: int) -> Passage:
@@ -316,6 +419,3 @@ def _closest(text: str, needle: str) -> tuple[tuple[int, int], float] | None:
             best = (span, round(ratio, 4))
     return best
 
-
-def _replace_others(check: QuoteCheck, others: tuple[OtherSnapshot, ...]) -> QuoteCheck:
-    return dataclasses.replace(check, other_snapshots=others)

@@ -74,8 +74,12 @@ def cite() -> None:
 @click.argument("quote")
 @click.option("--store", "store_dir", required=True, type=click.Path(file_okay=False),
               help="Snapshot store root, or a crawl's output directory (its store).")
+@click.option("--policy-version", default=None, metavar="VERSION",
+              help="The conversion policy the quote was cited under (a citation's "
+                   "policy_version): another version than this build's is warned about.")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole answer as JSON.")
-def verify(ref: str, quote: str, store_dir: str, as_json: bool) -> None:
+def verify(ref: str, quote: str, store_dir: str, policy_version: str | None,
+           as_json: bool) -> None:
     """Is QUOTE in the page the sourceRef REF names? exact, normalised or not-found."""
     from pressmark import PressmarkError  # noqa: PLC0415
     from pressmark.cite import CitationError, Verifier  # noqa: PLC0415
@@ -86,7 +90,8 @@ def verify(ref: str, quote: str, store_dir: str, as_json: bool) -> None:
     except PressmarkError as exc:
         _fail("snapshot-store-error", f"{store_dir}: {exc.message}", EXIT_UNRESOLVED)
     try:
-        check = Verifier(store, cache_pages=0).verify(ref, quote)
+        check = Verifier(store, cache_pages=0).verify(ref, quote,
+                                                      policy_version=policy_version)
     except CitationError as exc:
         status = EXIT_USAGE if exc.code in ("empty-quote", "quote-too-long") else \
             EXIT_UNRESOLVED if exc.code in _UNRESOLVED_CODES else EXIT_FAILURE
@@ -117,4 +122,8 @@ def _describe(check: object) -> str:
     for other in check.other_snapshots:
         lines.append(f"found ({other.verdict}) in another capture of this page, fetched "
                      f"{other.fetched_at}: {other.source_ref}")
+    if "policy-changed" in check.warnings:
+        lines.append(f"warning: policy-changed: cited under {check.cited_policy_version}, "
+                     f"checked against the Markdown of {check.policy_version} (spans and "
+                     "wording may differ from the citation's)")
     return "\n".join(lines)

@@ -113,6 +113,11 @@ class VerifyQuoteOut(BaseModel):
     closest: PassageOut | None
     other_snapshots: list[OtherSnapshotOut] = Field(
         description="Other captures of the page that hold the quote (it is not in this one).")
+    cited_policy_version: str | None = Field(
+        description="The policy the quote was cited under, as passed.")
+    warnings: list[str] = Field(
+        description="policy-changed: cited under another conversion policy than the "
+                    "Markdown checked (spans and wording may differ).")
     untrusted_content: bool
     notice: str
 

@@ -142,8 +142,10 @@ def build_server(options: McpOptions, *, tools: PressmarkTools | None = None) ->
     async def verify_quote(
         source_ref: Annotated[str, Field(description="The citation's source_ref.")],
         quote: Annotated[str, Field(description="The text attributed to the page.")],
+        policy_version: Annotated[str | None, Field(
+            description="The citation's policy_version, if it has one.")] = None,
     ) -> Annotated[CallToolResult, VerifyQuoteOut]:
-        return await _call(impl.verify_quote(source_ref, quote), _verify_text)
+        return await _call(impl.verify_quote(source_ref, quote, policy_version), _verify_text)
 
     return server
 
@@ -249,6 +251,9 @@ def _verify_text(data: dict[str, Any]) -> str:
     for other in data["other_snapshots"]:
         lines.append(f"found ({other['verdict']}) in another capture, fetched "
                      f"{other['fetched_at']}: {other['source_ref']}")
+    if "policy-changed" in data["warnings"]:
+        lines.append(f"warning: policy-changed: cited under {data['cited_policy_version']}, "
+                     f"checked against {data['policy_version']}")
     return "\n".join(lines)
 
 

@@ -193,15 +193,18 @@ class PressmarkTools:
                 "total_chunks": len(pieces), "next_start": at if at < len(pieces) else None,
                 "untrusted_content": True, "notice": UNTRUSTED_NOTICE}
 
-    async def verify_quote(self, source_ref: str, quote: str) -> dict[str, Any]:
-        """Is ``quote`` in the page ``source_ref`` names? exact, normalised or not-found."""
+    async def verify_quote(self, source_ref: str, quote: str,
+                           policy_version: str | None = None) -> dict[str, Any]:
+        """Is ``quote`` in the page ``source_ref`` names? exact, normalised or not-found
+        (``policy_version``: the one the quote was cited under, warned about if another)."""
         from pressmark.cite import CitationError, Verifier  # noqa: PLC0415  # lazy
 
         if self._verifier is None:
             self._verifier = Verifier(self.store)
         try:
             check = await self._bounded(
-                asyncio.to_thread(self._verifier.verify, source_ref, quote), source_ref)
+                asyncio.to_thread(self._verifier.verify, source_ref, quote,
+                                  policy_version=policy_version), source_ref)
         except CitationError as exc:
             raise ToolFailure(exc.code, exc.message) from exc
         return {**check.to_dict(), "untrusted_content": True, "notice": UNTRUSTED_NOTICE}

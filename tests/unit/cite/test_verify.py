@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pressmark.cite import CitationError, Verifier, citation, verify_quote
+from pressmark.markdown import POLICY_VERSION
 from pressmark.store import MemorySnapshotStore
 from pressmark.testing import make_snapshot
 
@@ -95,3 +96,61 @@ def test_text_snapshots_are_cited_in_their_own_text() -> None:
     ref = store.put(make_snapshot("notes", "https://town.test/notes.txt",
                                   b"line one\nline two\n", content_type="text")).source_ref
     assert verify_quote(ref, "line two", store).verdict == "exact"
+
+
+FIGURE = ("<html><body><main><h1>Anomalies</h1>"
+          "<p>More values are likely to be considered an anomaly:</p>"
+          "<figure><img src='/b.png' alt='Backtesting with lower threshold'></figure>"
+          "<p>If we increase the <a href='https://x.test/entries'>number of entries</a> we "
+          "get fewer.</p><ol><li>First step here.</li><li>Second step here.</li></ol>"
+          "</main></body></html>")
+
+
+@pytest.mark.parametrize(("quote", "verdict"), [
+    # the quote carries the markup, with other whitespace: every word of it is checked
+    ("anomaly:\n![Backtesting with lower threshold](https://x.test/b.png) If we", "normalised"),
+    ("the [number of entries](https://x.test/entries)  we get", "normalised"),
+    ("1.  First step here.\n2. Second step", "normalised"),
+    # ... so a word changed inside that markup is not absorbed with it
+    ("anomaly:\n![Backtesting with higher threshold](https://x.test/b.png) If we", "not-found"),
+    ("the [number of entries](https://x.test/entrees)  we get", "not-found"),
+    ("1.  First step here.\n3. Second step", "not-found"),
+    ("anomaly: ![Backtesting with lower threshold](https://x.test/c.png) If we", "not-found"),
+    # the reading text skips the image, which a reader does not see as text
+    ("anomaly: If we increase the number of entries", "normalised"),
+    ("anomaly: Backtesting with lower threshold If we", "not-found"),
+])
+def test_a_normalised_match_never_absorbs_a_changed_word_character(quote: str,
+                                                                   verdict: str) -> None:
+    store = MemorySnapshotStore()
+    ref = store.put(make_snapshot("fig", "https://x.test/a", FIGURE.encode())).source_ref
+    check = verify_quote(ref, quote, store)
+    assert check.verdict == verdict, check
+    if verdict == "normalised" and ("](" in quote or quote.startswith("1.")):
+        assert check.match is not None  # the match covers the markup the quote carries
+        assert "".join(c for c in quote if c.isalnum()) in \
+            "".join(c for c in check.match.text if c.isalnum())
+
+
+def test_a_citation_made_under_another_policy_says_so() -> None:
+    store, (ref,) = stored(V1)
+    verifier = Verifier(store)
+    page = verifier.page(ref)
+    assert page.policy_version == POLICY_VERSION
+    same = verifier.verify(ref, "The works start in **May**.", policy_version=POLICY_VERSION)
+    assert same.warnings == () and same.cited_policy_version == POLICY_VERSION
+    older = verify_quote(ref, "The works start in **May**.", store,
+                         policy_version="pressmark-md/2.4")
+    assert older.verdict == "exact" and older.warnings == ("policy-changed",)
+    assert older.to_dict()["cited_policy_version"] == "pressmark-md/2.4"
+    assert verify_quote(ref, "The works start", store).warnings == ()
+    # a whole citation: its quote, its policy, and whether its span still holds
+    start = page.markdown.index("The works")
+    target = citation(ref, page.markdown, start, start + 18, policy_version="pressmark-md/2.4")
+    check = verifier.verify_citation(target)
+    assert check.verdict == "exact" and check.warnings == ("policy-changed",)
+    target["selector"][1]["start"] += 1
+    assert verifier.verify_citation(target).warnings == ("policy-changed", "span-moved")
+    with pytest.raises(CitationError) as info:
+        verifier.verify_citation({"source_ref": ref})
+    assert info.value.code == "invalid-citation"
