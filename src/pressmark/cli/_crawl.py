@@ -181,6 +181,13 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
             runner = RayEngine(address=ray_address, shards=shards, render_workers=render_workers)
         seeds = [Seed(url, expected_heading=expect_heading, expected_language=expect_language)
                  for url in urls]
+        if render != "never" and not quiet and not replay and engine == "local":
+            from pressmark.cli._summary import browser_problem  # noqa: PLC0415  # on use
+
+            problem = browser_problem()
+            if problem is not None:   # said before the crawl, not only after it
+                click.echo(f"note: JavaScript shells will be kept unrendered: {problem}",
+                           err=True)
         manifest = crawl_sync(seeds, policy, handle_sigint=True, out_dir=out_dir,
                               resume=resume, progress=default_progress(quiet=quiet),
                               engine=runner)
