@@ -299,7 +299,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         # Nothing piped in: waiting silently for HTML typed at a terminal helps nobody.
         parser.error("give an HTML FILE, or pipe HTML in (pressmark md - reads a terminal too)")
     _load_converter()
-    from pressmark.markdown import to_markdown  # noqa: PLC0415 - loaded just above
+    from pressmark.markdown import MarkdownError, to_markdown  # noqa: PLC0415 - loaded above
 
     if source in (None, "-"):
         data = sys.stdin.buffer.read()
@@ -312,7 +312,11 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if refusal is not None:
         sys.stderr.write(f"error: {refusal[0]}: {refusal[1]}\n")
         return EXIT_USAGE
-    result = to_markdown(data, url=args.url)
+    try:
+        result = to_markdown(data, url=args.url)
+    except MarkdownError as exc:  # a conversion budget (conversion-limit:*): no Markdown
+        sys.stderr.write(f"error: {exc.code}: {exc.message}\n")
+        return EXIT_FAILURE
     # bytes the charset could not read, caps the page was cut to: say so
     for warning in result.warnings:
         sys.stderr.write(f"warning: {warning}\n")

@@ -10,6 +10,13 @@ from typing import TYPE_CHECKING
 from pressmark import egress
 from pressmark.egress import EgressDenied, is_canonical_url
 from pressmark.markdown._blockmap import BlockMap
+from pressmark.markdown._budget import (
+    MAX_MARKDOWN_CHARS,
+    MAX_URL_CHARS,
+    ConversionLimit,
+    check_render,
+    fitting,
+)
 from pressmark.markdown._chrome import CHROME_ONLY_MAX, read_chrome
 from pressmark.markdown._completeness import prose_facts
 from pressmark.markdown._convert import Converter
@@ -33,6 +40,7 @@ from pressmark.markdown._validate import (
 
 if TYPE_CHECKING:
     from pressmark.egress import ParsedURL
+    from pressmark.markdown._blocks import Block
 
 _SCHEMES = frozenset(("http", "https", "mailto", "ftp", "tel"))
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
@@ -60,6 +68,8 @@ class _Resolver:
         if hit != "":
             return hit
         url = self._resolve(href)
+        if url is not None and len(url) > MAX_URL_CHARS:
+            url = None  # no link: a long <base> would repeat in every one (``_budget``)
         self.memo[href] = url
         return url
 
@@ -162,7 +172,14 @@ def to_markdown(
     else:
         selection = Selection(root=doc.body, selectors=["body"])
     converter = Converter(policy, resolve)
-    blocks = tidy(converter.block(selection.root), selection, metadata.title, policy)
+    blocks: list[Block] | None = None
+    try:
+        blocks = tidy(converter.block(selection.root), selection, metadata.title, policy)
+        check_render(blocks, converter.budget)  # before a character of it is written
+    except ConversionLimit as limit:  # fails closed; the documented partial rides along
+        done = blocks if blocks is not None else converter.done or []
+        partial = render(fitting(done, MAX_MARKDOWN_CHARS))[0]
+        raise ConversionLimit(limit.what, limit.written, partial=partial) from None
     markdown, placed = render(blocks)
 
     counted = survey(blocks, hints)

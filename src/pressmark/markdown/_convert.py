@@ -42,6 +42,7 @@ from pressmark.markdown._blocks import (
     Quote,
     Rule,
 )
+from pressmark.markdown._budget import Budget
 from pressmark.markdown._inline import InlineBuf, add_run, squeeze
 from pressmark.markdown._policy import ConversionPolicy
 from pressmark.markdown._tables import convert_table
@@ -86,6 +87,8 @@ class Converter:
         self.in_cell = False
         self._page: str | None = None  # this page's own URL, resolved on first need
         self._title: Node | None = None  # the heading or term being converted
+        self.budget = Budget()  # what links may write (``_budget``: a URL repeats)
+        self.done: list[Block] | None = None  # the outermost blocks, for partial output
 
     # ---- blocks ---------------------------------------------------------------------------
 
@@ -95,6 +98,8 @@ class Converter:
     def _blocks_of(self, children: list[Node | str], node: Node) -> list[Block]:
         """The blocks of ``children`` (``node``'s, or a run of them)."""
         out: list[Block] = []
+        if self.done is None:
+            self.done = out
         buf = InlineBuf()
         # (methods called as methods: compiled code calls a bound method held in a local
         # generically, through its Python wrapper)
@@ -259,6 +264,7 @@ class Converter:
                 buf.plain.append(" ")
 
     def _url(self, url: str) -> str:
+        self.budget.spend(len(url), "links")
         url = _escape.escape_url(url)
         # a "|" in a link target would end a table cell as well
         return url.replace("|", "%7C") if self.in_cell and "|" in url else url

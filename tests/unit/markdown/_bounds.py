@@ -9,6 +9,7 @@ the test process) with it, and a limit the kernel enforces holds whatever the lo
 from __future__ import annotations
 
 import json
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -57,3 +58,62 @@ def convert_bounded(html: str | bytes, tmp_path: Path, *, memory: int = GIB,
                 "stderr": proc.stderr.decode("utf-8", "replace")[-2000:]}
     report: dict[str, Any] = json.loads(proc.stdout.decode("utf-8").strip().splitlines()[-1])
     return report
+
+
+_SERVER = r"""
+import json, resource, struct, sys, time
+limit_as, limit_cpu = int(sys.argv[1]), int(sys.argv[2])
+resource.setrlimit(resource.RLIMIT_AS, (limit_as, limit_as))
+resource.setrlimit(resource.RLIMIT_CPU, (limit_cpu, limit_cpu + 1))
+from pressmark.markdown import MarkdownError, to_markdown
+read, write = sys.stdin.buffer.read, sys.stdout.buffer.write
+while True:
+    head = read(4)
+    if len(head) < 4:
+        break
+    data = read(struct.unpack("<I", head)[0])
+    started = time.process_time()
+    try:
+        result = to_markdown(data, url="https://example.test/page")
+        result.to_json()
+        report = {"ok": True, "markdown": len(result.markdown)}
+    except MarkdownError as exc:
+        report = {"ok": True, "code": exc.code}
+    except MemoryError:
+        report = {"ok": False, "code": "MemoryError"}
+    report["cpu_s"] = time.process_time() - started
+    write(json.dumps(report).encode() + b"\n")
+    sys.stdout.buffer.flush()
+"""
+
+
+class BoundedConverter:
+    """One child converting page after page under ``RLIMIT_AS`` (and a CPU-time limit over
+    all of them); each page's CPU time comes back with it."""
+
+    def __init__(self, *, memory: int = GIB, cpu_s: int = 300) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", _SERVER, str(memory), str(cpu_s)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def convert(self, html: str) -> dict[str, Any]:
+        data = html.encode("utf-8")
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(struct.pack("<I", len(data)) + data)
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:  # killed: the CPU limit, or memory the allocator could not report
+            return {"ok": False, "code": f"exit {self.process.wait(timeout=60)}"}
+        report: dict[str, Any] = json.loads(line)
+        return report
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
