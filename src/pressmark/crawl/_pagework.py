@@ -74,7 +74,8 @@ def make_pool(policy: CrawlPolicy) -> ParseWorkers | None:
         workers = min(cpus, 2) if policy.markdown and cpus >= 2 else 1
     if workers <= 0:
         return None
-    return ParseWorkers(workers, deadline_s=policy.page_deadline_s, warm=warm_up)
+    return ParseWorkers(workers, deadline_s=policy.page_deadline_s, warm=warm_up,
+                        memory_bytes=policy.worker_memory_bytes)
 
 
 class PageWorker:

@@ -21,6 +21,12 @@ if TYPE_CHECKING:
 
 HARD_MAX_PAGES = 1_000_000
 """``max_pages`` is clamped to this ceiling whatever the caller asks for."""
+WORKER_MEMORY_BYTES = 1 << 30
+"""Default address-space limit of one parser process (``RLIMIT_AS``): a worker maps under
+100 MiB before its first page, and the costliest page within the parse caps converts in
+a few hundred more."""
+MIN_WORKER_MEMORY_BYTES = 256 << 20
+"""Below this a parser process cannot even import what it runs."""
 
 Discovery = Literal["links", "sitemap", "both"]
 RenderMode = Literal["never", "on-shell", "always"]
@@ -127,6 +133,10 @@ class CrawlPolicy:
     page_deadline_s: float = 10.0
     """Limit on one page's parse/extract/convert work; past it the page's worker is killed
     and the page recorded as ``error`` kind ``parse-timeout`` (not with ``workers=0``)."""
+    worker_memory_bytes: int | None = WORKER_MEMORY_BYTES
+    """Address-space limit (``RLIMIT_AS``) of each parser process: a page whose work passes
+    it is recorded as ``error`` kind ``parse-out-of-memory`` and its worker replaced (not
+    with ``workers=0``). ``None``: no limit."""
     render_concurrency: int | None = None
     """Browser pages rendering at once, apart from ``politeness.concurrency`` (a render
     holds a request slot only while its document is requested); ``None`` sizes them
@@ -156,6 +166,10 @@ class CrawlPolicy:
             raise CrawlError("workers must be >= 0")
         if not self.page_deadline_s > 0:
             raise CrawlError("page_deadline_s must be > 0")
+        if self.worker_memory_bytes is not None \
+                and self.worker_memory_bytes < MIN_WORKER_MEMORY_BYTES:
+            raise CrawlError(f"worker_memory_bytes must be >= {MIN_WORKER_MEMORY_BYTES >> 20} MiB "
+                             "(a parser process cannot start with less)")
         if self.render_concurrency is not None and self.render_concurrency < 1:
             raise CrawlError("render_concurrency must be >= 1")
         for pattern in (*self.include, *self.exclude):

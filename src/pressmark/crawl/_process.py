@@ -167,7 +167,13 @@ def process_page(job: PageJob, *, inline: bool = False) -> PageWork:
                         parsed=True, warnings=limits, html_title=title)
     try:
         result = _convert(text, url, job)
+    except MemoryError:
+        raise  # the worker's address-space limit: its parent replaces it (WorkerOutOfMemory)
     except Exception as exc:  # a converter bug is this page's failure, not the crawl's
+        # a conversion budget's code (``conversion-limit:*``) is a warning of its own
+        code = getattr(exc, "code", "")
+        if isinstance(code, str) and code.startswith("conversion-limit:"):
+            limits = (*limits, code)
         return PageWork(title=title, links=links, refused=refused,
                         error=f"{type(exc).__name__}: {exc}",
                         source_ref=source_ref, parsed=True, warnings=limits, html_title=title)

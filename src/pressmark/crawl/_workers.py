@@ -7,6 +7,20 @@ worker runs one job at a time over its own pipe; a job past its deadline gets it
 worker SIGKILLed and replaced, and the page gets :class:`PageTimeout` (recorded
 as outcome ``error``, kind ``parse-timeout``); every other page goes on.
 
+WHY a plain child process (``python -c`` on a short bootstrap, a socket pair for
+pickled jobs) rather than ``multiprocessing``'s spawn: spawn re-imports the parent's
+``__main__``, so a user's script that starts a crawl at top level, without an
+``if __name__ == "__main__":`` guard, ran the crawl again in every parser process (the
+README's snippet, pasted as is, recorded its seed page ``parse-crashed``). The
+bootstrap imports pressmark and nothing of the caller's; it runs on the parent's
+``sys.path``, as spawn's children did.
+
+Memory: a worker lives under an address-space limit (``RLIMIT_AS``, set by the
+bootstrap before any import), so a page that would take gigabytes fails with
+:class:`WorkerOutOfMemory` (kind ``parse-out-of-memory``) and its worker is replaced;
+a worker that dies otherwise (a crash in C code) costs its page :class:`WorkerDied`.
+Either way one page, never the crawl.
+
 The event loop never blocks on a worker: results arrive through ``add_reader``.
 Workers ask the kernel to SIGKILL them when the crawl process dies
 (``PR_SET_PDEATHSIG``), so even a crawl killed with SIGKILL leaves no parser
@@ -17,14 +31,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
+import pickle
 import signal
+import subprocess
+import sys
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from pressmark.crawl._policy import MIN_WORKER_MEMORY_BYTES, WORKER_MEMORY_BYTES
+
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
-    from multiprocessing.process import BaseProcess
 
     from pressmark.crawl._sitemaps import SitemapDocument
     from pressmark.fetch import ShellVerdict
@@ -36,8 +56,25 @@ PAGE_DEADLINE_S = 10.0
 
 _PR_SET_PDEATHSIG = 1
 _READY = "ready"
+_OK, _FAILED, _OUT_OF_MEMORY = "ok", "failed", "out-of-memory"
 START_TIMEOUT_S = 120.0
 """How long a new worker may take to import and warm up (a loaded machine is slow)."""
+
+# The child's whole program until pressmark is imported: the parent's sys.path, then the
+# memory limit, before any import that could take memory. Nothing of the caller's runs.
+_BOOTSTRAP = """\
+import json, sys
+fd, parent, memory = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+sys.path[:] = json.loads(sys.argv[4])
+if memory > 0:
+    import resource
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    if hard != resource.RLIM_INFINITY:
+        memory = min(memory, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (memory, hard))
+from pressmark.crawl._workers import serve_fd
+serve_fd(fd, parent)
+"""
 
 
 class PageTimeout(Exception):  # an outcome, named for what happened
@@ -47,9 +84,15 @@ class PageTimeout(Exception):  # an outcome, named for what happened
 
 
 class WorkerDied(Exception):
-    """The worker exited under the page (out of memory, a crash in C code)."""
+    """The worker exited under the page (killed by the kernel, a crash in C code)."""
 
     kind = "parse-crashed"
+
+
+class WorkerOutOfMemory(WorkerDied):
+    """The page's work reached the worker's address-space limit; the worker was replaced."""
+
+    kind = "parse-out-of-memory"
 
 
 def _die_with_parent() -> None:
@@ -60,37 +103,57 @@ def _die_with_parent() -> None:
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
-def _serve(conn: Connection, parent: int, warm: Callable[[], None] | None) -> None:
-    """A worker's life: run jobs from ``conn`` until it closes."""
+def serve_fd(fd: int, parent: int) -> None:
+    """A worker's life, in the child the bootstrap started: jobs from the socket ``fd``."""
+    from multiprocessing.connection import Connection  # noqa: PLC0415  # the child only
+
+    conn = Connection(fd)
     _die_with_parent()
     if os.getppid() != parent:  # the parent died before prctl took effect
         return
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the crawl decides how to stop
-    if warm is not None:
-        warm()
     try:
+        warm: Callable[[], None] | None = conn.recv()
+        if warm is not None:
+            warm()
         conn.send(_READY)  # start-up (imports) never counts against a page's deadline
-    except (BrokenPipeError, OSError):
+    except (EOFError, OSError):
         return
+    _serve(conn)
+
+
+def _serve(conn: Connection) -> None:
+    """Run jobs from ``conn`` until it closes (or the address space runs out)."""
     while True:
         try:
-            fn, arg = conn.recv()
+            job = conn.recv_bytes()
         except (EOFError, OSError):
             return
         try:
-            reply: tuple[bool, Any] = (True, fn(arg))
+            fn, arg = pickle.loads(job)  # names pressmark's functions: imports nothing else
+            reply: tuple[str, Any] = (_OK, fn(arg))
+        except MemoryError as exc:  # the page's failure; this process may be spent
+            reply = (_OUT_OF_MEMORY, f"MemoryError: {exc}")
         except Exception as exc:  # the page's failure, re-raised in the crawl
-            reply = (False, f"{type(exc).__name__}: {exc}")
+            reply = (_FAILED, f"{type(exc).__name__}: {exc}")
         try:
             conn.send(reply)
         except (BrokenPipeError, OSError):
             return
+        if reply[0] == _OUT_OF_MEMORY:
+            return  # a fresh worker takes this one's place
+
+
+def _interpreter_flags() -> list[str]:
+    """The parent's interpreter flags (-B, -X ..., -W ...), as multiprocessing passes them."""
+    flags = getattr(subprocess, "_args_from_interpreter_flags", None)
+    return list(flags()) if flags is not None else []
 
 
 class _Worker:
     __slots__ = ("conn", "process")
 
-    def __init__(self, process: BaseProcess, conn: Connection) -> None:
+    def __init__(self, process: subprocess.Popen[bytes], conn: Connection) -> None:
         self.process = process
         self.conn = conn
 
@@ -100,21 +163,31 @@ class _Worker:
         with contextlib.suppress(Exception):
             self.process.kill()
         with contextlib.suppress(Exception):
-            self.process.join(timeout=2.0)
+            self.process.wait(timeout=2.0)
 
 
 class ParseWorkers:
-    """Up to ``size`` spawn-context worker processes, started on first use."""
+    """Up to ``size`` worker processes, started on first use (module doc).
+
+    ``memory_bytes``: each worker's address-space limit, ``None`` for none.
+    """
 
     def __init__(self, size: int, *, deadline_s: float = PAGE_DEADLINE_S,
-                 warm: Callable[[], None] | None = None) -> None:
+                 warm: Callable[[], None] | None = None,
+                 memory_bytes: int | None = WORKER_MEMORY_BYTES) -> None:
         if size < 1:
             raise ValueError("ParseWorkers needs at least one worker")
+        if memory_bytes is not None and memory_bytes < MIN_WORKER_MEMORY_BYTES:
+            raise ValueError(f"a parser process needs at least {MIN_WORKER_MEMORY_BYTES >> 20}"
+                             " MiB of address space")
         self.size = size
         self.deadline_s = deadline_s
+        self.memory_bytes = memory_bytes
         self._warm = warm
         self._idle: list[_Worker] = []
         self._all: set[_Worker] = set()
+        # a pool dropped without close() still reaps its processes (no zombie, no warning)
+        weakref.finalize(self, _reap, self._all)
         self._slots: asyncio.Semaphore | None = None
         self._closed = False
         self.killed = 0
@@ -137,16 +210,21 @@ class ParseWorkers:
         return worker
 
     def _spawn(self) -> _Worker:
-        import multiprocessing  # noqa: PLC0415  # loaded on first use
+        from multiprocessing import Pipe  # noqa: PLC0415  # loaded on first use
 
-        ctx = multiprocessing.get_context("spawn")
-        ours, theirs = ctx.Pipe(duplex=True)
-        process = ctx.Process(target=_serve, args=(theirs, os.getpid(), self._warm),
-                              daemon=True, name="pressmark-parser")
-        process.start()
-        theirs.close()
+        ours, theirs = Pipe(duplex=True)  # a socket pair: one end for the child
+        fd = theirs.fileno()
+        command = [sys.executable, *_interpreter_flags(), "-c", _BOOTSTRAP, str(fd),
+                   str(os.getpid()), str(self.memory_bytes or 0), json.dumps(sys.path)]
+        try:
+            process = subprocess.Popen(command, pass_fds=(fd,), stdin=subprocess.DEVNULL)
+        finally:
+            theirs.close()
         worker = _Worker(process, ours)
         self._all.add(worker)
+        # (if it died already, its start fails in ``_start``, as a WorkerDied)
+        with contextlib.suppress(BrokenPipeError, OSError):
+            ours.send(self._warm)
         return worker
 
     def _drop(self, worker: _Worker) -> None:
@@ -163,23 +241,30 @@ class ParseWorkers:
         async with self._slots:
             worker = self._idle.pop() if self._idle else await self._start()
             try:
-                ok, value = await self._call(worker, fn, arg)
+                status, value = await self._call(worker, fn, arg)
             except BaseException:
                 self._drop(worker)  # busy with a job nobody waits for, or dead
                 raise
+            if status == _OUT_OF_MEMORY:
+                self._drop(worker)
+                raise WorkerOutOfMemory(f"page work passed the parser process's "
+                                        f"{self._limit_text()} address-space limit ({value})")
             self._idle.append(worker)
-        if not ok:
+        if status != _OK:
             raise RuntimeError(value)
         return value  # type: ignore[no-any-return]
 
+    def _limit_text(self) -> str:
+        return "unlimited" if self.memory_bytes is None else f"{self.memory_bytes >> 20} MiB"
+
     async def _call(self, worker: _Worker, fn: Callable[[Any], Any], arg: Any,
-                    ) -> tuple[bool, Any]:
+                    ) -> tuple[str, Any]:
         try:
             worker.conn.send((fn, arg))
         except (BrokenPipeError, OSError) as exc:
             raise WorkerDied(f"parser process gone: {exc}") from exc
         try:
-            reply: tuple[bool, Any] = await self._receive(worker, self.deadline_s)
+            reply: tuple[str, Any] = await self._receive(worker, self.deadline_s)
         except TimeoutError:
             self.killed += 1
             raise PageTimeout(f"page work passed its {self.deadline_s:g} s deadline; "
@@ -210,18 +295,24 @@ class ParseWorkers:
     def close(self) -> None:
         """Kill and reap every worker (idle ones have nothing left to lose)."""
         self._closed = True
-        workers = list(self._all)
-        for worker in workers:  # all signalled first, then reaped: one wait, not N
-            with contextlib.suppress(Exception):
-                worker.process.kill()
-        for worker in workers:
-            self._drop(worker)
+        _reap(self._all)
         self._idle.clear()
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         """``Executor.shutdown`` spelling, for callers that held an executor before."""
         del wait, cancel_futures
         self.close()
+
+
+def _reap(workers: set[_Worker]) -> None:
+    """Kill every worker of ``workers`` and wait for each, emptying it."""
+    dropped = list(workers)
+    workers.clear()
+    for worker in dropped:  # all signalled first, then reaped: one wait, not N
+        with contextlib.suppress(Exception):
+            worker.process.kill()
+    for worker in dropped:
+        worker.kill()
 
 
 def _classify(html: str) -> ShellVerdict:
