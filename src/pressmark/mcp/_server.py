@@ -1,11 +1,14 @@
 """The MCP glue: six tools on the official SDK's ``MCPServer``, and the stdio transport.
 
 Each tool returns structured content (schemas in :mod:`pressmark.mcp._schema`) and a
-text rendering of it. Page text in the rendering sits between markers whose id is
-derived from the text's own digest, so a page cannot spell the closing marker in
-advance. A failure is a tool error (``isError``) carrying the stable code in both the
-text and the structured content; nothing a page or a model does raises through the
-session.
+text rendering of it. Everything in the rendering a page (or a server) controls sits
+between markers whose id is derived from the fenced text's own digest, so a page cannot
+spell the closing marker in advance: the Markdown, and the URL, title and warning lines
+too, which used to be printed before the notice (a title could carry instructions
+outside the fence). Only pressmark's own words stand outside: codes, counts, verdicts,
+citations. A failure is a tool error (``isError``) carrying the stable code in both the
+text and the structured content, its message fenced; nothing a page or a model does
+raises through the session.
 """
 
 # No ``from __future__ import annotations``: the SDK reads the tools' annotations at
@@ -166,9 +169,9 @@ async def _call(work: Awaitable[dict[str, Any]], render: Any) -> CallToolResult:
 
 
 def _error(exc: ToolFailure) -> CallToolResult:
-    text = f"error: {exc.code}: {exc.message}"
-    if exc.kind != exc.code:
-        text += f" ({exc.kind})"
+    text = f"error: {exc.code}:" + (f" ({exc.kind})" if exc.kind != exc.code else "")
+    # the message may quote the page or its server (a redirect target, a reason phrase)
+    text += "\n" + _fence(exc.message + (f"\nurl: {exc.url}" if exc.url else ""))
     return CallToolResult(content=[TextContent(type="text", text=text)],
                           structured_content={"error": exc.to_dict()}, is_error=True)
 
@@ -182,14 +185,14 @@ def _fence(text: str) -> str:
 
 def _page_text(data: dict[str, Any]) -> str:
     validation = data["validation"]
-    lines = [f"url: {data.get('final_url') or data['url']}"]
+    lines = [f"source_ref: {data['source_ref']}"]
     if "status" in data:
         lines.append(f"status: {data['status']}" + (" (rendered)" if data.get("rendered") else ""))
-    lines += [f"title: {data['title']}", f"source_ref: {data['source_ref']}",
-              "validation: " + ("passed" if validation["passed"]
-                                else "failed (" + ", ".join(validation["reasons"]) + ")")]
-    lines += [f"warning: {w}" for w in data.get("warnings", ())]
-    lines.append(_fence(data["markdown"]))
+    lines.append("validation: " + ("passed" if validation["passed"]
+                                   else "failed (" + ", ".join(validation["reasons"]) + ")"))
+    page = [f"url: {data.get('final_url') or data['url']}", f"title: {data['title']}"]
+    page += [f"warning: {w}" for w in data.get("warnings", ())]
+    lines.append(_fence("\n".join([*page, "", data["markdown"]])))
     if data["truncated"]:
         lines.append(f"[truncated: {data['total_chars']} characters in all; continue with "
                      f"read_markdown(source_ref, offset={data['next_offset']})]")
@@ -198,29 +201,31 @@ def _page_text(data: dict[str, Any]) -> str:
 
 def _crawl_text(data: dict[str, Any]) -> str:
     s = data["summary"]
-    lines = [f"crawled {s['pages']} page(s) from {', '.join(data['seeds'])}: "
-             + json.dumps(s["by_outcome"], sort_keys=True)
+    lines = [f"crawled {s['pages']} page(s): " + json.dumps(s["by_outcome"], sort_keys=True)
              + ("" if data["complete"] else f" (stopped: {data['stop_reason']})")]
     lines += [f"warning: {w}" for w in data["warnings"]]
+    pages = [f"seeds: {', '.join(data['seeds'])}"]
     for page in data["pages"]:
         verdict = "" if page["validation"] is None else (
             " valid" if page["validation"]["passed"] else " invalid")
-        # titles are page text: JSON-quoted so none can pass for a line of this listing
-        lines.append(f"- {page['outcome']} {page['status']} {page['url']}{verdict} "
+        # titles are JSON-quoted too, so none can pass for another line of this listing
+        pages.append(f"- {page['outcome']} {page['status']} {page['url']}{verdict} "
                      f"title={json.dumps(page['title'], ensure_ascii=False)} "
                      f"source_ref={page['source_ref']}")
-    lines.append("(titles are untrusted web content)")
+    lines.append(_fence("\n".join(pages)))
     return "\n".join(lines)
 
 
 def _citation_text(data: dict[str, Any]) -> str:
-    lines = [f"ok: {data['ok']} ({data['integrity']})", f"url: {data['url']}",
-             f"fetched_at: {data['fetched_at']}", f"body_hash: {data['body_hash']}",
+    lines = [f"ok: {data['ok']} ({data['integrity']})", f"fetched_at: {data['fetched_at']}",
+             f"body_hash: {data['body_hash']}",
              f"bytes: {data['bytes']} ({data['content_type']})"]
+    cited = [f"url: {data['url']}"]
     if data["body"] is not None:
-        lines.append(_fence(data["body"]))
-        if data["body_truncated"]:
-            lines.append("[body truncated]")
+        cited += ["", data["body"]]
+    lines.append(_fence("\n".join(cited)))
+    if data["body"] is not None and data["body_truncated"]:
+        lines.append("[body truncated]")
     return "\n".join(lines)
 
 

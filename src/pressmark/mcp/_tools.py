@@ -7,6 +7,12 @@ about limits, codes and citations is here, on the public APIs of the layers belo
 
 Every limit is the operator's (:class:`McpOptions`): a call may ask for less, never
 for more, and a lowered request comes back with a warning saying so.
+
+Conversions run in killable parser processes (``pressmark.crawl``'s parse workers,
+under the same address-space limit as a crawl's): a call past its time limit has its
+conversion's process killed, so a slow page never keeps a slot another call needs (in a
+thread, a timed-out conversion ran on and held its executor slot). Every string a
+result carries is capped (:data:`MAX_FIELD_CHARS`), the page text by pieces.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from pressmark.mcp._paging import cut
 
 if TYPE_CHECKING:
     from pressmark.crawl import CrawlManifest, PageRecord
+    from pressmark.crawl._workers import ParseWorkers
     from pressmark.egress import Connector, EgressPolicy, Resolver
     from pressmark.fetch import FetchOptions
     from pressmark.render import LazyRenderer
@@ -38,6 +45,14 @@ if TYPE_CHECKING:
 ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
 DISCOVERY = ("links", "sitemap", "both")
 TEXT_KINDS = frozenset({"html", "xml", "json", "text"})
+MAX_FIELD_CHARS = 2048
+"""Characters of any one string in a result (a title, a URL, a message, a warning); the
+page text itself comes in pieces of ``MARKDOWN_PAGE_BYTES``. A page's megabyte title made
+a 3.8 MB fetch_page result and an 8.8 MB crawl_site one."""
+CONVERT_WORKERS = 2
+"""Parser processes converting for one server's calls (started on first use)."""
+# page text, capped by ``cut`` or the chunk cap (and the caller's own quote), not here
+_PAGED = frozenset({"markdown", "body", "text", "quote"})
 
 
 class ToolFailure(PressmarkError):
@@ -50,9 +65,10 @@ class ToolFailure(PressmarkError):
 
     def __init__(self, code: str, message: str, *, kind: str | None = None,
                  url: str | None = None, status: int | None = None) -> None:
-        super().__init__(message, code=code)
+        # (the message may quote a page: a redirect target, a reason phrase)
+        super().__init__(_clip(message) or "", code=code)
         self.kind = kind or code
-        self.url = url
+        self.url = _clip(url)
         self.status = status
 
     def to_dict(self) -> dict[str, Any]:
@@ -64,11 +80,14 @@ class PressmarkTools:
     """The tools of one server: store, client, robots, politeness and browser shared by calls.
 
     ``resolver`` and ``connector`` are the egress seams (``StaticResolver`` and
-    ``RecordingConnector`` in tests); the defaults are the system's.
+    ``RecordingConnector`` in tests); the defaults are the system's. ``convert`` is the
+    job a parser process runs for a page (:func:`convert_page`; a module-level function,
+    which the process imports by name).
     """
 
     def __init__(self, options: McpOptions, *, resolver: Resolver | None = None,
-                 connector: Connector | None = None) -> None:
+                 connector: Connector | None = None,
+                 convert: Callable[[Any], Any] | None = None) -> None:
         from pressmark.egress import EgressPolicy  # noqa: PLC0415  # start-up stays light
 
         self.options = options
@@ -82,6 +101,8 @@ class PressmarkTools:
         self._verifier: Any = None
         self._fetch_options: FetchOptions | None = None
         self._renderer: LazyRenderer | None = None
+        self._workers: ParseWorkers | None = None
+        self._convert_job: Callable[[Any], Any] = convert or convert_page
 
     # -- shared machinery, created on first use -------------------------------------------
 
@@ -125,10 +146,40 @@ class PressmarkTools:
         return self._fetch_options
 
     async def aclose(self) -> None:
+        if self._workers is not None:
+            self._workers.close()
         if self._fetch_options is not None and self._fetch_options.client is not None:
             await self._fetch_options.client.aclose()
         if self._renderer is not None:
             await self._renderer.aclose()
+
+    async def _convert(self, snapshot: Snapshot, readiness: Any) -> _Page:
+        """The page's Markdown exactly as ``pressmark md --url FINAL_URL`` gives it,
+        converted in a parser process that the call's time limit kills (module doc)."""
+        if snapshot.content_type in TEXT_KINDS and snapshot.content_type != "html":
+            return _Page(snapshot.body, None, False, ("not-html",))  # the text itself
+        if snapshot.content_type != "html":
+            raise ToolFailure("unsupported-content",
+                              f"{snapshot.content_type} content has no text to return",
+                              url=snapshot.url)
+        if self._workers is None:
+            from pressmark.crawl._process import warm_up  # noqa: PLC0415  # lazy
+            from pressmark.crawl._workers import ParseWorkers  # noqa: PLC0415  # lazy
+
+            self._workers = ParseWorkers(CONVERT_WORKERS, deadline_s=self.options.call_timeout_s,
+                                         warm=warm_up)
+        from pressmark.crawl._workers import PageTimeout, WorkerDied  # noqa: PLC0415  # lazy
+
+        facts = None if readiness is None else (
+            bool(readiness.passed), str(readiness.reason), float(readiness.elapsed_ms))
+        try:
+            page = await self._workers.run(self._convert_job, (snapshot, facts))
+        except (PageTimeout, WorkerDied) as exc:
+            raise ToolFailure(exc.kind, str(exc), url=snapshot.url) from exc
+        if isinstance(page, _Page):
+            return page
+        code, message = page
+        raise ToolFailure(code, message, url=snapshot.url)
 
     # -- the tools ---------------------------------------------------------------------------
 
@@ -150,9 +201,9 @@ class PressmarkTools:
         snapshot = result.snapshot
         if snapshot is None or result.source_ref is None:   # pragma: no cover - fetch invariant
             raise ToolFailure("adapter-error", "the fetch returned no snapshot", url=url)
-        page = await self._bounded(asyncio.to_thread(_convert, snapshot, result.readiness), url)
+        page = await self._bounded(self._convert(snapshot, result.readiness), url)
         warnings = [*result.warnings, *([lowered] if lowered else [])]
-        return {
+        return capped({
             "url": url,
             "final_url": snapshot.url,
             "status": result.http_status if result.http_status is not None else snapshot.status,
@@ -160,13 +211,14 @@ class PressmarkTools:
             **page.head(result.source_ref),
             **page.piece(0),
             "warnings": warnings,
-        }
+        })
 
     async def read_markdown(self, source_ref: str, offset: int = 0) -> dict[str, Any]:
         """The Markdown of a captured page, from ``offset``; the same text fetch_page gave."""
         snapshot = self._resolve(source_ref)
-        page = await self._bounded(asyncio.to_thread(_convert, snapshot, None), snapshot.url)
-        return {"url": snapshot.url, **page.head(source_ref), **page.piece(max(0, offset))}
+        page = await self._bounded(self._convert(snapshot, None), snapshot.url)
+        return capped({"url": snapshot.url, **page.head(source_ref),
+                       **page.piece(max(0, offset))})
 
     async def get_chunks(self, source_ref: str, max_chars: int = 2000,
                          start: int = 0) -> dict[str, Any]:
@@ -175,7 +227,7 @@ class PressmarkTools:
         from pressmark.cite import chunk_markdown  # noqa: PLC0415  # lazy
 
         snapshot = self._resolve(source_ref)
-        page = await self._bounded(asyncio.to_thread(_convert, snapshot, None), snapshot.url)
+        page = await self._bounded(self._convert(snapshot, None), snapshot.url)
         try:
             pieces = chunk_markdown(page.markdown, page.block_map, max_chars=max_chars,
                                     source_ref=source_ref, url=snapshot.url)
@@ -189,9 +241,9 @@ class PressmarkTools:
             size += len(pieces[at].text.encode("utf-8"))
             out.append(pieces[at].to_dict())
             at += 1
-        return {"url": snapshot.url, **page.head(source_ref), "chunks": out,
-                "total_chunks": len(pieces), "next_start": at if at < len(pieces) else None,
-                "untrusted_content": True, "notice": UNTRUSTED_NOTICE}
+        return capped({"url": snapshot.url, **page.head(source_ref), "chunks": out,
+                       "total_chunks": len(pieces), "next_start": at if at < len(pieces) else None,
+                       "untrusted_content": True, "notice": UNTRUSTED_NOTICE})
 
     async def verify_quote(self, source_ref: str, quote: str,
                            policy_version: str | None = None) -> dict[str, Any]:
@@ -207,7 +259,7 @@ class PressmarkTools:
                                   policy_version=policy_version), source_ref)
         except CitationError as exc:
             raise ToolFailure(exc.code, exc.message) from exc
-        return {**check.to_dict(), "untrusted_content": True, "notice": UNTRUSTED_NOTICE}
+        return capped({**check.to_dict(), "untrusted_content": True, "notice": UNTRUSTED_NOTICE})
 
     async def resolve_citation(self, source_ref: str) -> dict[str, Any]:
         """Verify ``source_ref`` against the store; the exact body for text (capped)."""
@@ -217,7 +269,7 @@ class PressmarkTools:
         if snapshot.content_type in TEXT_KINDS:
             piece = cut(snapshot.body, 0, CITATION_BODY_BYTES)
             body, truncated = piece.text, piece.truncated
-        return {
+        return capped({
             "ok": True,
             # pressmark has one reference grammar, and it commits to the whole envelope
             "integrity": "snapshot-envelope",
@@ -234,7 +286,7 @@ class PressmarkTools:
             "body_truncated": truncated,
             "untrusted_content": body is not None,
             "notice": UNTRUSTED_NOTICE,
-        }
+        })
 
     async def crawl_site(self, url: str, max_pages: int = 20, max_depth: int = 2,
                          discovery: str = "links",
@@ -275,7 +327,7 @@ class PressmarkTools:
                 url, grace_s=10.0)
         except CrawlError as exc:
             raise ToolFailure(exc.code, exc.message, url=url) from exc
-        return _crawl_result(manifest, warnings)
+        return capped(_crawl_result(manifest, warnings))
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -330,19 +382,51 @@ class _Page:
                 "untrusted_content": True, "notice": UNTRUSTED_NOTICE}
 
 
-def _convert(snapshot: Snapshot, readiness: Any) -> _Page:
-    """The page's Markdown exactly as ``pressmark md --url FINAL_URL`` gives it."""
-    if snapshot.content_type == "html":
-        from pressmark.markdown import to_markdown  # noqa: PLC0415  # lazy
+@dataclass(frozen=True, slots=True)
+class _Readiness:
+    passed: bool
+    reason: str
+    elapsed_ms: float
 
-        result = to_markdown(snapshot.body, url=snapshot.url, requested_url=snapshot.requested_url,
-                             readiness=readiness)
-        return _Page(result.markdown, result.title, result.validation.passed,
-                     tuple(result.validation.reasons), result.evidence.block_map)
-    if snapshot.content_type in TEXT_KINDS:   # plain text, JSON, XML: the text itself
-        return _Page(snapshot.body, None, False, ("not-html",))
-    raise ToolFailure("unsupported-content",
-                      f"{snapshot.content_type} content has no text to return", url=snapshot.url)
+
+def convert_page(job: tuple[Snapshot, tuple[bool, str, float] | None],
+                 ) -> _Page | tuple[str, str]:
+    """A parser process's job: the page converted, or a conversion error's (code, message)
+    (its type would not survive the trip back; the code does)."""
+    from pressmark.markdown import MarkdownError, to_markdown  # noqa: PLC0415  # the worker
+
+    snapshot, facts = job
+    readiness = None if facts is None else _Readiness(*facts)
+    try:
+        result = to_markdown(snapshot.body, url=snapshot.url,
+                             requested_url=snapshot.requested_url, readiness=readiness)
+    except MarkdownError as exc:  # a conversion budget (conversion-limit:*): no Markdown
+        return exc.code, exc.message
+    return _Page(result.markdown, result.title, result.validation.passed,
+                 tuple(result.validation.reasons), result.evidence.block_map)
+
+
+def _clip(text: str | None, limit: int = MAX_FIELD_CHARS) -> str | None:
+    """``text`` cut to ``limit`` characters, saying how many it had."""
+    if text is None or len(text) <= limit:
+        return text
+    return f"{text[:limit]}... [{len(text):,} characters, cut]"
+
+
+def capped(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with every string cut to :data:`MAX_FIELD_CHARS` (page text apart: it comes
+    in pieces), in nested dicts and lists too."""
+    return {key: value if key in _PAGED else _capped(value) for key, value in data.items()}
+
+
+def _capped(value: Any) -> Any:
+    if isinstance(value, str):
+        return _clip(value)
+    if isinstance(value, dict):
+        return capped(value)
+    if isinstance(value, list | tuple):
+        return [_capped(item) for item in value]
+    return value
 
 
 class _ProgressRelay:
