@@ -1,7 +1,10 @@
 """One hostile page never stalls a crawl: real loopback server, real CLI process.
 
-The site holds a 100k-deep page, a 300k-attribute page, a 10 MB one-line page
-and 50 ordinary pages. Times are taken around the process, never slept.
+The site holds a 100k-deep page, a 300k-attribute page, a 10 MB one-line page, the third
+red team's pages (adjacent code spans of growing backtick runs, a 99,000-option select,
+100,000 merged <body> attributes, misnested links that nest blocks, nesting and a long
+<base> that multiply the Markdown) and 50 ordinary pages. Times are taken around the
+process, never slept.
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ import pytest
 
 PRESSMARK = str(Path(sys.executable).with_name("pressmark"))
 HOSTILE = ("deep.html", "attrs.html", "big.html")
+ROUND_THREE = ("backticks.html", "select.html", "merged.html", "adoption.html", "quotes.html",
+               "base.html")
+PROSE = "<p>This is a sentence of real prose, long enough to count as content here.</p>"
 
 
 def _write_site(root: Path, normal: int = 50) -> None:
@@ -35,7 +41,8 @@ def _write_site(root: Path, normal: int = 50) -> None:
     (root / "attrs.html").write_text("<!doctype html><title>attrs</title><div "
                                      + " ".join(f"a{i}" for i in range(300_000)) + ">x</div>")
     (root / "big.html").write_text("<!doctype html><title>big</title><p>" + "word " * 2_000_000)
-    index = "".join(f'<a href="/{name}">{name}</a> ' for name in HOSTILE)
+    _write_round_three(root)
+    index = "".join(f'<a href="/{name}">{name}</a> ' for name in (*HOSTILE, *ROUND_THREE))
     index += "".join(f'<a href="/p{i}.html">p{i}</a> ' for i in range(normal))
     (root / "index.html").write_text(f"<!doctype html><title>home</title><main>{index}</main>")
     (root / "robots.txt").write_text("User-agent: *\nAllow: /\n")
@@ -48,6 +55,20 @@ def _write_site(root: Path, normal: int = 50) -> None:
     (root / "with-shell.html").write_text(
         '<!doctype html><title>with a shell</title><main><a href="/shell.html">app</a> '
         + "".join(f'<a href="/p{i}.html">p{i}</a> ' for i in range(normal)) + "</main>")
+
+
+def _write_round_three(root: Path) -> None:
+    head = "<!doctype html><title>hostile</title>"
+    (root / "backticks.html").write_text(head + "<main><p>" + "".join(
+        "<code>" + "`" * n + "</code>" for n in range(1, 1990)))
+    (root / "select.html").write_text(head + "<main><p>x</p><select>" + "<option>x" * 99_000)
+    (root / "merged.html").write_text(head + "".join(f"<body a{i}=1>" for i in range(100_000)))
+    (root / "adoption.html").write_text(head + "<a href=x><div>x</a>" * 90_000)
+    (root / "quotes.html").write_text(head + "<article>" + ("<blockquote>" + PROSE) * 150
+                                      + "<p>Real prose, a sentence.</p>" * 55_000)
+    base = "https://example.test/" + "a" * 7_000 + "/"
+    (root / "base.html").write_text(f'<!doctype html><base href="{base}"><title>base</title>'
+                                    f"<main>{PROSE}<p>" + '<a href="x">y</a> ' * 20_000)
 
 
 class _Quiet(SimpleHTTPRequestHandler):
@@ -133,6 +154,16 @@ def test_time_budget_holds_and_normal_pages_are_ok(hostile_site: str, tmp_path: 
     normal = [r for r in rows if str(r["url"]).rsplit("/", 1)[-1].startswith("p")]
     assert len(normal) == 50
     assert all(r["outcome"] == "ok" for r in normal)
+    by_name = {str(r["url"]).rsplit("/", 1)[-1]: r for r in rows}
+    for name in ROUND_THREE:  # each recorded, converted or a typed error of its own
+        error = by_name[name].get("error") or {}
+        assert error.get("kind") in (None, "parse-timeout", "parse-crashed",  # type: ignore[attr-defined]
+                                     "parse-out-of-memory"), by_name[name]
+    if markdown:
+        for name, code in (("select.html", "parse-limit:select"),
+                           ("quotes.html", "conversion-limit:markdown"),
+                           ("base.html", "conversion-limit:links")):
+            assert code in by_name[name]["warnings"], by_name[name]  # type: ignore[operator]
     for row in rows:
         name = str(row["url"]).rsplit("/", 1)[-1]
         if name in HOSTILE:  # typed: capped with a warning, or a typed error
