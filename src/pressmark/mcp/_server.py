@@ -230,24 +230,27 @@ def _citation_text(data: dict[str, Any]) -> str:
 
 
 def _chunks_text(data: dict[str, Any]) -> str:
-    lines = [f"url: {data['url']}", f"source_ref: {data['source_ref']}",
-             f"chunks {len(data['chunks'])} of {data['total_chunks']}"]
+    lines = [f"source_ref: {data['source_ref']}",
+             f"chunks {len(data['chunks'])} of {data['total_chunks']}",
+             _fence(f"url: {data['url']}")]
     for piece in data["chunks"]:
+        # the heading path is the page's words: inside the chunk's fence with its text
         path = " > ".join(json.dumps(h, ensure_ascii=False) for h in piece["heading_path"])
-        lines.append(f"chunk {piece['index']} id={piece['chunk_id']} headings: {path}")
-        lines.append(_fence(piece["text"]))
+        lines.append(f"chunk {piece['index']} id={piece['chunk_id']}")
+        lines.append(_fence(f"headings: {path}\n\n{piece['text']}"))
     if data["next_start"] is not None:
         lines.append(f"[more: get_chunks(source_ref, start={data['next_start']})]")
     return "\n".join(lines)
 
 
 def _verify_text(data: dict[str, Any]) -> str:
-    lines = [f"verdict: {data['verdict']}", f"url: {data['url']}",
-             f"fetched_at: {data['fetched_at']}"]
+    lines = [f"verdict: {data['verdict']}", f"fetched_at: {data['fetched_at']}"]
+    page = [f"url: {data['url']}"]  # the URL and element paths (class names) are the page's
     if data["match"] is not None:
         start, end = data["match"]["markdown_span"]
         lines.append(f"markdown span: {start}-{end}")
-        lines += [f"element: {p}" for p in data["match"]["dom_paths"]]
+        page += [f"element: {p}" for p in data["match"]["dom_paths"]]
+    lines.append(_fence("\n".join(page)))
     if data["differences"]:
         lines.append("differences: " + ", ".join(data["differences"]))
     if data["closest"] is not None:
