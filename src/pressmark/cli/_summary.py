@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from pressmark.crawl import CrawlManifest
 
 # The guide's page on validation reasons, named once so every hint points at one place.
-GUIDE_VALIDATION = "the user guide (docs/index.md)"
+GUIDE_VALIDATION = "docs/outputs.md"
 
 
 def summary_table(manifest: CrawlManifest) -> Table:
