@@ -99,8 +99,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def mirror_site(root: Path, pages: int, origin: str) -> int:
-    """Write every allowed HTML page of the demo site (and robots.txt) under ``root``."""
+def mirror_site(root: Path, pages: int, origin: str, *, api: bool = False) -> int:
+    """Write every allowed HTML page of the demo site (and robots.txt) under ``root``; with
+    ``api``, also the JSON each shell fetches (``/api/pages/<id>.json``), so shells render."""
     from pressmark.demo import DemoSite, run_demo_server_in_thread
 
     site = DemoSite(seed=7, pages=pages)
@@ -123,6 +124,10 @@ def mirror_site(root: Path, pages: int, origin: str) -> int:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(get(page.path))
             written += 1
+            if api and page.is_shell and page.page_id is not None:
+                data = root / "api" / "pages" / f"{page.page_id:04d}.json"
+                data.parent.mkdir(parents=True, exist_ok=True)
+                data.write_bytes(get(f"/api/pages/{page.page_id:04d}.json"))
     return written
 
 

@@ -142,7 +142,9 @@ class _Depth:
 
 @dataclass(slots=True)
 class _Entry:
-    item: FrontierItem
+    item: FrontierItem | None
+    """Dropped once the page is done (only its place is kept)."""
+    depth: int
     key: Key
     state: int = _CANDIDATE
 
@@ -166,6 +168,9 @@ class Ledger:
         self.sitemap: int | None = None
         """While sitemaps are read: the first path index their URLs may still take."""
         self._limits = Limits()
+        self._low = 0
+        """Depths below this one are done for good; ``_frozen`` pages were charged there."""
+        self._frozen = 0
         self._computed_at = -math.inf
         self._spent_s = 0.0
         self.changes = 0
@@ -183,7 +188,7 @@ class Ledger:
     def state_of(self, url: str) -> tuple[int, Key] | None:
         """``(depth, key)`` of ``url`` if it was offered."""
         entry = self._entries.get(url)
-        return None if entry is None else (entry.item.depth, entry.key)
+        return None if entry is None else (entry.depth, entry.key)
 
     def started(self, url: str) -> bool:
         entry = self._entries.get(url)
@@ -194,7 +199,7 @@ class Ledger:
         released already (its place is final): an offer there changes nothing."""
         entry = self._entries.get(url)
         return entry is not None and (entry.state != _CANDIDATE
-                                      or (entry.item.depth, entry.key) <= (depth, key))
+                                      or (entry.depth, entry.key) <= (depth, key))
 
     def offer(self, item: FrontierItem) -> bool:
         """Keep ``item`` unless its URL is known as early or is released already (or the cap
@@ -202,13 +207,15 @@ class Ledger:
         key = order_key(item)
         old = self._entries.get(item.url)
         if old is not None:
-            if old.state != _CANDIDATE or (old.item.depth, old.key) <= (item.depth, key):
+            if old.state != _CANDIDATE or (old.depth, old.key) <= (item.depth, key):
                 return False
             self._forget(old)
         elif self._candidates >= self.cap:
             self.dropped_full += 1
             return False
-        entry = _Entry(item=item, key=key)
+        entry = _Entry(item=item, depth=item.depth, key=key)
+        if item.depth < self._low:  # not expected (settled depths get no offers): be exact
+            self._low, self._frozen = 0, 0
         self._entries[item.url] = entry
         level = self._depth(item.depth)
         level.unfinished += 1
@@ -221,7 +228,7 @@ class Ledger:
 
     def _forget(self, entry: _Entry) -> None:
         """An unreleased candidate that moves to an earlier place (its heap entry is stale)."""
-        level = self._depths[entry.item.depth]
+        level = self._depths[entry.depth]
         level.unfinished -= 1
         level.known.discard(entry.key)
         level.unfinished_keys.discard(entry.key)
@@ -230,12 +237,13 @@ class Ledger:
     def finish(self, url: str, *, charged: bool) -> None:
         """A released (or, for a denial, unreleased) page is done."""
         entry = self._entries[url]
-        level = self._depths[entry.item.depth]
+        level = self._depths[entry.depth]
         if entry.state == _DONE:
             return
         if entry.state == _CANDIDATE:
             self._candidates -= 1
         entry.state = _DONE
+        entry.item = None
         level.unfinished -= 1
         level.unfinished_keys.discard(entry.key)
         if charged:
@@ -255,14 +263,14 @@ class Ledger:
                 self.offer(item)
         for url, (depth, charged) in finished.items():
             entry = self._entries.get(url)
-            if entry is None or entry.item.depth != depth:
+            if entry is None or entry.depth != depth:
                 from pressmark.crawl._frontier import FrontierItem  # noqa: PLC0415  # cycle
 
                 if entry is not None:
                     self._forget(entry)
                 late: Key = (LATE, (len(self._entries),))
                 item = FrontierItem(url=url, host="", depth=depth, path=late[1])
-                entry = _Entry(item=item, key=late)
+                entry = _Entry(item=item, depth=depth, key=late)
                 self._entries[url] = entry
                 level = self._depth(depth)
                 level.unfinished += 1
@@ -280,21 +288,46 @@ class Ledger:
 
     # -- what is certain ---------------------------------------------------------------------
 
-    def _unfinished_through(self, depth: int) -> int:
-        return sum(level.unfinished for d, level in self._depths.items() if d <= depth)
+    def _settle(self) -> None:
+        """Move past the depths that are done for good (nothing unfinished there or above,
+        so nothing can be offered there any more): every later computation starts below
+        them, so a chain of a thousand depths costs no more per page than three."""
+        while self._low in self._depths:
+            level = self._depths[self._low]
+            if level.unfinished or (self._low >= 1 and self.sitemap is not None):
+                break
+            self._frozen += level.charged
+            self._low += 1
 
-    def depth_final(self, depth: int) -> bool:
+    def _unfinished_through(self) -> list[int]:
+        """``totals[d - low]``: unfinished pages from the first unsettled depth ``low`` down
+        to depth ``d`` (one pass)."""
+        totals: list[int] = []
+        running = 0
+        for depth in range(self._low, max(self._depths, default=-1) + 1):
+            level = self._depths.get(depth)
+            running += 0 if level is None else level.unfinished
+            totals.append(running)
+        return totals
+
+    def depth_final(self, depth: int, totals: list[int] | None = None) -> bool:
         """No page could still be offered at a smaller depth than ``depth``."""
         if depth >= 2 and self.sitemap is not None:
             return False
-        return self._unfinished_through(depth - 2) == 0
+        self._settle()
+        totals = self._unfinished_through() if totals is None else totals
+        above = depth - 2 - self._low
+        return above < 0 or totals[min(above, len(totals) - 1)] == 0
 
-    def open_through(self) -> int:
+    def open_through(self, totals: list[int] | None = None) -> int:
         """Depths below this one are settled: a depth's candidates are all known once no
         page of the depths above it is unfinished (sitemaps read, for depth 1 and on)."""
-        depth = 0
-        while (depth == 0 or self.sitemap is None) and \
-                self._unfinished_through(depth - 1) == 0 and depth <= max(self._depths, default=0):
+        self._settle()
+        totals = self._unfinished_through() if totals is None else totals
+        depth = self._low
+        while depth - self._low < len(totals) and (depth == 0 or (
+                self.sitemap is None and (depth - 1 < self._low
+                                          or totals[depth - 1 - self._low] == 0))):
             depth += 1
         return depth
 
@@ -327,10 +360,14 @@ class Ledger:
         """The limits; ``None`` when a depth needs the exact computation and ``exact`` is
         off."""
         keys: dict[int, Key | None] = {}
-        before = 0  # pages of smaller depths, unfinished ones counted as charged
-        for depth in sorted(self._depths):
-            level = self._depths[depth]
-            if not self.depth_final(depth):
+        self._settle()
+        before = self._frozen  # pages of smaller depths, unfinished ones counted as charged
+        totals = self._unfinished_through()
+        for depth in range(self._low, max(self._depths, default=-1) + 1):
+            level = self._depths.get(depth)
+            if level is None:
+                continue
+            if not self.depth_final(depth, totals):
                 break
             room = self.max_pages - before
             if room <= 0:
@@ -348,7 +385,7 @@ class Ledger:
                 if limit is not None:
                     keys[depth] = limit
             before += level.charged + level.unfinished
-        return Limits(keys=keys, open_through=self.open_through())
+        return Limits(keys=keys, open_through=self.open_through(totals))
 
     def _exact_limit(self, level: _Depth, parents: _Depth | None, room: int,
                      reading: bool) -> Key | None:
@@ -392,7 +429,7 @@ class Ledger:
                 key, url = heap[0]
                 entry = self._entries.get(url)
                 if entry is None or entry.state != _CANDIDATE or entry.key != key \
-                        or entry.item.depth != depth:
+                        or entry.depth != depth or entry.item is None:
                     heapq.heappop(heap)  # stale: moved, released or finished
                     continue
                 if limit is not None and key > limit:
@@ -408,9 +445,12 @@ class Ledger:
         level = self._depths.get(depth)
         if level is None:
             return []
-        items = [self._entries[url].item for key, url in level.heap
-                 if self._entries[url].state == _CANDIDATE and self._entries[url].key == key
-                 and self._entries[url].item.depth == depth]
+        items: list[FrontierItem] = []
+        for key, url in level.heap:
+            entry = self._entries[url]
+            if entry.state == _CANDIDATE and entry.key == key and entry.depth == depth \
+                    and entry.item is not None:
+                items.append(entry.item)
         return sorted(items, key=order_key)
 
     @property
