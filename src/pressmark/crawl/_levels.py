@@ -95,7 +95,8 @@ class Limits:
 
 
 class _Keys:
-    """A multiset-free set of keys kept sorted lazily (new keys merged on demand)."""
+    """A set of keys (each key is one page's) kept sorted lazily: new keys are merged and
+    removed ones dropped when the order is asked for."""
 
     __slots__ = ("_fresh", "_gone", "_sorted")
 
@@ -111,6 +112,8 @@ class _Keys:
 
     def discard(self, key: Key) -> None:
         self._gone.add(key)
+        if len(self._gone) > 1024 and 2 * len(self._gone) > len(self._sorted) + len(self._fresh):
+            self.ordered()  # most keys gone: compact (amortised linear), memory stays bounded
 
     def ordered(self) -> list[Key]:
         if self._fresh or self._gone:
