@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from itertools import pairwise
 from typing import Final
 
 from pressmark.markdown import _escape, _permalinks
@@ -425,20 +426,51 @@ class Converter:
         return [ListBlock(ordered, items, node)] if items else []
 
     def _pre(self, node: Node) -> list[Block]:
+        """A code block, verbatim but for a highlighter's line numbers.
+
+        Highlighters number lines in the markup: an element holding only a number at
+        the start of each line (Pygments' inline ``linenos``), or a block of only the
+        numbers beside the code (its table form). Written into the Markdown they glue
+        to the code ("1from docutils import nodes"), so both go: numbers that open the
+        lines and count up by one, on half the lines or more.
+        """
         parts: list[str] = []
+        numbers: list[tuple[int, int]] = []  # (index in parts, number) of line-opening numbers
+        blank = True                         # nothing but whitespace since the last line break
         stack: list[Node | str] = [node]
         while stack:
             item = stack.pop()
             if isinstance(item, str):
                 parts.append(item)
+                if "\n" in item:
+                    blank = not item.rsplit("\n", 1)[1].strip()
+                elif blank and item.strip():
+                    blank = False
             elif item.tag == "br":
                 parts.append("\n")
+                blank = True
             elif item.removed is None or item is node:
+                if blank and item is not node and 0 < item.text_len <= LINE_NUMBER_CHARS \
+                        and (digits := item.text()).isdigit() and digits.isascii():
+                    numbers.append((len(parts), int(digits)))
+                    parts.append(digits)
+                    blank = False
+                    continue
                 stack.extend(reversed(item.children))
         text = _escape.clean("".join(parts).replace("\r\n", "\n").replace("\r", "\n"))
-        text = "\n".join(line.rstrip() for line in text.split("\n")).strip("\n")
+        lines = text.split("\n")
+        if _counting(numbers) and 2 * len(numbers) >= len(lines):
+            for at, _ in numbers:
+                parts[at] = ""
+            text = _escape.clean("".join(parts).replace("\r\n", "\n").replace("\r", "\n"))
+            lines = text.split("\n")
+        text = "\n".join(line.rstrip() for line in lines).strip("\n")
         if not text.strip():
             return []
+        gutter = text.split()
+        if len(gutter) > 1 and all(n.isdigit() and n.isascii() for n in gutter) \
+                and _counting([(0, int(n)) for n in gutter]):
+            return []  # the numbers column of a highlighter's table, beside the code
         return [Code(_language(node), text, node)]
 
     def _dl(self, node: Node) -> list[Block]:
@@ -498,6 +530,13 @@ def _collapsed(pieces: list[str]) -> str:
 
 
 _END: Final = Node("li", {}, None, 0, 0, -1)  # the end of a list's children (``_list``)
+LINE_NUMBER_CHARS: Final = 6  # digits of a highlighter's line number
+
+
+def _counting(numbers: list[tuple[int, int]]) -> bool:
+    """Two numbers or more, each one more than the one before (a line count)."""
+    return len(numbers) > 1 and all(
+        b[1] == a[1] + 1 for a, b in pairwise(numbers))
 
 
 def _language(pre: Node) -> str:

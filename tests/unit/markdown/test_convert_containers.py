@@ -42,3 +42,29 @@ def test_a_region_that_starts_at_a_table_body_is_a_table() -> None:
     assert render(converter.block(tbody))[0] == (
         "| Module | Summary |\n| --- | --- |\n| [a](/a) | First |\n")
     assert render(converter.block(row))[0] == "| Module | Summary |\n| --- | --- |\n"
+
+
+def test_a_highlighters_inline_line_numbers_go() -> None:
+    # Pygments with linenos="inline" (Sphinx's :linenos:): a number opens every line
+    lines = ["from docutils import nodes", "", "class todo(nodes.Element):", "    pass"]
+    pre = "".join(f'<span class="linenos">{i:>3}</span>{line}\n'
+                  for i, line in enumerate(lines, start=1))
+    md = to_markdown(f'<div class="highlight-python"><div class="highlight"><pre><span></span>'
+                     f"{pre}</pre></div></div>", policy=CONVERT).markdown
+    assert md == "```python\n" + "\n".join(lines) + "\n```\n"
+
+
+def test_a_highlighters_numbers_column_goes() -> None:
+    # Pygments' table form: a cell of numbers beside the cell of code
+    numbers = "\n".join(f'<span class="normal">{i}</span>' for i in range(1, 4))
+    md = to_markdown(f'<table class="highlighttable"><tr><td class="linenos"><div><pre>{numbers}'
+                     '</pre></div></td><td class="code"><div class="highlight"><pre>import os\n'
+                     "print(os.name)\nx = 1\n</pre></div></td></tr></table>",
+                     policy=CONVERT).markdown
+    assert md == "```\nimport os\nprint(os.name)\nx = 1\n```\n"
+
+
+def test_numbers_that_are_code_stay() -> None:
+    md = to_markdown("<pre><span>10</span> GOTO 20\n<span>20</span> END</pre>"
+                     "<pre>year 1999\n2000</pre>", policy=CONVERT).markdown
+    assert md == "```\n10 GOTO 20\n20 END\n```\n\n```\nyear 1999\n2000\n```\n"

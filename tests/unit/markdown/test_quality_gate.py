@@ -87,8 +87,12 @@ SETS = (
            f1=0.947),  # 0.952; 0.940 / 0.848
     Floors(split="sphinx-requests", digest="75b17e51128e6767", pages=18,
            f1=0.818),  # 0.823; 0.869 / 0.747
+    # 0.906 since a highlighter's line numbers leave code blocks (pressmark-md/3.0): the
+    # reference of development_tutorials_autodoc_ext, its content element's text, has them
+    # glued to the code ("1def setup"), 0.988 -> 0.764; the pages with a source reference
+    # gain (tutorials_todo 0.742 -> 0.782)
     Floors(split="sphinx-sphinx", digest="950d6dd30ca577f1", pages=40,
-           f1=0.906),  # 0.911; 0.863 / 0.738
+           f1=0.901),  # 0.906; 0.863 / 0.738
     Floors(split="texinfo-diffutils", digest="fa250ebf58cb9f6c", pages=22,
            f1=0.886),  # 0.891; 0.824 / 0.842
     Floors(split="asciidoc-git", digest="de6003b1e51cae71", pages=40,
