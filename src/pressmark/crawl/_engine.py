@@ -379,7 +379,8 @@ class Engine:
             wake_at: float | None = None
             fetching = self.in_flight - self.storing
             want_more = fetching < pages_at_once and self.storing < concurrency * STORE_BACKLOG
-            if want_more and self.frontier.queued < pages_at_once:
+            consult = want_more and self.frontier.queued < pages_at_once
+            if consult:
                 self.release.advance(self.current_limits(urgent=False))
             if want_more:
                 item, wake_at = self.frontier.pop_ready(time.monotonic())
@@ -400,7 +401,10 @@ class Engine:
                     continue
             self._wake.clear()
             timeout = None if wake_at is None else max(0.0, wake_at - time.monotonic())
-            retry = self.limits_retry_at()
+            # A postponed computation of the limits matters only while more pages are
+            # wanted (otherwise the next page to finish wakes the loop, and waiting for
+            # the retry would spin).
+            retry = self.limits_retry_at() if consult else None
             if retry is not None:
                 left = max(0.0, retry - time.monotonic())
                 timeout = left if timeout is None else min(timeout, left)
