@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from pressmark.mcp._tools import convert_page
+from pressmark.mcp._pages import convert_page
 
 
 def convert_slowly_marked(job: Any) -> Any:

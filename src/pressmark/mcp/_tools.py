@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from pressmark import PressmarkError
@@ -31,6 +31,7 @@ from pressmark.mcp._options import (
     RenderMode,
     clamp_render,
 )
+from pressmark.mcp._pages import Page, capped, clip, convert_page
 from pressmark.mcp._paging import cut
 
 if TYPE_CHECKING:
@@ -45,14 +46,8 @@ if TYPE_CHECKING:
 ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
 DISCOVERY = ("links", "sitemap", "both")
 TEXT_KINDS = frozenset({"html", "xml", "json", "text"})
-MAX_FIELD_CHARS = 2048
-"""Characters of any one string in a result (a title, a URL, a message, a warning); the
-page text itself comes in pieces of ``MARKDOWN_PAGE_BYTES``. A page's megabyte title made
-a 3.8 MB fetch_page result and an 8.8 MB crawl_site one."""
 CONVERT_WORKERS = 2
 """Parser processes converting for one server's calls (started on first use)."""
-# page text, capped by ``cut`` or the chunk cap (and the caller's own quote), not here
-_PAGED = frozenset({"markdown", "body", "text", "quote"})
 
 
 class ToolFailure(PressmarkError):
@@ -66,9 +61,9 @@ class ToolFailure(PressmarkError):
     def __init__(self, code: str, message: str, *, kind: str | None = None,
                  url: str | None = None, status: int | None = None) -> None:
         # (the message may quote a page: a redirect target, a reason phrase)
-        super().__init__(_clip(message) or "", code=code)
+        super().__init__(clip(message) or "", code=code)
         self.kind = kind or code
-        self.url = _clip(url)
+        self.url = clip(url)
         self.status = status
 
     def to_dict(self) -> dict[str, Any]:
@@ -153,11 +148,11 @@ class PressmarkTools:
         if self._renderer is not None:
             await self._renderer.aclose()
 
-    async def _convert(self, snapshot: Snapshot, readiness: Any) -> _Page:
+    async def _convert(self, snapshot: Snapshot, readiness: Any) -> Page:
         """The page's Markdown exactly as ``pressmark md --url FINAL_URL`` gives it,
         converted in a parser process that the call's time limit kills (module doc)."""
         if snapshot.content_type in TEXT_KINDS and snapshot.content_type != "html":
-            return _Page(snapshot.body, None, False, ("not-html",))  # the text itself
+            return Page(snapshot.body, None, False, ("not-html",))  # the text itself
         if snapshot.content_type != "html":
             raise ToolFailure("unsupported-content",
                               f"{snapshot.content_type} content has no text to return",
@@ -176,7 +171,7 @@ class PressmarkTools:
             page = await self._workers.run(self._convert_job, (snapshot, facts))
         except (PageTimeout, WorkerDied) as exc:
             raise ToolFailure(exc.kind, str(exc), url=snapshot.url) from exc
-        if isinstance(page, _Page):
+        if isinstance(page, Page):
             return page
         code, message = page
         raise ToolFailure(code, message, url=snapshot.url)
@@ -355,78 +350,6 @@ class PressmarkTools:
         except TimeoutError:
             raise ToolFailure("timeout", f"the call took longer than its {limit:g} s limit",
                               url=url) from None
-
-
-@dataclass(frozen=True, slots=True)
-class _Page:
-    """A converted page: its Markdown, title, validation verdict and block map."""
-
-    markdown: str
-    title: str | None
-    passed: bool
-    reasons: tuple[str, ...]
-    block_map: Any = None
-
-    def head(self, source_ref: str) -> dict[str, Any]:
-        from pressmark.cite import chunk_markdown  # noqa: PLC0415  # lazy
-
-        ids = [c.chunk_id for c in chunk_markdown(self.markdown, self.block_map)]
-        return {"title": self.title, "source_ref": source_ref,
-                "validation": {"passed": self.passed, "reasons": list(self.reasons)},
-                "chunk_ids": ids}
-
-    def piece(self, offset: int) -> dict[str, Any]:
-        piece = cut(self.markdown, offset, MARKDOWN_PAGE_BYTES)
-        return {"markdown": piece.text, "offset": piece.offset, "truncated": piece.truncated,
-                "next_offset": piece.next_offset, "total_chars": piece.total_chars,
-                "untrusted_content": True, "notice": UNTRUSTED_NOTICE}
-
-
-@dataclass(frozen=True, slots=True)
-class _Readiness:
-    passed: bool
-    reason: str
-    elapsed_ms: float
-
-
-def convert_page(job: tuple[Snapshot, tuple[bool, str, float] | None],
-                 ) -> _Page | tuple[str, str]:
-    """A parser process's job: the page converted, or a conversion error's (code, message)
-    (its type would not survive the trip back; the code does)."""
-    from pressmark.markdown import MarkdownError, to_markdown  # noqa: PLC0415  # the worker
-
-    snapshot, facts = job
-    readiness = None if facts is None else _Readiness(*facts)
-    try:
-        result = to_markdown(snapshot.body, url=snapshot.url,
-                             requested_url=snapshot.requested_url, readiness=readiness)
-    except MarkdownError as exc:  # a conversion budget (conversion-limit:*): no Markdown
-        return exc.code, exc.message
-    return _Page(result.markdown, result.title, result.validation.passed,
-                 tuple(result.validation.reasons), result.evidence.block_map)
-
-
-def _clip(text: str | None, limit: int = MAX_FIELD_CHARS) -> str | None:
-    """``text`` cut to ``limit`` characters, saying how many it had."""
-    if text is None or len(text) <= limit:
-        return text
-    return f"{text[:limit]}... [{len(text):,} characters, cut]"
-
-
-def capped(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` with every string cut to :data:`MAX_FIELD_CHARS` (page text apart: it comes
-    in pieces), in nested dicts and lists too."""
-    return {key: value if key in _PAGED else _capped(value) for key, value in data.items()}
-
-
-def _capped(value: Any) -> Any:
-    if isinstance(value, str):
-        return _clip(value)
-    if isinstance(value, dict):
-        return capped(value)
-    if isinstance(value, list | tuple):
-        return [_capped(item) for item in value]
-    return value
 
 
 class _ProgressRelay:
