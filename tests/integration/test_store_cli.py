@@ -196,3 +196,35 @@ def test_import_of_a_file_that_is_not_a_warc_fails(root: Path, tmp_path: Path) -
         result = CliRunner().invoke(main, ["store", "import-warc", str(bogus), str(root)])
         assert result.exit_code == 5, result.output
         assert "no WARC records" in result.output
+
+
+def test_store_commands_on_a_segment_store_and_migrate(root: Path, tmp_path: Path) -> None:
+    segments = tmp_path / "segments"
+    moved = CliRunner().invoke(main, ["store", "migrate", str(root), str(segments)])
+    assert moved.exit_code == 0, moved.output
+    assert "migrated 4 snapshot(s) of 2 source(s)" in moved.output and "verify: ok" in moved.output
+    assert (segments / "index.sqlite3").exists() and not (segments / "sources").exists()
+    ok = CliRunner().invoke(main, ["store", "verify", str(segments)])
+    assert ok.exit_code == 0 and "2 source(s), 4 record(s): ok" in ok.output
+    listed = CliRunner().invoke(main, ["store", "ls", str(segments), "a", "--json"])
+    assert [json.loads(line)["source_ref"] for line in listed.output.splitlines()] == [
+        ref.source_ref for ref in FilesystemSnapshotStore(root).list("a")]
+    out = tmp_path / "body.bin"
+    replayed = CliRunner().invoke(main, ["replay", _ref(root), "--store", str(segments),
+                                         "--out", str(out)])
+    assert replayed.exit_code == 0 and out.read_bytes() == BODY + b"2"
+    (segments / "index.sqlite3").unlink()
+    for name in ("index.sqlite3-wal", "index.sqlite3-shm"):
+        (segments / name).unlink(missing_ok=True)
+    gone = CliRunner().invoke(main, ["store", "verify", str(segments)])
+    assert gone.exit_code == 5 and "repair" in gone.output
+    rebuilt = CliRunner().invoke(main, ["store", "repair", str(segments)])
+    assert rebuilt.exit_code == 0, rebuilt.output
+    assert CliRunner().invoke(main, ["replay", _ref(root), "--store", str(segments)]
+                              ).exit_code == 0
+    back = tmp_path / "back"
+    again = CliRunner().invoke(main, ["store", "migrate", str(segments), str(back)])
+    assert again.exit_code == 0 and (back / "sources").is_dir()
+    wrong = CliRunner().invoke(main, ["store", "migrate", str(segments), str(back), "--to",
+                                      "segments"])
+    assert wrong.exit_code == 5 and "migrate" in wrong.output

@@ -35,11 +35,11 @@ PUBLIC: dict[str, tuple[str, ...]] = {
     ),
     "pressmark.store": (
         "DEBRIS_CODES", "FilesystemSnapshotStore", "HeadWitness", "MemorySnapshotStore",
-        "PruneReport", "RepairReport",
+        "MigrateReport", "PruneReport", "RepairReport", "SegmentStore",
         "SnapshotCorrupt", "SnapshotHistoryFull", "SnapshotNotFound", "SnapshotRef",
         "SnapshotStore", "SnapshotStoreError", "SnapshotTooLarge", "StoreBusy", "StoreError",
-        "VerifyProblem", "VerifyReport", "WarcImportReport", "WitnessStatus", "export_warc",
-        "import_warc",
+        "StoreFormat", "VerifyProblem", "VerifyReport", "WarcImportReport", "WitnessStatus",
+        "export_warc", "import_warc", "migrate_store", "open_store", "store_format",
     ),
     "pressmark.fetch": (
         "Clock", "DEFAULT_USER_AGENT", "EMBEDDED_STATE_WARNING_PREFIX", "FETCH_ERROR_KINDS",

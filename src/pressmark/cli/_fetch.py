@@ -112,7 +112,7 @@ async def _run(url: str, *, render: str, store_dir: Path | None, policy: EgressP
                user_agent: str | None, respect_robots: bool) -> FetchResult:
     store: store_module.SnapshotStore | None = None
     if store_dir is not None:
-        store = store_module.FilesystemSnapshotStore(store_dir)
+        store = store_module.open_store(store_dir, create=True)  # either format
     # --store means "keep and revalidate"; a rendered fetch never revalidates (decision 6),
     # so --render always does not switch it on only to warn that it was inert.
     source = SourceConfig(url=url, render_policy=render,  # type: ignore[arg-type]

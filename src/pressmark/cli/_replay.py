@@ -25,7 +25,7 @@ from pressmark.cli._hints import (
     not_a_store,
 )
 from pressmark.snapshot import resolve_source_ref
-from pressmark.store import FilesystemSnapshotStore, StoreError
+from pressmark.store import StoreError, open_store
 
 # A reference that names nothing is "not found" (4); one the store holds damaged, or a store
 # that cannot be read, is a failure of the store (5).
@@ -35,7 +35,7 @@ _DAMAGE = frozenset({"snapshot-corrupt", "snapshot-store-error"})
 @click.command("replay", epilog=EXIT_CODES_EPILOG)
 @click.argument("ref")
 @click.option("--store", "store_dir", required=True, type=click.Path(file_okay=False),
-              help="Snapshot store root (a crawl's OUT/store).")
+              help="Snapshot store root (a crawl's OUT/store; segments or files).")
 @click.option("--out", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               show_default=True, help="Where to write the bytes ('-' is stdout).")
 @click.option("--text", is_flag=True,
@@ -46,7 +46,7 @@ def replay(ref: str, store_dir: str, out: str, text: bool) -> None:
     if problem is not None:
         _fail("not-a-store", problem, EXIT_USAGE)
     try:
-        store = FilesystemSnapshotStore(store_dir, create=False)
+        store = open_store(store_dir)  # either format, by its marker
     except StoreError as exc:
         _fail("snapshot-store-error", f"{store_dir}: {exc.message}", EXIT_FAILURE)
     result = resolve_source_ref(store, ref)

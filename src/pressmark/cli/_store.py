@@ -1,4 +1,6 @@
-"""``pressmark store``: inspect, verify, prune, export and import snapshot stores.
+"""``pressmark store``: inspect, verify, repair, prune, export, import and migrate stores.
+
+Every sub-command opens a store in either format (segments or files) by its marker.
 
 Exit codes: 0 success (``verify`` notes on debris of interrupted writes included);
 5 when ``verify`` finds damage, an import has errors,
@@ -27,7 +29,16 @@ from pressmark.cli._hints import (
     EXIT_USAGE,
     not_a_store,
 )
-from pressmark.store import FilesystemSnapshotStore, VerifyProblem, export_warc, import_warc
+from pressmark.store import (
+    SegmentStore,
+    VerifyProblem,
+    export_warc,
+    import_warc,
+    migrate_store,
+    open_store,
+    store_format,
+)
+from pressmark.store._open import DurableStore
 
 _DIR = click.Path(file_okay=False)
 _EXISTING_DIR = click.Path(file_okay=False, exists=True)
@@ -57,12 +68,12 @@ def _errors() -> Iterator[None]:
               f"I/O error ({exc.strerror + ', ' if exc.strerror else ''}{type(exc).__name__})")
 
 
-def _open(root: str) -> FilesystemSnapshotStore:
+def _open(root: str) -> DurableStore:
     problem = not_a_store(root)
     if problem is not None:  # a usage slip (a crawl's OUT for OUT/store, most often)
         _fail("not-a-store", problem, EXIT_USAGE)
     try:
-        return FilesystemSnapshotStore(root, create=False)
+        return open_store(root)
     except PressmarkError as exc:
         _fail(exc.code, f"{root}: {exc.message}")
     except OSError as exc:
@@ -134,13 +145,23 @@ def verify(root: str, as_json: bool) -> None:
 
 @store.command("repair", epilog=EXIT_CODES_EPILOG)
 @click.argument("root", type=_EXISTING_DIR)
-def repair(root: str) -> None:
+@click.option("--rebuild-index", is_flag=True,
+              help="Segment stores: build the index again from the segments alone (done "
+                   "anyway when the index is missing or unreadable).")
+def repair(root: str, rebuild_index: bool) -> None:
     """Remove leftovers of interrupted writes and restore missing index entries.
 
-    Each source is repaired under its write lock; no snapshot is removed or changed.
+    No snapshot is removed or changed: the filesystem store repairs each source under
+    its write lock; the segment store cuts interrupted appends off segments no writer
+    holds, and rebuilds its index from the segments when it is missing or unreadable.
     """
     target = _open(root)
     with _errors():
+        if rebuild_index:
+            if not isinstance(target, SegmentStore):
+                _fail("invalid-config", "--rebuild-index applies to segment stores only",
+                      EXIT_USAGE)
+            click.echo(f"rebuilt the index: {target.rebuild_index()} snapshot(s)")
         report = target.repair()
     for source_id, fixes in report.per_source:
         click.echo(f"{source_id}\tfixed {fixes}")
@@ -182,10 +203,13 @@ def export(root: str, out: str, sources: tuple[str, ...]) -> None:
 @click.argument("root", type=_DIR)
 @click.option("--pressmark-only", is_flag=True,
               help="Skip records that were not exported by pressmark.")
-def import_(warc: str, root: str, pressmark_only: bool) -> None:
+@click.option("--store-format", type=click.Choice(["segments", "files"]), default=None,
+              help="Format of a store created here (default: segments).")
+def import_(warc: str, root: str, pressmark_only: bool, store_format: str | None) -> None:
     """Put every snapshot of a WARC file into the store (created if missing)."""
     with _errors():
-        report = import_warc(FilesystemSnapshotStore(root), warc, foreign=not pressmark_only)
+        target = open_store(root, create=True, format=store_format)  # type: ignore[arg-type]
+        report = import_warc(target, warc, foreign=not pressmark_only)
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)
     for error in report.errors:
@@ -195,4 +219,30 @@ def import_(warc: str, root: str, pressmark_only: bool) -> None:
                f"{report.skipped} record(s){f' ({kinds})' if kinds else ''}"
                f"{f', refused or failed: {len(report.errors)}' if report.errors else ''}")
     if not report.ok:
+        sys.exit(EXIT_FAILURE)
+
+
+@store.command("migrate", epilog=EXIT_CODES_EPILOG)
+@click.argument("src", type=_EXISTING_DIR)
+@click.argument("dst", type=_DIR)
+@click.option("--to", "to_format", type=click.Choice(["segments", "files"]), default=None,
+              help="Format of DST when it is created (default: the other one of SRC's).")
+def migrate(src: str, dst: str, to_format: str | None) -> None:
+    """Copy every snapshot of SRC into DST (created if missing), under the same sourceRefs.
+
+    Either format into either; DST may already hold snapshots (those are kept, and
+    the ones it holds already are not copied again).
+    """
+    source = _open(src)
+    with _errors():
+        if to_format is None:
+            to_format = store_format(dst) or (
+                "files" if isinstance(source, SegmentStore) else "segments")
+        target = open_store(dst, create=True, format=to_format)  # type: ignore[arg-type]
+        report = migrate_store(source, target)
+        check = target.verify()
+    click.echo(f"migrated {report.snapshots} snapshot(s) of {report.sources} source(s) into "
+               f"{dst} ({report.already} already there); verify: "
+               f"{'ok' if check.ok else f'{len(check.problems)} problem(s)'}")
+    if not check.ok:
         sys.exit(EXIT_FAILURE)

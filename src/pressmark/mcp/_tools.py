@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from pressmark.fetch import FetchOptions
     from pressmark.render import LazyRenderer
     from pressmark.snapshot import Snapshot
-    from pressmark.store import FilesystemSnapshotStore
+    from pressmark.store import SnapshotStore
 
 ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
 DISCOVERY = ("links", "sitemap", "both")
@@ -92,7 +92,7 @@ class PressmarkTools:
             self.egress: EgressPolicy = EgressPolicy().allow_loopback(*options.allow_loopback)
         except PressmarkError as exc:
             raise ToolFailure("invalid-config", f"--allow-loopback: {exc.message}") from exc
-        self._store: FilesystemSnapshotStore | None = None
+        self._store: SnapshotStore | None = None
         self._verifier: Any = None
         self._fetch_options: FetchOptions | None = None
         self._renderer: LazyRenderer | None = None
@@ -102,11 +102,12 @@ class PressmarkTools:
     # -- shared machinery, created on first use -------------------------------------------
 
     @property
-    def store(self) -> FilesystemSnapshotStore:
+    def store(self) -> SnapshotStore:
         if self._store is None:
-            from pressmark.store import FilesystemSnapshotStore  # noqa: PLC0415  # lazy
+            from pressmark.store import open_store  # noqa: PLC0415  # lazy
 
-            self._store = FilesystemSnapshotStore(self.options.store_dir)
+            # either format, by its marker; a new store is a segment store
+            self._store = open_store(self.options.store_dir, create=True)
         return self._store
 
     def _renderer_for(self, mode: str) -> LazyRenderer | None:

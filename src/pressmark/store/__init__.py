@@ -1,7 +1,9 @@
-"""Snapshot stores: the SnapshotStore protocol, an in-memory and a filesystem store.
+"""Snapshot stores: the SnapshotStore protocol, an in-memory store and two durable ones.
 
-The filesystem store is the durable one: immutable records, exclusive capacity
-slots, a per-source write lock, fail-closed reads and WARC export/import.
+The segment store (the default) appends WARC records to a few large segment files found
+through a SQLite index; the filesystem store keeps one immutable file per snapshot with
+exclusive capacity slots and a per-source write lock. Both read fail-closed, export and
+import WARC, and open by what their root holds (:func:`open_store`).
 """
 
 from pressmark.store._errors import (
@@ -15,6 +17,13 @@ from pressmark.store._errors import (
 )
 from pressmark.store._filesystem import FilesystemSnapshotStore
 from pressmark.store._memory import MemorySnapshotStore
+from pressmark.store._open import (
+    MigrateReport,
+    StoreFormat,
+    migrate_store,
+    open_store,
+    store_format,
+)
 from pressmark.store._protocol import (
     DEBRIS_CODES,
     PruneReport,
@@ -24,6 +33,7 @@ from pressmark.store._protocol import (
     VerifyProblem,
     VerifyReport,
 )
+from pressmark.store._segments import SegmentStore
 from pressmark.store._warc import WarcImportReport, export_warc, import_warc
 from pressmark.store._witness import HeadWitness, WitnessStatus
 
@@ -32,8 +42,10 @@ __all__ = [
     "FilesystemSnapshotStore",
     "HeadWitness",
     "MemorySnapshotStore",
+    "MigrateReport",
     "PruneReport",
     "RepairReport",
+    "SegmentStore",
     "SnapshotCorrupt",
     "SnapshotHistoryFull",
     "SnapshotNotFound",
@@ -43,10 +55,14 @@ __all__ = [
     "SnapshotTooLarge",
     "StoreBusy",
     "StoreError",
+    "StoreFormat",
     "VerifyProblem",
     "VerifyReport",
     "WarcImportReport",
     "WitnessStatus",
     "export_warc",
     "import_warc",
+    "migrate_store",
+    "open_store",
+    "store_format",
 ]

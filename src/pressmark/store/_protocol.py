@@ -61,6 +61,8 @@ class PruneReport:
 DEBRIS_CODES = frozenset({
     "temp-file", "orphan-slot", "orphan-index", "orphan-body-index", "stale-body-index",
     "stale-head",
+    # the segment store's (_segment_maintenance.py)
+    "uncommitted-tail", "missing-empty-segment", "orphan-segment",
 })
 
 
@@ -109,7 +111,7 @@ class RepairReport:
 
 @runtime_checkable
 class SnapshotStore(Protocol):
-    """Where snapshots live. Implementations: MemorySnapshotStore, FilesystemSnapshotStore."""
+    """Where snapshots live: MemorySnapshotStore, SegmentStore, FilesystemSnapshotStore."""
 
     def put(self, snapshot: Snapshot) -> SnapshotRef:
         """Store a snapshot (idempotent for an identical one) and return its reference."""

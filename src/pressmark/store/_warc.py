@@ -91,7 +91,15 @@ def export_warc(
     sources: Sequence[str] | None = None,
     gzip: bool = True,
 ) -> int:
-    """Write every snapshot of ``sources`` (default: all) as WARC/1.1; returns the count."""
+    """Write every snapshot of ``sources`` (default: all) as WARC/1.1; returns the count.
+
+    A :class:`~pressmark.store.SegmentStore` holds WARC already: its records are copied.
+    """
+    from pressmark.store._segments import SegmentStore  # noqa: PLC0415
+
+    if isinstance(store, SegmentStore):
+        with _open_out(out) as fh:
+            return store.export(fh, sources=sources, gzip=gzip)
     # warcio is imported on use: `import pressmark.store` stays light.
     from warcio.warcwriter import WARCWriter  # noqa: PLC0415
 

@@ -37,8 +37,11 @@ Every record is read as a stream and checked before anything is stored:
 A snapshot imported from another tool's record carries the note ``import-foreign``:
 the fetch layer never sends its validators (its body was not seen with that ETag).
 
-Records of other types (request, metadata, revisit, warcinfo, pressmark's own
-redirect hops) are skipped and counted by type. warcio's own complaints, which it
+A pressmark ``revisit`` (a segment store's record of a body it already held) is restored
+with the body of the record its ``WARC-Pressmark-Payload-Ref`` names, which the archive
+holds before it (or the store already does), checked against its body hash. Records of
+other types (request, metadata, other revisits, warcinfo, pressmark's own redirect hops)
+are skipped and counted by type. warcio's own complaints, which it
 writes to stderr, are captured and reported with the record number.
 """
 
@@ -84,6 +87,11 @@ from pressmark.store._warc_read import (
     bounded_loader,
     bounded_reader,
     head_problem,
+)
+from pressmark.store._warc_records import (
+    BODY_HEADER,
+    ENVELOPE_JSON_HEADER,
+    PAYLOAD_REF_HEADER,
 )
 
 ENVELOPE_HEADER = "WARC-Pressmark-Envelope"
@@ -164,9 +172,13 @@ def import_warc(
                     number += 1
                     _relay(chatter, number, warnings)
                     notes: list[str] = []
+                    snapshot: Snapshot | None
                     try:
-                        snapshot = _read_record(iterator, record, number, foreign, skipped,
-                                                notes)
+                        if record.rec_headers.get_header(PAYLOAD_REF_HEADER):
+                            snapshot = _pressmark_revisit(store, iterator, record, number)
+                        else:
+                            snapshot = _read_record(iterator, record, number, foreign,
+                                                    skipped, notes)
                     except _Refused as exc:
                         _note(errors, f"record {number}: {exc}")
                     else:
@@ -241,7 +253,7 @@ def _read_record(iterator: Any, record: Any, number: int, foreign: bool,  # noqa
     if headers.get_header(HOP_HEADER):
         skipped[f"{rec_type} (redirect hop)"] += 1  # part of the final snapshot's envelope
         return None
-    envelope = headers.get_header(ENVELOPE_HEADER)
+    envelope = headers.get_header(ENVELOPE_HEADER) or headers.get_header(ENVELOPE_JSON_HEADER)
     if not envelope and not foreign:
         skipped[f"{rec_type} (not pressmark)"] += 1
         return None
@@ -351,10 +363,37 @@ def _check_whole(iterator: Any, record: Any, number: int) -> None:
         raise _Refused(f"the record does not match its WARC digests ({problems[:_SHOWN * 2]})")
 
 
+def _pressmark_revisit(store: SnapshotStore, iterator: Any, record: Any,
+                       number: int) -> Snapshot:
+    """A revisit a segment store wrote: its body is the record its payload ref names,
+    which an earlier record of the same archive (or the store already) holds."""
+    headers = record.rec_headers
+    envelope = headers.get_header(ENVELOPE_JSON_HEADER)
+    if not envelope:
+        raise _Refused("the revisit record names a payload but holds no pressmark envelope")
+    _check_whole(iterator, record, number)
+    try:
+        ref = parse_source_ref(str(headers.get_header(PAYLOAD_REF_HEADER)))
+        body = store.get(ref.source_id, ref.snapshot_sha256).bytes
+    except InvalidSourceRef as exc:
+        raise _Refused(f"the revisit's payload reference is invalid ({exc.message})") from exc
+    except StoreError as exc:
+        raise _Refused("the record a revisit refers to is not in the archive before it, nor "
+                       f"in the store ({exc.code})") from exc
+    if hashlib.sha256(body).hexdigest() != headers.get_header(BODY_HEADER):
+        raise _Refused("the revisit's payload record holds another body")
+    return _pressmark_snapshot(record, envelope, body,
+                               headers.get_header("WARC-Target-URI") or "")
+
+
 def _pressmark_snapshot(record: Any, encoded: str, payload: bytes, uri: str) -> Snapshot:
+    """The snapshot a pressmark record holds; ``encoded`` is its envelope (base64 in
+    ``WARC-Pressmark-Envelope`` or JSON in ``WARC-Pressmark-Envelope-JSON``)."""
     headers = record.rec_headers
     try:
-        envelope = json.loads(base64.urlsafe_b64decode(encoded.encode("ascii")))
+        plain = not headers.get_header(ENVELOPE_HEADER)
+        envelope = json.loads(encoded.encode("ascii") if plain
+                              else base64.urlsafe_b64decode(encoded.encode("ascii")))
     except (ValueError, RecursionError) as exc:
         raise _Refused("the record has a malformed pressmark envelope") from exc
     if not isinstance(envelope, dict):

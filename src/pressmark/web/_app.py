@@ -46,7 +46,7 @@ def create_app(out_dir: str | Path, *, store: SnapshotStore | None = None,
                debug: bool = False) -> Starlette:
     """A read-only review workbench over one crawl output directory.
 
-    ``store`` defaults to the :class:`~pressmark.store.FilesystemSnapshotStore` at
+    ``store`` defaults to the snapshot store (segments or files, by its marker) at
     ``DIR/store``. ``allowed_hosts`` are the Host header values answered (loopback names by
     default, so a DNS-rebinding page cannot read the crawl through a browser).
     Nothing is read until the first request.

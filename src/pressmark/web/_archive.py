@@ -1,7 +1,7 @@
 """Snapshots, history and citation checks, all through the crawl's snapshot store.
 
-The store lives at ``DIR/store/`` (a :class:`~pressmark.store.FilesystemSnapshotStore`
-root). Everything here is read-only; the store is opened lazily on first use.
+The store lives at ``DIR/store/`` (a segment or filesystem store root, opened by its
+marker). Everything here is read-only; the store is opened lazily on first use.
 """
 
 from __future__ import annotations
@@ -71,11 +71,14 @@ class Archive:
     def store(self) -> SnapshotStore | None:
         with self._lock:
             if self._store is None and self.root.is_dir():
-                # Imported on first use: the filesystem store is only needed once a
-                # request asks for a snapshot.
-                from pressmark.store import FilesystemSnapshotStore  # noqa: PLC0415
+                # Imported on first use: the store is only needed once a request asks
+                # for a snapshot. A directory holding no store is no store (never created).
+                from pressmark.store import StoreError, open_store  # noqa: PLC0415
 
-                self._store = FilesystemSnapshotStore(self.root)
+                try:
+                    self._store = open_store(self.root)
+                except StoreError:
+                    return None
             return self._store
 
     def snapshot(self, source_id: str, digest: str) -> Snapshot | None:

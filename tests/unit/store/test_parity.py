@@ -1,4 +1,4 @@
-"""Random operation sequences give the same answers from both stores."""
+"""Random operation sequences give the same answers from every store."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pressmark.snapshot import build_source_ref, resolve_source_ref
 from pressmark.store import (
     FilesystemSnapshotStore,
     MemorySnapshotStore,
+    SegmentStore,
     SnapshotHistoryFull,
     SnapshotStore,
 )
@@ -41,18 +42,23 @@ def _apply(store: SnapshotStore, op: tuple[object, ...]) -> object:
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(OPS)
-def test_memory_and_filesystem_agree(ops: list[tuple[object, ...]]) -> None:
+def test_memory_filesystem_and_segments_agree(ops: list[tuple[object, ...]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        disk = FilesystemSnapshotStore(tmp, 4, durability="flush")
+        disk = FilesystemSnapshotStore(f"{tmp}/files", 4, durability="flush")
+        segments = SegmentStore(f"{tmp}/segments", 4, durability="flush")
         memory = MemorySnapshotStore(max_history_files=4)
         for op in ops:
-            assert _apply(disk, op) == _apply(memory, op)
-        for source in ("s0", "s1"):
-            assert disk.list(source) == memory.list(source)
-            assert disk.latest(source) == memory.latest(source)
-        assert disk.sources() == memory.sources()
-        for shot in POOL:
-            ref = build_source_ref(shot)
-            a, b = resolve_source_ref(disk, ref), resolve_source_ref(memory, ref)
-            assert (a.ok, a.error and a.error.code) == (b.ok, b.error and b.error.code)
-        assert disk.verify().ok
+            expected = _apply(memory, op)
+            assert _apply(disk, op) == expected
+            assert _apply(segments, op) == expected
+        for store in (disk, segments):
+            for source in ("s0", "s1"):
+                assert store.list(source) == memory.list(source)
+                assert store.latest(source) == memory.latest(source)
+            assert store.sources() == memory.sources()
+            for shot in POOL:
+                ref = build_source_ref(shot)
+                a, b = resolve_source_ref(store, ref), resolve_source_ref(memory, ref)
+                assert (a.ok, a.error and a.error.code) == (b.ok, b.error and b.error.code)
+            assert store.verify().ok
+        segments.close()
