@@ -401,7 +401,7 @@ def pressmark_cli() -> list[str]:
 
 
 async def crawl_loop(origin: str, executable: str, extra_args: list[str]) -> Run:
-    from pressmark.store import FilesystemSnapshotStore
+    from pressmark.store import open_store
 
     with tempfile.TemporaryDirectory(prefix="pressmark-render-bench-") as tmp:
         out = Path(tmp) / "out"
@@ -423,7 +423,7 @@ async def crawl_loop(origin: str, executable: str, extra_args: list[str]) -> Run
             raise RuntimeError(f"crawl exited {proc.returncode}:\n{stdout!r}\n{stderr!r}")
         manifest = json.loads((out / "manifest.json").read_text())
         rows = [json.loads(x) for x in (out / "pages.jsonl").read_text().splitlines() if x]
-        store = FilesystemSnapshotStore(out / "store")
+        store = open_store(out / "store")
         ok, ready, warned = 0, [], 0
         for row in rows:
             if "/stories/" not in row["url"] or not row.get("rendered"):

@@ -12,7 +12,7 @@ from pressmark.crawl import CrawlPolicy, crawl_sync
 from pressmark.demo import DemoSite, run_demo_server_in_thread
 from pressmark.egress import EgressPolicy
 from pressmark.snapshot import resolve_source_ref
-from pressmark.store import FilesystemSnapshotStore
+from pressmark.store import open_store
 
 
 def main() -> None:
@@ -28,7 +28,7 @@ def main() -> None:
 
     print(f"{manifest.summary['pages']} pages written to {out}")
     first = next(page for page in manifest.pages if page.source_ref)
-    store = FilesystemSnapshotStore(f"{out}/store")
+    store = open_store(f"{out}/store")  # the crawl's store, in whichever format it is
     replayed = resolve_source_ref(store, first.source_ref)
     print("cite:", first.source_ref[:96], "...")
     if replayed.ok and replayed.snapshot is not None:

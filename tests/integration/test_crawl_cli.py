@@ -59,3 +59,54 @@ def test_expected_heading_and_language_per_seed(demo_origin: str, tmp_path: Path
                                     "--allow-loopback", demo_origin, "--expect-heading", "("])
     assert bad.exit_code == 2, bad.output
     assert "expected_heading" in bad.output
+
+
+def _inodes(root: Path) -> int:
+    return sum(1 for _ in root.rglob("*"))
+
+
+def test_outputs_that_scale_bundles_segments_and_the_workbench_reads_both(
+        demo_origin: str, tmp_path: Path) -> None:
+    """--output bundles writes a few files whatever the page count, the default files
+    layout shards its directories, --store-format files keeps the earlier store, and the
+    workbench reads every page's Markdown and evidence in either layout."""
+    from pressmark.store import FilesystemSnapshotStore, SegmentStore, open_store
+    from pressmark.web._data import CrawlDir
+
+    args = ["--allow-loopback", demo_origin, "--max-pages", "60", "--render", "never",
+            "--quiet"]
+    outs = {}
+    for label, extra in (("files", []), ("bundles", ["--output", "bundles"]),
+                         ("old-store", ["--store-format", "files"])):
+        outs[label] = out = tmp_path / label
+        result = CliRunner().invoke(main, ["crawl", demo_origin + "/", "--out", str(out),
+                                           *args, *extra])
+        assert result.exit_code == 0, result.output
+    kinds = {label: type(open_store(out / "store")) for label, out in outs.items()}
+    assert kinds == {"files": SegmentStore, "bundles": SegmentStore,
+                     "old-store": FilesystemSnapshotStore}
+    bundled = outs["bundles"]
+    assert not (bundled / "markdown").exists() and (bundled / "bundles").is_dir()
+    assert _inodes(bundled) < _inodes(outs["files"]) / 4
+    assert _inodes(bundled / "store") <= 8  # marker, index (+ wal, shm), segments/ and one
+    for label in ("files", "bundles"):
+        out = outs[label]
+        rows = [json.loads(line) for line in (out / "pages.jsonl").read_text().splitlines()]
+        converted = [row for row in rows if row["markdown_path"]]
+        assert len(converted) > 20
+        view = CrawlDir(out)
+        for row in converted:
+            if label == "files":
+                assert row["markdown_path"].count("/") == 2  # markdown/<ab>/<name>.md
+            else:
+                assert row["markdown_path"] == row["evidence_path"]
+                assert row["markdown_path"].startswith("bundles/")
+            assert view.markdown(row) is not None, row["url"]
+            assert (view.evidence(row) or {}).get("policy_version"), row["url"]
+    again = CliRunner().invoke(main, ["crawl", demo_origin + "/", "--out", str(bundled),
+                                      *args, "--output", "bundles"])  # a recrawl keeps them
+    assert again.exit_code == 0, again.output
+    view = CrawlDir(bundled)
+    rows = [json.loads(line) for line in (bundled / "pages.jsonl").read_text().splitlines()]
+    kept = [row for row in rows if row["outcome"] == "not-modified" and row["markdown_path"]]
+    assert kept and all(view.markdown(row) is not None for row in kept)

@@ -294,12 +294,12 @@ async def test_replay_on_ray_is_byte_identical_with_the_network_off(
 ) -> None:
     from dataclasses import replace
 
-    from pressmark.store import FilesystemSnapshotStore
+    from pressmark.store import open_store
 
     seeds = [s.url for s in servers]
     live = await crawl(seeds, _policy(servers), out_dir=tmp_path / "live")
     offline = replace(_policy(servers), mode="replay", egress=EgressPolicy(),  # no loopback
-                      store=FilesystemSnapshotStore(tmp_path / "live" / "store"))
+                      store=open_store(tmp_path / "live" / "store"))
     marks = [len(s.requests) for s in servers]
     got = await _engine().run(seeds, offline, out_dir=tmp_path / "replay")
     assert [len(s.requests) for s in servers] == marks  # not one request
@@ -347,7 +347,7 @@ async def test_sharded_crawl_stores_robots_and_replay_reports_denied(
     from dataclasses import replace
 
     from pressmark.crawl.ray import LocalEngine
-    from pressmark.store import FilesystemSnapshotStore
+    from pressmark.store import open_store
 
     seeds = [s.url for s in servers]
     policy = _policy(servers, markdown=False)
@@ -355,7 +355,7 @@ async def test_sharded_crawl_stores_robots_and_replay_reports_denied(
     denied = {p.url for p in live.pages if p.outcome == "denied"}
     assert denied
     offline = replace(policy, mode="replay", egress=EgressPolicy(),
-                      store=FilesystemSnapshotStore(tmp_path / "live" / "store"))
+                      store=open_store(tmp_path / "live" / "store"))
     got = await LocalEngine(shards=2).run(seeds, offline, out_dir=tmp_path / "replay")
     have = _pages(got)
     for url in denied:
@@ -384,3 +384,26 @@ async def test_stragglers_do_not_change_the_budgets_page_set_on_ray(
     assert set(_pages(got)) == set(_pages(local))
     assert len(got.pages) == 100 and got.stop_reason == local.stop_reason == "max-pages"
     assert {u.split("/", 3)[2] for u in _pages(got)} == {o.split("//", 1)[1] for o in site.origins}
+
+
+async def test_shards_write_their_own_segments_and_the_driver_merges_them(
+    servers: list[DemoServer], tmp_path: Path,
+) -> None:
+    """No store is written by two shards: each has DIR/store/shards/<k>; the driver's merge
+    makes every page resolve from DIR/store, which verifies clean."""
+    from pressmark.crawl.ray import LocalEngine
+    from pressmark.snapshot import resolve_source_ref
+    from pressmark.store import SegmentStore, open_store
+
+    seeds = [s.url for s in servers]
+    got = await LocalEngine(shards=2).run(seeds, _policy(servers, markdown=False),
+                                          out_dir=tmp_path / "sharded")
+    root = tmp_path / "sharded" / "store"
+    assert sorted(p.name for p in (root / "shards").iterdir()) == ["0", "1"]
+    assert not list((root / "segments").iterdir())  # the main store wrote nothing itself
+    store = open_store(root)
+    assert isinstance(store, SegmentStore)
+    refs = [p.source_ref for p in got.pages if p.source_ref]
+    assert refs and all(resolve_source_ref(store, ref).ok for ref in refs)
+    report = store.verify()
+    assert report.ok and report.notes == (), (report.problems, report.notes)

@@ -15,7 +15,7 @@ from pressmark.cli import main
 from pressmark.crawl import CrawlError, CrawlManifest, CrawlPolicy, Politeness, crawl
 from pressmark.demo import DemoServer
 from pressmark.egress import EgressPolicy
-from pressmark.store import FilesystemSnapshotStore
+from pressmark.store import FilesystemSnapshotStore, open_store
 
 CHANGING = ("/cache/none", "/cache/changing", "/special/live")
 """Demo pages without validators (``/cache/none``) or whose body changes on every request."""
@@ -53,7 +53,8 @@ def outcomes(m: CrawlManifest) -> dict[str, str]:
 
 def markdown_files(out: Path) -> dict[str, tuple[bytes, int]]:
     return {p.name: (p.read_bytes(), p.stat().st_mtime_ns)
-            for d in ("markdown", "evidence") for p in sorted((out / d).iterdir())}
+            for d in ("markdown", "evidence") for p in sorted((out / d).rglob("*"))
+            if p.is_file()}
 
 
 async def test_recrawl_is_not_modified_for_every_unchanged_page(
@@ -70,7 +71,7 @@ async def test_recrawl_is_not_modified_for_every_unchanged_page(
     await crawl(demo_origin + "/", policy(demo_origin), out_dir=tmp_path / "twin")
     first_s = min(first_s, crawler_cpu() - t0)
     before = markdown_files(out)
-    store = FilesystemSnapshotStore(out / "store")
+    store = open_store(out / "store")
     history = {sid: len(store.list(sid)) for sid in store.sources()}
     mark = len(demo_server.requests)
     t0 = crawler_cpu()

@@ -15,7 +15,7 @@ from pressmark.crawl import CrawlPolicy, Politeness, crawl
 from pressmark.demo import DemoServer
 from pressmark.egress import EgressPolicy
 from pressmark.snapshot import source_id_for_url
-from pressmark.store import FilesystemSnapshotStore
+from pressmark.store import open_store
 
 
 def cli(origin: str, out: Path, *extra: str) -> list[str]:
@@ -68,7 +68,7 @@ async def test_replay_is_offline_and_byte_identical(
     assert first.summary["by_outcome"]["ok"] > 20
     seen = len(server.requests)
 
-    store = FilesystemSnapshotStore(tmp_path / "live" / "store")
+    store = open_store(tmp_path / "live" / "store")
     replay_policy = CrawlPolicy(egress=EgressPolicy(), mode="replay", store=store, workers=0)
     second = await crawl(server.url + "/", replay_policy, out_dir=tmp_path / "replay")
     assert len(server.requests) == seen  # not one request: the network was never used
@@ -88,7 +88,7 @@ async def test_replay_is_offline_and_byte_identical(
             b = (tmp_path / "replay" / str(twin.evidence_path)).read_bytes()
             assert a == b
     # the replay directory is self-contained: its own store resolves every reference
-    mirror = FilesystemSnapshotStore(tmp_path / "replay" / "store")
+    mirror = open_store(tmp_path / "replay" / "store")
     for page in again.values():
         assert mirror.get(str(page.source_id), str(page.snapshot_sha256)).bytes
     # robots.txt denied these live; replay says so too (not "not-in-store")

@@ -79,7 +79,8 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "Engine", "Key", "Ledger", "Limits", "LiveFetcher", "OutputDir", "ReplayFetcher",
         "ResumeJournal", "SeedLike", "StoreWriter", "TICK_S", "Via", "canonical_parts",
         "crawl_stores", "dumps_line", "hostname_of", "item_line", "make_pool",
-        "normalise_seeds", "registrable_domain", "split_host_key", "worker_store_spec",
+        "normalise_seeds", "own_store", "registrable_domain", "split_host_key",
+        "worker_store_spec",
         "write_atomic",
     ),
     "pressmark.crawl.ray": (

@@ -56,7 +56,8 @@ def _exit_code(manifest: CrawlManifest, out_dir: Path) -> int:
 @click.command("crawl", epilog=EXIT_CODES_EPILOG)
 @click.argument("urls", nargs=-1, required=True)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="Output directory (manifest.json, pages.jsonl, store/, markdown/, evidence/).")
+              help="Output directory (manifest.json, pages.jsonl, store/, markdown/ and "
+                   "evidence/ or bundles/).")
 @click.option("--max-pages", type=click.IntRange(min=0), default=100_000, show_default=True,
               help="Stop after fetching this many pages (robots-denied URLs are listed in "
                    "pages.jsonl but not counted).")
@@ -90,6 +91,15 @@ def _exit_code(manifest: CrawlManifest, out_dir: Path) -> int:
 @click.option("--no-markdown", is_flag=True, help="Store snapshots only; skip Markdown.")
 @click.option("--store", "store_path", type=click.Path(file_okay=False, path_type=Path),
               default=None, help="Snapshot store root (default OUT/store); replay reads it.")
+@click.option("--store-format", type=click.Choice(["segments", "files"]), default="segments",
+              show_default=True,
+              help="Format of a store the crawl creates: WARC segments with an index (a few "
+                   "files whatever the page count), or one file per snapshot. An existing "
+                   "store keeps its format.")
+@click.option("--output", "output", type=click.Choice(["files", "bundles"]), default="files",
+              show_default=True,
+              help="Markdown and evidence as files (in 256 sharded directories), or appended "
+                   "to compressed JSONL bundles under OUT/bundles/.")
 @click.option("--workers", type=click.IntRange(min=0), default=None,
               help="Parser processes (default: CPU count with Markdown, inline without).")
 @click.option("--page-timeout", type=click.FloatRange(min=0, min_open=True), default=10.0,
@@ -131,7 +141,8 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
           delay_ms: int, scope: str, include: tuple[str, ...], exclude: tuple[str, ...],
           origins: tuple[str, ...], ports: tuple[int, ...], proxy: str | None,
           no_robots: bool, no_markdown: bool,
-          store_path: Path | None, workers: int | None, page_timeout: float,
+          store_path: Path | None, store_format: str, output: str, workers: int | None,
+          page_timeout: float,
           time_budget: float | None,
           user_agent: str | None, quiet: bool, resume: bool, no_revalidate: bool, engine: str,
           ray_address: str | None, shards: int, render_workers: int,
@@ -151,9 +162,14 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
         if not store_path.is_dir():
             raise click.UsageError("--replay needs --store PATH (or an OUT with a store/)")
     if store_path is not None:
-        from pressmark.store import FilesystemSnapshotStore  # noqa: PLC0415  # loaded on use
+        from pressmark.store import StoreError, open_store  # noqa: PLC0415  # loaded on use
 
-        store = FilesystemSnapshotStore(store_path)
+        try:  # an existing store keeps its format; a new one gets --store-format
+            store = open_store(store_path, create=True,
+                               format=None if (store_path / "pressmark-store.json").exists()
+                               else store_format)  # type: ignore[arg-type]
+        except StoreError as exc:
+            raise click.UsageError(f"--store: {exc.message}") from exc
     scope_value: str | tuple[str, ...] = scope
     if scope not in ("same-host", "same-site"):
         scope_value = tuple(h.strip().lower() for h in scope.split(",") if h.strip())
@@ -168,6 +184,7 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
             politeness=Politeness(delay_ms=delay_ms, per_host_concurrency=per_host_concurrency,
                                   concurrency=concurrency),
             robots=not no_robots, egress=egress, store=store,
+            store_format=store_format, output=output,  # type: ignore[arg-type]
             mode="replay" if replay else "live", markdown=not no_markdown,
             time_budget_s=time_budget, user_agent=user_agent, workers=workers,
             revalidate=not no_revalidate,
@@ -227,7 +244,9 @@ def where_it_went(out_dir: Path, manifest: CrawlManifest, store_path: Path | Non
         f"wrote {out_dir / 'manifest.json'}  (summary)",
         f"      {out_dir / 'pages.jsonl'}  (one line per page: "
         f"{manifest.summary.get('pages', 0)} pages, {fetched} fetched)",
-        f"      {out_dir / 'markdown'}/ and {out_dir / 'evidence'}/  (Markdown, evidence)",
+        (f"      {out_dir / 'markdown'}/ and {out_dir / 'evidence'}/  (Markdown, evidence)"
+         if manifest.policy.get("output", "files") == "files" else
+         f"      {out_dir / 'bundles'}/  (Markdown and evidence, compressed JSONL bundles)"),
         f"      {store}/  (snapshots; {prefix} store verify {store})",
         f"review: {prefix} serve {out_dir}",
     ])

@@ -134,7 +134,7 @@ async def crawl(
     previous: list[PageRecord] = []
     if out is not None:
         in_place = policy.mode == "replay" and _same_store(policy.store, out.store_dir)
-        previous = out.prepare(resume=resume, replace=in_place)
+        previous = out.prepare(resume=resume, replace=in_place, output=policy.output)
     journal = ResumeJournal(out.state_dir) if out is not None else None
     identity = {"seeds": [url for _, url, _ in seed_list], "policy": policy.describe()}
     started_at = _utc_now()
@@ -240,23 +240,43 @@ def _write_manifest(out: OutputDir, manifest: CrawlManifest, failed: str | None)
                          f"{why}", code="output-error") from exc
 
 
-def crawl_stores(policy: CrawlPolicy, out: OutputDir | None,
-            ) -> tuple[SnapshotStore, SnapshotStore | None]:
-    """(the store pages are fetched into or replayed from, an extra store to copy them to)."""
+def crawl_stores(policy: CrawlPolicy, out: OutputDir | None, *, shard: int | None = None,
+                 ) -> tuple[SnapshotStore, SnapshotStore | None]:
+    """(the store pages are fetched into or replayed from, an extra store to copy them to).
+
+    With ``shard`` (a Ray shard), a segment store written to is that shard's own
+    (``SegmentStore.shard``): no lock is shared across machines; the driver merges the
+    shards' indexes when the crawl ends.
+    """
     own: SnapshotStore | None = None
     if out is not None:
-        from pressmark.store import FilesystemSnapshotStore  # noqa: PLC0415  # loaded on first use
+        own = own_store(policy, out)
 
-        own = FilesystemSnapshotStore(out.store_dir, durability=policy.store_durability)
+    def alone(store: SnapshotStore) -> SnapshotStore:
+        from pressmark.store import SegmentStore  # noqa: PLC0415  # loaded on first use
+
+        return store.shard(shard) if shard is not None and isinstance(store, SegmentStore) \
+            else store
+
     if policy.store is not None:
         in_place = out is not None and _same_store(policy.store, out.store_dir)
-        mirror = own if policy.mode == "replay" and not in_place else None
-        return policy.store, mirror
+        if policy.mode == "replay":
+            return policy.store, (alone(own) if own is not None and not in_place else None)
+        return alone(policy.store), None
     if own is not None:
-        return own, None
+        return (own if policy.mode == "replay" else alone(own)), None
     from pressmark.store import MemorySnapshotStore  # noqa: PLC0415  # loaded on first use
 
     return MemorySnapshotStore(), None
+
+
+def own_store(policy: CrawlPolicy, out: OutputDir) -> SnapshotStore:
+    """The output directory's store; an existing one (a recrawl, a resume) keeps its format."""
+    from pressmark.store import open_store, store_format  # noqa: PLC0415  # on first use
+
+    chosen = store_format(out.store_dir) or policy.store_format
+    return open_store(out.store_dir, create=True, format=chosen,
+                      durability=policy.store_durability)
 
 
 def _same_store(store: SnapshotStore | None, root: Path) -> bool:

@@ -6,9 +6,10 @@ at most the last batch, whose pages a resumed crawl simply fetches again, and
 a partial last line, which resume drops. A batch the kernel refuses (a full
 disk, a quota, a file size limit) is cut off again (:func:`append_whole`): the
 file never holds a torn line while the crawl runs. ``manifest.json`` is written
-atomically (temp file, fsync, rename). Markdown and evidence files are written
-by name into their own directories, through a temp file and a rename, so a
-reader never sees half a file.
+atomically (temp file, fsync, rename). Markdown and evidence are written by the
+page work (:mod:`pressmark.crawl._bundles`): as files in 256 sharded directories,
+each through a temp file and a rename so a reader never sees half a file, or
+appended to compressed JSONL bundles (``--output bundles``).
 
 WHY a reserve: when the disk fills up the crawl still has to say what it wrote
 (its last page lines and the manifest). ``.state/reserve`` holds space for that
@@ -119,7 +120,8 @@ class OutputDir:
         self._pages: int | None = None
         self._buffer: list[tuple[str, PageRecord]] = []
 
-    def prepare(self, *, resume: bool, replace: bool = False) -> list[PageRecord]:
+    def prepare(self, *, resume: bool, replace: bool = False,
+                output: str = "files") -> list[PageRecord]:
         """Create the layout; return the pages of the finished crawl this one replaces.
 
         A fresh crawl into a directory holding a finished crawl is a recrawl: the earlier
@@ -137,8 +139,8 @@ class OutputDir:
             self.pages_path.unlink(missing_ok=True)
             self.manifest_path.unlink(missing_ok=True)
             shutil.rmtree(self.state_dir, ignore_errors=True)  # frontier journals, identity
-        for d in (self.root, self.store_dir, self.markdown_dir, self.evidence_dir,
-                  self.state_dir):
+        side = (self.markdown_dir, self.evidence_dir) if output == "files" else ()
+        for d in (self.root, self.store_dir, *side, self.state_dir):
             d.mkdir(parents=True, exist_ok=True)
         return previous
 

@@ -172,7 +172,7 @@ class PageWorker:
             respect_nofollow=policy.respect_nofollow,
             strip_tracking=policy.strip_tracking_params, readiness=fetched.readiness,
             store=self.store_spec if put_in_worker else None,
-            expect=self._expectations(item),
+            expect=self._expectations(item), output=policy.output,
         )
         if self.pool is None:  # workers=0: inline, bounded by the pre-scan's caps
             work = process_page(job)

@@ -122,7 +122,14 @@ class CrawlPolicy:
     retries: int | None = None
     store_durability: Literal["fsync", "flush"] = "flush"
     """For the output directory's own store: ``flush`` survives a crashed or killed process
-    (resume works); ``fsync`` also survives power loss, at a large cost per page."""
+    (resume works); ``fsync`` also survives power loss, at a cost per page."""
+    store_format: Literal["segments", "files"] = "segments"
+    """The format of the output directory's own store when the crawl creates it: WARC
+    segments with an index (a few files for any number of pages), or one file per
+    snapshot (``files``, the earlier format). An existing store keeps its format."""
+    output: Literal["files", "bundles"] = "files"
+    """Markdown and evidence as one file each per page (in 256 sharded directories), or
+    appended to compressed JSONL bundles (a few files for any number of pages)."""
     workers: int | None = None
     """Parser processes for links and Markdown; ``None`` picks by CPU count, 0 runs inline."""
     revalidate: bool = True
@@ -172,6 +179,10 @@ class CrawlPolicy:
                              "(a parser process cannot start with less)")
         if self.render_concurrency is not None and self.render_concurrency < 1:
             raise CrawlError("render_concurrency must be >= 1")
+        if self.store_format not in ("segments", "files"):
+            raise CrawlError(f"unknown store format {self.store_format!r}")
+        if self.output not in ("files", "bundles"):
+            raise CrawlError(f"unknown output layout {self.output!r}")
         for pattern in (*self.include, *self.exclude):
             try:
                 re.compile(pattern)
@@ -203,6 +214,8 @@ class CrawlPolicy:
             "respect_nofollow": self.respect_nofollow,
             "strip_tracking_params": self.strip_tracking_params,
             "revalidate": self.revalidate,
+            # only when not the default, so identities of earlier crawls still match
+            **({"output": self.output} if self.output != "files" else {}),
         }
 
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 import contextlib
 import functools
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pressmark.crawl._bundles import Output, write_side_outputs
 from pressmark.crawl._links import extract_links
-from pressmark.crawl._output import disk_full, write_atomic
+from pressmark.crawl._output import disk_full
 from pressmark.markdown import bound_html, parse_html, screen
 
 if TYPE_CHECKING:
@@ -51,6 +51,8 @@ class PageJob:
     again (sound only when admission does not depend on the depth a link is found at)."""
     expect: tuple[str | None, str | None] | None = None
     """A seed's ``(expected_heading, expected_language)`` for this page's validation."""
+    output: Output = "files"
+    """Markdown and evidence as sharded files, or appended to bundles (_bundles.py)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -183,14 +185,10 @@ def process_page(job: PageJob, *, inline: bool = False) -> PageWork:
         valid = (bool(validation.passed), tuple(str(r) for r in validation.reasons))
     md_path = ev_path = None
     if job.out_root is not None:
-        root = Path(job.out_root)
         try:
-            md_path = f"markdown/{job.name}.md"
-            write_atomic(root / md_path, result.markdown.encode("utf-8"))
-            evidence = getattr(result, "evidence", None)
-            if evidence is not None:
-                ev_path = f"evidence/{job.name}.json"
-                write_atomic(root / ev_path, _evidence_bytes(evidence))
+            md_path, ev_path = write_side_outputs(
+                job.out_root, job.name, url, markdown=result.markdown,
+                evidence=getattr(result, "evidence", None), output=job.output)
         except OSError as exc:
             if not disk_full(exc):
                 raise
@@ -224,9 +222,6 @@ def _policy_for(heading: str | None, language: str | None) -> Any:
     return ConversionPolicy(required_heading=heading, expected_language=language)
 
 
-def _evidence_bytes(evidence: Any) -> bytes:
-    data = evidence.to_json()
-    return data.encode("utf-8") if isinstance(data, str) else bytes(data)
 
 
 def warm_up() -> None:

@@ -112,8 +112,8 @@ def kept_record(page: PageRecord | None, fetched: Fetched, present: Callable[[st
 
 
 class PresentFiles:
-    """Which Markdown and evidence files a crawl directory holds, listed once (two
-    directory reads instead of two ``stat`` calls per kept page)."""
+    """Which Markdown and evidence files (or bundles) a crawl directory holds, listed once
+    (a few directory reads instead of two ``stat`` calls per kept page)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -122,9 +122,23 @@ class PresentFiles:
     def __call__(self, path: str) -> bool:
         if self._names is None:
             self._names = set()
-            for folder in ("markdown", "evidence"):
-                with contextlib.suppress(OSError):
-                    self._names.update(f"{folder}/{entry.name}"
-                                       for entry in os.scandir(self.root / folder)
-                                       if entry.is_file())
+            for folder in ("markdown", "evidence", "bundles"):
+                self._names.update(_listed(self.root, folder))
+        if path.startswith("bundles/"):  # a bundle reference: its file must be there
+            path = path.partition(":")[0]
         return path in self._names
+
+
+def _listed(root: Path, folder: str) -> list[str]:
+    """Files of ``folder`` and of its shard directories, as relative paths."""
+    found: list[str] = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(root / folder):
+            if entry.is_file(follow_symlinks=False):
+                found.append(f"{folder}/{entry.name}")  # the flat layout of earlier crawls
+            elif entry.is_dir(follow_symlinks=False):
+                with contextlib.suppress(OSError):
+                    found.extend(f"{folder}/{entry.name}/{inner.name}"
+                                 for inner in os.scandir(entry.path)
+                                 if inner.is_file(follow_symlinks=False))
+    return found

@@ -14,6 +14,7 @@ may change with the engine.
   :func:`make_pool`; the order and the budget: :class:`Ledger`, :class:`Limits`,
   :data:`Key` (see :mod:`pressmark.crawl._levels`).
 * Acquisition: :class:`LiveFetcher`, :class:`ReplayFetcher`, :func:`crawl_stores`,
+  :func:`own_store`,
   :func:`worker_store_spec`, :class:`StoreWriter`.
 * The URL model: :func:`canonical_parts` (crawl key, scope), :func:`hostname_of` (the
   fetch layer's pacing key), :func:`registrable_domain` and :func:`split_host_key` (what a
@@ -25,7 +26,13 @@ may change with the engine.
 """
 
 from pressmark.crawl._canonical import canonical_parts, hostname_of
-from pressmark.crawl._crawl import SeedLike, crawl_stores, normalise_seeds, worker_store_spec
+from pressmark.crawl._crawl import (
+    SeedLike,
+    crawl_stores,
+    normalise_seeds,
+    own_store,
+    worker_store_spec,
+)
 from pressmark.crawl._engine import Engine
 from pressmark.crawl._fetcher import LiveFetcher, ReplayFetcher
 from pressmark.crawl._frontier import Via
@@ -57,6 +64,7 @@ __all__ = [
     "item_line",
     "make_pool",
     "normalise_seeds",
+    "own_store",
     "registrable_domain",
     "split_host_key",
     "worker_store_spec",

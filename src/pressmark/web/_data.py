@@ -462,11 +462,23 @@ class CrawlDir:
         return target.read_bytes()
 
     def markdown(self, record: Mapping[str, Any]) -> str | None:
-        data = self._side_file("markdown", record.get("markdown_path"))
+        from pressmark.crawl._bundles import is_bundle_ref, read_bundle  # noqa: PLC0415
+
+        path = record.get("markdown_path")
+        if isinstance(path, str) and is_bundle_ref(path):  # --output bundles
+            text = read_bundle(self.root, path, "markdown")
+            return text if isinstance(text, str) else None
+        data = self._side_file("markdown", path)
         return None if data is None else data.decode("utf-8", errors="replace")
 
     def evidence(self, record: Mapping[str, Any]) -> dict[str, Any] | None:
-        data = self._side_file("evidence", record.get("evidence_path"))
+        from pressmark.crawl._bundles import is_bundle_ref, read_bundle  # noqa: PLC0415
+
+        path = record.get("evidence_path")
+        if isinstance(path, str) and is_bundle_ref(path):
+            packet = read_bundle(self.root, path, "evidence")
+            return packet if isinstance(packet, dict) else None
+        data = self._side_file("evidence", path)
         if data is None:
             return None
         try:

@@ -38,6 +38,7 @@ from pressmark.crawl.executor import (
     ResumeJournal,
     SeedLike,
     normalise_seeds,
+    own_store,
 )
 from pressmark.crawl.ray._files import JournalTail, is_charged, partition_state, shard_dir
 from pressmark.crawl.ray._shard import ShardConfig, ShardRuntime
@@ -141,8 +142,8 @@ def prepare(seeds: SeedLike | Sequence[SeedLike], policy: CrawlPolicy | None, *,
     if policy.store is not None:
         root = getattr(policy.store, "root", None)
         if root is None:
-            raise CrawlError("a sharded crawl needs a FilesystemSnapshotStore on a shared path"
-                             " (policy.store), or none (the output directory's store)")
+            raise CrawlError("a sharded crawl needs a SegmentStore or FilesystemSnapshotStore on"
+                             " a shared path (policy.store), or none (the output directory's)")
         store_root = str(root)
     if policy.mode == "replay" and store_root is None and out_dir is None:
         raise CrawlError("replay needs a store (policy.store) or an output directory with one")
@@ -151,7 +152,8 @@ def prepare(seeds: SeedLike | Sequence[SeedLike], policy: CrawlPolicy | None, *,
         temporary = tempfile.TemporaryDirectory(prefix="pressmark-crawl-")
         out_dir = temporary.name
     out = OutputDir(Path(out_dir))
-    out.prepare(resume=resume)
+    out.prepare(resume=resume, output=policy.output)
+    own_store(policy, out)  # created once here, in its format, before any shard opens it
     identity = {"seeds": [url for _, url, _ in seed_list], "policy": policy.describe()}
     ResumeJournal(out.state_dir).check_or_write_identity(identity, resume=resume)
     started_at, prior_s = _utc_now(), 0.0
@@ -278,9 +280,26 @@ async def coordinate(
             complete=not interrupted and stop_reason not in ("interrupted", "time-budget"),
             pages=tuple(pages), stop_reason=stop_reason,
         )
+        merge_shard_stores(prep, len(handles))
         prep.out.write_manifest(manifest.to_dict())
         progress.finish(manifest)
     return manifest
+
+
+def merge_shard_stores(prep: Prepared, shards: int) -> None:
+    """Fold each shard's own segment store into the store it belongs to (idempotent: a
+    resumed or interrupted crawl merges what was committed, again harmlessly)."""
+    from pressmark.store import SegmentStore, store_format  # noqa: PLC0415  # on first use
+
+    roots = {prep.out.store_dir.resolve()}
+    if prep.store_root is not None:
+        roots.add(Path(prep.store_root).resolve())
+    for root in sorted(roots):
+        if store_format(root) != "segments":
+            continue
+        with SegmentStore(root, create=False) as store:
+            for index in range(shards):
+                store.merge_shard(index)
 
 
 def _merge_sitemaps(results: list[dict[str, Any]]) -> dict[str, Any]:

@@ -355,17 +355,16 @@ class ShardRuntime:
         if self._fetcher is not None:
             return self._fetcher, None
         if self.config.store_root is not None:
-            from pressmark.store import FilesystemSnapshotStore  # noqa: PLC0415  # loaded on first use
+            from pressmark.store import open_store  # noqa: PLC0415  # loaded on first use
 
-            given = FilesystemSnapshotStore(self.config.store_root,
-                                            durability=policy.store_durability)
+            given = open_store(self.config.store_root, durability=policy.store_durability)
             policy = replace(policy, store=given)
         if policy.mode == "replay":
-            source, target = crawl_stores(policy, out)
+            source, target = crawl_stores(policy, out, shard=self.config.index)
             self._fetcher = ReplayFetcher(source, robots=policy.robots,
                                           user_agent=policy.user_agent)
             return self._fetcher, target
-        target, _ = crawl_stores(policy, out)
+        target, _ = crawl_stores(policy, out, shard=self.config.index)
         renderer: Renderer | None = None
         wants_browser = policy.render != "never" or any(s.render for s, _, _ in self.config.seeds)
         if wants_browser:
@@ -437,3 +436,6 @@ class ShardRuntime:
             for closable in (self._journal, self._out, self._started, self._writer):
                 if closable is not None:
                     closable.close()
+            checkpoint = getattr(self._target, "checkpoint", None)
+            if checkpoint is not None:  # the driver reads this shard's index next
+                checkpoint()
