@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import shutil
 import statistics
@@ -38,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from crawl_vs_scrapy import free_port, measure  # noqa: E402  # the shared harness
+from crawl_vs_scrapy import free_port, measure  # the shared harness
 
 PER_HOST = 10_000
 NGINX_CONF = """

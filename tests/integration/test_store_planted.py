@@ -28,7 +28,7 @@ def _pressmark(*args: str) -> subprocess.CompletedProcess[str]:
 def _crawl(origin: str, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     return _pressmark("crawl", origin + "/", "--out", str(out), "--allow-loopback", origin,
                       "--max-pages", "5", "--render", "never", "--workers", "0", "--quiet",
-                      *extra)
+                      "--store-format", "files", *extra)  # the filesystem store's names
 
 
 def test_commands_on_a_store_with_planted_fifos_and_symlinks(

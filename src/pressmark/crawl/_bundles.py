@@ -157,8 +157,15 @@ def read_bundle(root: Path, ref: str, key: Literal["markdown", "evidence"]) -> A
     name, offset, length = match.group(1), int(match.group(2)), int(match.group(3))
     if length > MAX_MEMBER:
         return None
-    try:
-        fd = os.open(root / BUNDLE_DIR / name, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+    from pressmark.store._segment_files import (  # noqa: PLC0415  # on first use
+        open_regular,
+        real_directory,
+    )
+
+    if not real_directory(os.fspath(root / BUNDLE_DIR)):
+        return None
+    try:  # never through a symlink, never blocking on a planted FIFO
+        fd = open_regular(os.fspath(root / BUNDLE_DIR / name))
     except OSError:
         return None
     try:

@@ -33,9 +33,14 @@ _MIGRATE_BATCH = 256
 
 def store_format(root: str | os.PathLike[str]) -> StoreFormat | None:
     """The format of the store at ``root``, or None when there is none."""
+    from pressmark.store._segment_files import open_regular  # noqa: PLC0415
+
     try:
-        with Path(root, "pressmark-store.json").open("rb") as fh:
-            info = json.loads(fh.read(4096))
+        fd = open_regular(os.fspath(Path(root, "pressmark-store.json")))
+        try:
+            info = json.loads(os.read(fd, 4096))
+        finally:
+            os.close(fd)
     except FileNotFoundError:
         return None
     except (OSError, ValueError, RecursionError) as exc:

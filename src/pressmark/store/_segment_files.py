@@ -17,8 +17,10 @@ it is never written again and ``verify`` reports it. A segment reaching the stor
 ``segment_bytes`` is sealed: marked in the index, made read-only (mode 0444), and never
 opened for writing again.
 
-Files are opened with ``O_NOFOLLOW`` below a ``segments`` directory that must be a real
-directory, never a symlink; index paths are checked against the one shape we write.
+Files are opened with ``O_NOFOLLOW | O_NONBLOCK`` below a ``segments`` directory that must
+be a real directory, never a symlink, and must be regular files (a planted FIFO would
+block an ``open`` or a ``read`` forever); index paths are checked against the one shape
+we write.
 """
 
 # Raw os calls on str paths: appends and reads run once per put and get.
@@ -43,6 +45,7 @@ SEGMENT_DIR = "segments"
 SEGMENT_PATH = re.compile(r"(?:shards/[0-9]{1,4}/)?segments/[0-9]{6,12}-[0-9a-f]{8}\.warc\.gz\Z")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_SAFE = _NOFOLLOW | _CLOEXEC | getattr(os, "O_NONBLOCK", 0)
 _MAX_OPEN = 128  # reader file descriptors kept open per store instance
 
 
@@ -61,6 +64,27 @@ def real_directory(path: str) -> bool:
         return False
 
 
+def real_parents(root: str, relative: str) -> bool:
+    """True when every directory between ``root`` and ``relative``'s file is a real
+    directory (``O_NOFOLLOW`` guards only the last component of a path)."""
+    parts = relative.split("/")[:-1]
+    return all(real_directory("/".join([root, *parts[: n + 1]])) for n in range(len(parts)))
+
+
+def open_regular(path: str, flags: int = os.O_RDONLY, mode: int = 0o644) -> int:
+    """Open a store file that must be a regular file: never through a symlink, never
+    blocking on a planted FIFO or device (``NotARegularFile``, an OSError, otherwise)."""
+    fd = os.open(path, flags | _SAFE, mode)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise NotARegularFile(errno.EINVAL, "not a regular file")
+    return fd
+
+
+class NotARegularFile(OSError):
+    """A store file that is a FIFO, a device or a directory: not followed, not read."""
+
+
 def try_lock(fd: int) -> bool:
     """Take the exclusive append lock of a segment without waiting."""
     try:
@@ -77,7 +101,7 @@ def try_lock(fd: int) -> bool:
 def held_by_a_writer(path: str) -> bool:
     """Is a live writer appending to the segment at ``path`` right now?"""
     try:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+        fd = open_regular(path)
     except OSError:
         return False
     try:
@@ -141,10 +165,12 @@ class SegmentWriter:
         raise SnapshotStoreError("could not take a segment to write to")
 
     def _take(self, ident: int, path: str, committed: int) -> Appending | None:
+        if not real_parents(self.root, path):
+            return None  # a planted symlink on the way: verify reports it
         full = f"{self.root}/{path}"
-        flags = os.O_RDWR | os.O_APPEND | _NOFOLLOW | _CLOEXEC
+        flags = os.O_RDWR | os.O_APPEND
         try:
-            fd = os.open(full, flags | (os.O_CREAT if committed == 0 else 0), 0o644)
+            fd = open_regular(full, flags | (os.O_CREAT if committed == 0 else 0))
         except OSError:
             return None  # missing or unreadable: verify reports it
         try:
@@ -263,13 +289,16 @@ class SegmentReader:
             if fd is not None:
                 self._fds.move_to_end(segment)
                 return fd
-        path = f"{self.root}/{self.path(segment)}"
+        relative = self.path(segment)
+        if not real_parents(self.root, relative):
+            raise SnapshotCorrupt("a segment's directory is not a directory of the store")
+        path = f"{self.root}/{relative}"
         try:
-            fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+            fd = open_regular(path)
         except FileNotFoundError:
             raise SnapshotCorrupt("a segment the index names is missing") from None
         except OSError as exc:
-            if exc.errno == errno.ELOOP:
+            if exc.errno == errno.ELOOP or isinstance(exc, NotARegularFile):
                 raise SnapshotCorrupt("a segment is not a regular file") from None
             raise SnapshotStoreError("could not open a segment") from exc
         with self._mutex:

@@ -45,6 +45,9 @@ from pressmark.store._segment_files import (
     SEGMENT_PATH,
     check_segment_path,
     held_by_a_writer,
+    open_regular,
+    real_directory,
+    real_parents,
     try_lock,
 )
 from pressmark.store._segment_index import INDEX_NAME, Index, Row, key63
@@ -165,6 +168,9 @@ def _verify_segment(store: SegmentStore, ident: int, path: str, committed: int, 
         problem("bad-segment-path", f"segment {ident} has a path that is not one of ours")
         return 0
     full = f"{store.root}/{path}"
+    if not real_parents(str(store.root), path):
+        problem("segment-corrupt", f"segment {path}: a directory on its way is a symlink")
+        return 0
     try:
         info = os.lstat(full)
     except FileNotFoundError:
@@ -189,7 +195,11 @@ def _verify_segment(store: SegmentStore, ident: int, path: str, committed: int, 
     seen: set[int] = set()
     verified = 0
     walked = 0  # where the walk of whole members got to
-    fd = os.open(full, os.O_RDONLY | _NOFOLLOW)
+    try:
+        fd = open_regular(full)
+    except OSError:
+        problem("segment-corrupt", f"segment {path} is not a regular file")
+        return 0
     try:
         for offset, length, raw in members(fd, min(committed, info.st_size)):
             walked = offset + length
@@ -252,9 +262,12 @@ def segment_files(root: str) -> list[str]:
     """Relative paths of every segment file (``segments/`` and each shard's)."""
     found: list[str] = []
     bases = [SEGMENT_DIR]
-    with contextlib.suppress(OSError):
-        bases += [f"shards/{k}/{SEGMENT_DIR}" for k in sorted(os.listdir(f"{root}/shards"))]
+    if real_directory(f"{root}/shards"):
+        with contextlib.suppress(OSError):
+            bases += [f"shards/{k}/{SEGMENT_DIR}" for k in sorted(os.listdir(f"{root}/shards"))]
     for base in bases:
+        if not real_parents(root, f"{base}/x"):
+            continue  # a planted symlink: never followed
         with contextlib.suppress(OSError):
             for name in sorted(os.listdir(f"{root}/{base}")):
                 if SEGMENT_PATH.match(f"{base}/{name}"):
@@ -301,7 +314,7 @@ def repair_store(store: SegmentStore, *, rebuild: bool = False) -> RepairReport:
 def _cut_tail(store: SegmentStore, ident: int, full: str) -> int:
     """Truncate an unheld segment to its committed length; 1 when there was a tail."""
     try:
-        fd = os.open(full, os.O_RDWR | _NOFOLLOW)
+        fd = open_regular(full, os.O_RDWR)
     except OSError:
         return 0
     try:
@@ -405,7 +418,7 @@ def _scan(full: str, ident: int, seen: Callable[[_Found], None],
     its last record.
     """
     try:
-        fd = os.open(full, os.O_RDONLY | _NOFOLLOW)
+        fd = open_regular(full)
     except OSError:
         return 0
     good = group_start = 0

@@ -27,7 +27,7 @@ request.
 """
 
 # Raw os calls on str paths, as in the filesystem store.
-# ruff: noqa: PTH103, PTH110, PTH123
+# ruff: noqa: PTH103, PTH110
 
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ import json
 import os
 import secrets
 import sqlite3
+import stat
 import threading
 import weakref
 from collections.abc import Sequence
@@ -81,6 +82,7 @@ from pressmark.store._segment_files import (
     SegmentReader,
     SegmentWriter,
     fsync_dir,
+    open_regular,
     real_directory,
 )
 from pressmark.store._segment_index import INDEX_NAME, Index, Row, key63
@@ -408,8 +410,11 @@ class SegmentStore:
         root = self._root
         marker = f"{root}/{MARKER}"
         try:
-            with open(marker, "rb") as fh:
-                info = json.loads(fh.read(4096))
+            fd = open_regular(marker)
+            try:
+                info = json.loads(os.read(fd, 4096))
+            finally:
+                os.close(fd)
         except FileNotFoundError:
             info = None
         except (OSError, ValueError, RecursionError) as exc:
@@ -439,6 +444,13 @@ class SegmentStore:
                 self.index.create(secrets.token_hex(16))
         if not real_directory(f"{root}/{SEGMENT_DIR}"):
             raise SnapshotStoreError("the store's segments directory is missing or a symlink")
+        for name in (INDEX_NAME, f"{INDEX_NAME}-wal", f"{INDEX_NAME}-shm"):
+            try:  # SQLite would open a planted FIFO or follow a planted symlink
+                info_ = os.lstat(f"{root}/{name}")
+            except FileNotFoundError:
+                continue
+            if not stat.S_ISREG(info_.st_mode):
+                raise SnapshotStoreError("the store index is not a regular file")
 
 
 def _release(writer: SegmentWriter, reader: SegmentReader) -> None:

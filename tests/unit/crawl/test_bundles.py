@@ -54,3 +54,16 @@ def test_a_torn_or_damaged_member_reads_as_nothing(tmp_path: Path) -> None:
 def test_files_layout_shards_by_the_name() -> None:
     assert side_paths("9b1ade3843b6f3d8-index") == (
         "markdown/9b/9b1ade3843b6f3d8-index.md", "evidence/9b/9b1ade3843b6f3d8-index.json")
+
+
+def test_a_symlinked_bundles_directory_or_a_fifo_bundle_reads_as_nothing(tmp_path: Path) -> None:
+    writer = BundleWriter(str(tmp_path / "real"))
+    ref = writer.append(bundle_line("n", "http://a.test/", "text", None))
+    writer.close()
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "bundles").symlink_to(tmp_path / "real" / "bundles")
+    assert read_bundle(tmp_path / "out", ref, "markdown") is None
+    name = ref.split("/", 1)[1].split(":")[0]
+    (tmp_path / "fifo" / "bundles").mkdir(parents=True)
+    os.mkfifo(tmp_path / "fifo" / "bundles" / name)
+    assert read_bundle(tmp_path / "fifo", ref, "markdown") is None

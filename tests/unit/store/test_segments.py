@@ -322,3 +322,37 @@ def test_formats_open_by_their_marker_and_migrate_both_ways(tmp_path: Path) -> N
     for target in (segments, back):
         assert all(resolve_source_ref(target, ref).ok for ref in refs)
         assert target.verify().ok
+
+
+def test_planted_fifos_and_symlinks_are_refused_never_followed_or_waited_on(
+        tmp_path: Path) -> None:
+    """The filesystem store's discipline (red team #34 item 5): nothing planted in the
+    store blocks a command or leads it outside the store."""
+    root = tmp_path / "store"
+    store = SegmentStore(root, durability="flush")
+    shot = snap(1)
+    store.put(shot)
+    store.close()
+    [segment] = _segments(root)
+    segment.unlink()
+    os.mkfifo(segment)  # a read would wait for a writer forever
+    store = SegmentStore(root)
+    with pytest.raises(SnapshotCorrupt):
+        store.get("src", shot.snapshot_sha256)
+    assert "segment-corrupt" in {p.code for p in store.verify().problems}
+    store.put(snap(2))  # a writer skips it and takes a new segment
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "segments").mkdir(parents=True)
+    (elsewhere / "segments" / "000001-abcdef01.warc.gz").write_bytes(b"not the store's")
+    (root / "shards").mkdir()
+    (root / "shards" / "0").symlink_to(elsewhere, target_is_directory=True)
+    report = store.verify()  # the planted shard is not read
+    assert not any("shards/0" in p.detail for p in (*report.problems, *report.notes))
+    fifo_index = tmp_path / "fifo-index"
+    SegmentStore(fifo_index).close()
+    for name in ("index.sqlite3-wal", "index.sqlite3-shm"):
+        (fifo_index / name).unlink(missing_ok=True)
+    (fifo_index / "index.sqlite3").unlink()
+    os.mkfifo(fifo_index / "index.sqlite3")
+    with pytest.raises(SnapshotStoreError, match="regular"):
+        SegmentStore(fifo_index)
