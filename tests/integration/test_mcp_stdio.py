@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import json
 import shutil
-import sqlite3
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -29,6 +28,7 @@ from tripwire import Redirector, Tripwire
 
 from pressmark.mcp import TOOL_NAMES, UNTRUSTED_NOTICE
 from pressmark.snapshot import build_source_ref, parse_source_ref
+from pressmark.testing import damage_every_record
 
 if TYPE_CHECKING:
     from pressmark.demo import DemoSite
@@ -100,22 +100,6 @@ async def test_tools_are_listed_with_their_schemas(tmp_path: Path) -> None:
         assert "UNTRUSTED" in (tool.description or ""), tool.name
 
 
-def tamper_every_record(store: Path) -> None:
-    """Flip a byte of every stored snapshot record, in either store format."""
-    for record in store.rglob("*.rec"):
-        record.write_bytes(record.read_bytes()[:-1] + b"!")
-    if (store / "index.sqlite3").exists():
-        with sqlite3.connect(store / "index.sqlite3") as db:
-            places = list(db.execute("SELECT s.path, n.offset + n.length / 2 FROM snapshots n "
-                                     "JOIN segments s ON s.id = n.segment"))
-        for path, middle in places:
-            with (store / path).open("r+b") as fh:
-                fh.seek(middle)
-                byte = fh.read(1)[0]
-                fh.seek(middle)
-                fh.write(bytes([byte ^ 0xFF]))
-
-
 async def test_fetch_page_is_pressmark_md_of_its_snapshot_and_its_citation_verifies(
     tmp_path: Path, demo_site: DemoSite, demo_origin: str,
 ) -> None:
@@ -146,7 +130,7 @@ async def test_fetch_page_is_pressmark_md_of_its_snapshot_and_its_citation_verif
                                                    source_ref=mangled)
             assert failed and error["error"]["code"] == code, error_text
             assert error_text.startswith(f"error: {code}:")
-        tamper_every_record(store)   # tamper with the stored bytes themselves
+        assert damage_every_record(store)   # tamper with the stored bytes themselves
         failed, error, error_text = await call(session, "resolve_citation", source_ref=ref)
         assert failed and error["error"]["code"] == "snapshot-corrupt", error_text
         failed, error, _ = await call(session, "read_markdown", source_ref=ref)

@@ -96,7 +96,8 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "UNTRUSTED_NOTICE", "build_server", "default_store_dir", "run_stdio",
     ),
     "pressmark.testing": (
-        "FakeRenderer", "RecordingConnector", "StragglerSite", "make_snapshot",
+        "FakeRenderer", "RecordingConnector", "StragglerSite", "damage_every_record",
+        "make_snapshot",
     ),
     "pressmark.web": (
         "APP_CSP", "CrawlDir", "PageIndex", "PageQuery", "SNAPSHOT_CSP", "create_app",
