@@ -18,7 +18,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pressmark.markdown._blockmap import BlockMap
 
@@ -70,10 +70,10 @@ def crawl_pages(out_dir: str | os.PathLike[str]) -> Iterator[CrawlPage]:
     for record in records.values():
         if record.get("outcome") not in _WITH_MARKDOWN:
             continue
-        markdown = _side_text(root, record.get("markdown_path"))
+        markdown = _side_text(root, record.get("markdown_path"), "markdown")
         if markdown is None:
             continue
-        block_map = _block_map(_side_text(root, record.get("evidence_path")))
+        block_map = _block_map(_side_text(root, record.get("evidence_path"), "evidence"))
         if block_map is None and isinstance(record.get("source_ref"), str):
             if store is None:
                 store = _store(root)
@@ -91,12 +91,13 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _side_text(root: Path, relative: Any) -> str | None:
+def _side_text(root: Path, relative: Any, kind: Literal["markdown", "evidence"],
+               ) -> str | None:
     """A Markdown or evidence file of the crawl, or ``None`` (missing, outside, too big)."""
     if not isinstance(relative, str) or not relative:
         return None
     if ":" in relative and relative.startswith("bundles/"):
-        return _bundle_text(root, relative)
+        return _bundle_text(root, relative, kind)
     base = root.resolve()
     try:
         target = (base / relative).resolve()
@@ -114,14 +115,14 @@ def _side_text(root: Path, relative: Any) -> str | None:
     return data.decode("utf-8", "replace")
 
 
-def _bundle_text(root: Path, reference: str) -> str | None:
-    """A page's Markdown or evidence inside a bundle (``--output bundles``), read by the
-    crawl layer's own reader when this build has it."""
+def _bundle_text(root: Path, reference: str, kind: Literal["markdown", "evidence"],
+                 ) -> str | None:
+    """A page's Markdown or evidence inside a bundle (``--output bundles``: both fields of
+    a page name the same member), read by the crawl layer's own reader."""
     try:
-        from pressmark.crawl import _bundles  # type: ignore[attr-defined]  # noqa: PLC0415
+        from pressmark.crawl import _bundles  # noqa: PLC0415
     except ImportError:
         return None
-    kind = "evidence" if "evidence" in reference.split(":", 1)[0] else "markdown"
     try:
         value = _bundles.read_bundle(root, reference, kind)
     except (OSError, ValueError):
