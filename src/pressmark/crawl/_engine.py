@@ -323,10 +323,12 @@ class Engine:
                 self.writer.close()
 
     async def _tick_progress(self) -> None:
-        """The progress display's clock: it reports while nothing finishes, too."""
-        while True:
+        """The progress display's clock: it reports while nothing finishes, too (a display
+        written before ``tick`` existed simply has none)."""
+        tick = getattr(self.progress, "tick", None)
+        while tick is not None:
             await asyncio.sleep(TICK_S)
-            self.progress.tick(self)
+            tick(self)
 
     def _halted(self) -> bool:
         if self.stop.is_set():

@@ -229,7 +229,7 @@ async def coordinate(
                 view.summary.add(record)
                 pages.append(record)
                 progress.page(record, cast(Any, view))
-            if time.monotonic() - ticked >= TICK_S:
+            if time.monotonic() - ticked >= TICK_S and hasattr(progress, "tick"):
                 ticked = time.monotonic()
                 progress.tick(cast(Any, view))
             if stop.is_set():
