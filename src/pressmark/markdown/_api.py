@@ -20,6 +20,7 @@ from pressmark.markdown._budget import (
 from pressmark.markdown._chrome import CHROME_ONLY_MAX, read_chrome
 from pressmark.markdown._completeness import prose_facts
 from pressmark.markdown._convert import Converter
+from pressmark.markdown._kinds import declared_kind
 from pressmark.markdown._metadata import HeadNodes, read_embedded_state, read_metadata
 from pressmark.markdown._policy import POLICY_VERSION, ConversionPolicy, MarkdownError
 from pressmark.markdown._post import provenance, survey, tidy
@@ -168,7 +169,9 @@ def to_markdown(
     metadata = read_metadata(head, resolve, state, lambda: _first_h1(doc.body))
     hints = frozenset(boilerplate_hints or ())
     if policy.select_main:
-        selection = select(doc, hints=hints)
+        schema = declared_kind(state.get("json_ld", []), head.meta_attrs, head.root_attrs,
+                               doc.body)
+        selection = select(doc, hints=hints, schema=schema, title=metadata.title)
     else:
         selection = Selection(root=doc.body, selectors=["body"])
     converter = Converter(policy, resolve)
@@ -224,6 +227,9 @@ def to_markdown(
         validation=report,
         sample_provenance=provenance(placed, policy),
         block_map=BlockMap(placed),
+        page_kind=selection.kind.name if selection.kind is not None else "other",
+        kind_signals=selection.kind.report() if selection.kind is not None else {},
+        selection_notes=tuple(selection.notes),
     )
     doc.release()  # nothing below needs the tree (see Document.release)
     result = MarkdownResult(

@@ -69,8 +69,11 @@ for _rule, _words in {
                    "sponsor sponsored promo promotion promoted anzeige werbung publicidad "
                    "publicite pubblicita publicidade reklame reklama advertentie",
     # who wrote it, and the forum's card beside each post (avatar, rank, post count)
-    "exclude_byline": "byline dateline timestamp meta bio authorbox avatar signature "
+    "exclude_byline": "byline dateline timestamp meta bio authorbox avatar "
                       "usercard userinfo userdetails gravatar",
+    # a forum post's signature line; elsewhere a declaration (DocBook's "func_signature",
+    # javadoc's "member-signature"): chrome on a thread only (``THREAD_RULES``)
+    "exclude_signature": "signature",
     "exclude_tags": "tags tagcloud keywords topics",
     "exclude_feedback": "feedback survey rating vote print",
     "exclude_caption": "caption captions credit credits copyright attribution",
@@ -108,9 +111,15 @@ _LAYOUT_RULES: Final = frozenset(("exclude_aside", "exclude_nav", "exclude_foote
 PLACE_RULES: Final = frozenset(("exclude_aside", "exclude_nav", "exclude_footer",
                                 "exclude_dialog", "exclude_byline", "exclude_site_header"))
 
+# Rules whose word means chrome on a thread only: a forum post's signature line is the
+# post's chrome, while a reference page's "signature" is the declaration it documents.
+# Selection weighs such elements as content; pruning drops them on a thread (``_prune``).
+THREAD_RULES: Final = frozenset(("exclude_signature",))
+
 _MODIFIERS: Final = frozenset(("has", "with", "without", "no", "is"))
 _RELATED: Final = "exclude_related"  # any word opening with "related"
 _PROFILE: Final = "exclude_byline"   # a long word ending "profile" or "avatar"
+PROFILE_WORD: Final = 7  # chars: a word longer than "profile" that ends so names a user card
 _SPLIT: Final = re.compile(r"[^A-Za-z0-9]+")
 _CAMEL: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
@@ -197,7 +206,7 @@ def _name_rule(name: str) -> str | None:
             found = _RELATED  # run together: "relatedposts", "relatedStories"
         # two plain tests: compiled, each is a C call, where a tuple argument is a
         # generic method call
-        elif found is None and len(word) > 7 and (word.endswith("profile")  # noqa: PIE810
+        elif found is None and len(word) > PROFILE_WORD and (word.endswith("profile")  # noqa: PIE810
                                                   or word.endswith("avatar")):
             found = _PROFILE  # "postprofile", "useravatar"
         if found is not None and _stands(found, words):
@@ -232,6 +241,16 @@ def _load_reader() -> Callable[[str, int], str | None]:
 # each (a lower-cased copy, regular-expression calls, a list per name) cost a twentieth
 # of a conversion; in C, a tenth of that.
 _read_words: Final = _load_reader()
+
+
+def landmark_chrome(node: Node) -> bool:
+    """Chrome by the page's own structure: a ``nav``, ``aside``, ``footer`` or ``form``
+    element or a chrome landmark role; stronger than a class word, which may describe a
+    listing's own table of contents ("toc") or menu."""
+    if node.tag in TAG_RULES:
+        return True
+    role = node.attrs.get("role") if node.attrs else None
+    return role is not None and role.strip().lower() in _ROLE_RULES
 
 
 def match(node: Node) -> str | None:

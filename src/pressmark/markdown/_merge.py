@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Final
 
 from pressmark.markdown import _text_rules
-from pressmark.markdown._prune import PROSE_BLOCK
+from pressmark.markdown._score import PROSE_BLOCK
 from pressmark.markdown._sections import heading_of
 from pressmark.markdown._tree import Node
 
@@ -22,6 +22,8 @@ SIBLING_MIN: Final = 300      # chars of prose a sibling needs to join at all
 HEADED_LINKS: Final = 0.5     # link share below which a block under a heading is a part, not a menu
 _ENTRY_TAGS: Final = frozenset(("dl", "table", "ul", "ol"))
 DATA_LINKS: Final = 0.2  # link share up to which a sibling's table or list of terms is data
+DATA_SHARE: Final = 0.5  # share of a sibling's text in tables and term lists that makes it data
+NOTES_MIN: Final = 2     # ids the body links to that make a block its notes, not a "top" anchor
 
 
 def merge_siblings(chosen: Node, scale: float) -> Node:
@@ -157,7 +159,7 @@ def _targeted(block: Node, targets: set[str]) -> bool:
     for node in block.iter():
         if node.attrs and node.attr("id") in targets:
             hits += 1
-            if hits >= 2:
+            if hits >= NOTES_MIN:
                 return True
     return False
 
@@ -201,4 +203,4 @@ def _is_data(node: Node) -> bool:
     if node.bad is not None or not node.text_len or node.link_len > DATA_LINKS * node.text_len:
         return False
     data = sum(n.text_len for n in node.iter() if n.tag in ("table", "dl"))
-    return 2 * data >= node.text_len
+    return data >= DATA_SHARE * node.text_len

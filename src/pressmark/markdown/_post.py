@@ -158,7 +158,7 @@ def _headline_at(blocks: list[Block]) -> int:
 
 
 def _lead_trim(blocks: list[Block], title: str | None, rules: set[str],
-               policy: ConversionPolicy) -> list[Block]:
+               policy: ConversionPolicy, *, bylines: bool = True) -> list[Block]:
     """The headline and byline/date lines above the first real paragraph.
 
     The headline is reported as ``title``; the body starts after it (set
@@ -181,7 +181,7 @@ def _lead_trim(blocks: list[Block], title: str | None, rules: set[str],
                 and "exclude_title" not in rules:
             rules.add("exclude_title")
             continue
-        if lead and not timeline and isinstance(block, Para) \
+        if lead and bylines and not timeline and isinstance(block, Para) \
                 and len(block.plain) < LEAD_BLOCK \
                 and ("](" not in block.text or _BYLINE.match(block.plain)) \
                 and is_dateline(block.plain):
@@ -221,7 +221,10 @@ def tidy(blocks: list[Block], selection: Selection, title: str | None,
     """Drop the headline, bylines, and headings left without content."""
     rules = set(selection.rules)
     if policy.select_main:
-        blocks = _lead_trim(blocks, title, rules, policy)
+        # a thread's first post opens with its author line ("by jane » 3 May 2024"), as
+        # every other post does: it is no article's dateline (``_select``: page kinds)
+        thread = selection.kind is not None and selection.kind.name == "thread"
+        blocks = _lead_trim(blocks, title, rules, policy, bylines=not thread)
     out: list[Block] = []
     fired = False
     for block in blocks:

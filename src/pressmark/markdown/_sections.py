@@ -18,7 +18,9 @@ from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
 CARD_MAX: Final = 300         # chars: a teaser card (headline link, a line of text) is short
 CARD_MIN_RUN: Final = 3       # sibling cards of one kind that make a teaser row
 CARD_LINK_SHARE: Final = 0.1  # a card's link text (its headline) is at least this share of its text
-CARD_TAGS: Final = frozenset(("div", "article", "li", "section"))
+CARD_TAGS: Final = frozenset(("div", "article", "li", "section", "figure"))
+CARD_SHARE: Final = 0.75      # share of a run of siblings that must be cards (or slides)
+GALLERY_TEXT: Final = 100     # chars: a gallery's frame holds a line of caption at most
 # a chrome section goes only if the region keeps this much (a region that is itself a
 # "Related" box, picked on a page with almost no prose, is left alone)
 SECTION_KEEP_CHARS: Final = 200
@@ -26,6 +28,12 @@ SECTION_KEEP: Final = 0.2
 STREAM_LINK_SHARE: Final = 0.1  # a feed after a "Recommended" heading: links are its headlines
 STREAM_CARD: Final = 600      # chars per linked headline at most, in such a feed
 HEADING_BOX: Final = 60       # chars: a wrapper this small around one heading stands for it
+TEASER_SHARE: Final = 0.5     # teaser rows take at most this share of the region's text
+LINKED_HEADING: Final = 0.5   # link share of a heading that makes it a linked headline
+# after a chrome heading, a block this long with less than this share in links is prose
+# again: the section was only the heading and its links
+SECTION_PROSE: Final = 100
+SECTION_PROSE_LINKS: Final = 0.4
 
 
 def section_marks(root: Node, order: list[Node]) -> dict[int, str]:
@@ -39,7 +47,7 @@ def section_marks(root: Node, order: list[Node]) -> dict[int, str]:
     equal heading; after a comments heading, everything up to the next equal heading.
     """
     marks: dict[int, str] = {}
-    budget = 0.5 * root.text_len
+    budget = TEASER_SHARE * root.text_len
     for parent in order:
         elems = parent.elems
         if len(elems) >= CARD_MIN_RUN:
@@ -54,6 +62,9 @@ def section_marks(root: Node, order: list[Node]) -> dict[int, str]:
 
 
 def _teaser_row(elems: list[Node], marks: dict[int, str], budget: float) -> None:
+    """Teaser cards, and the slides of a gallery: a run of siblings of one kind, each an
+    image with a line of caption at most (``GALLERY_TEXT``), no prose: a slideshow's
+    frames ("The bridge at dawn. 1 of 5") beside the story, not part of it."""
     groups: dict[tuple[str, str], list[Node]] = {}
     for node in elems:
         if node.tag in CARD_TAGS:
@@ -62,10 +73,31 @@ def _teaser_row(elems: list[Node], marks: dict[int, str], budget: float) -> None
         if len(group) < CARD_MIN_RUN:
             continue
         cards = [n for n in group if _is_card(n)]
-        if len(cards) >= CARD_MIN_RUN and 4 * len(cards) >= 3 * len(group) \
+        if len(cards) >= CARD_MIN_RUN and CARD_SHARE * len(group) <= len(cards) \
                 and sum(n.text_len for n in cards) <= budget:
             for node in cards:
                 marks[node.idx] = "teaser_cards"
+        slides = [n for n in group if _is_slide(n)]
+        if len(slides) >= CARD_MIN_RUN and CARD_SHARE * len(group) <= len(slides) \
+                and _side_by_side(elems, slides):
+            for node in slides:
+                marks[node.idx] = "gallery"
+
+
+def _side_by_side(elems: list[Node], run: list[Node]) -> bool:
+    """``run`` (in document order) follow one another among ``elems``, nothing with text
+    between them: a slideshow's frames, not figures spread through a story."""
+    first = elems.index(run[0])
+    last = elems.index(run[-1])
+    members = {n.idx for n in run}
+    return all(n.idx in members or not n.text_len for n in elems[first:last + 1])
+
+
+def _is_slide(node: Node) -> bool:
+    """An image with a line of caption at most, and no link out (a gallery's frame)."""
+    if node.text_len > GALLERY_TEXT or node.link_len or node.prose:
+        return False
+    return any(n.tag in ("img", "picture") for n in node.iter())
 
 
 def _is_card(node: Node) -> bool:
@@ -103,7 +135,7 @@ def _is_card(node: Node) -> bool:
 def _teaser_stream(node: Node) -> bool:
     """A block of linked headlines, each with a line of summary (a feed of other pages)."""
     linked = sum(1 for n in node.iter()
-                 if n.tag in HEADINGS and n.text_len and n.link_len >= 0.5 * n.text_len)
+                 if n.tag in HEADINGS and n.text_len and n.link_len >= LINKED_HEADING * n.text_len)
     return linked >= CARD_MIN_RUN and node.link_len >= STREAM_LINK_SHARE * node.text_len \
         and linked * STREAM_CARD >= node.text_len
 
@@ -147,7 +179,8 @@ def _chrome_section(elems: list[Node], index: int) -> list[Node]:
         inner = heading_of(node)
         if inner is not None and int(inner.tag[1]) <= level:
             break
-        if not comments and node.text_len >= 100 and node.link_len < 0.4 * node.text_len \
+        if not comments and node.text_len >= SECTION_PROSE \
+                and node.link_len < SECTION_PROSE_LINKS * node.text_len \
                 and not _teaser_stream(node):
             break  # prose again: the section was only a heading and its links
         section.append(node)

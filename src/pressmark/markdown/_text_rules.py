@@ -141,6 +141,8 @@ _EDIT_LABELS: Final = _phrases(
     "sunting|sunting sumber|تعديل|تعديل المصدر|ویرایش|עריכה|संपादित करें",
 )
 EDIT_LABEL_MAX: Final = 40  # chars: "[edit source]" in any of those languages is shorter
+LABEL_MAX: Final = 40       # chars: a UI label ("Read more", "12 comments") is shorter
+HEADING_MAX: Final = 60     # chars: a chrome section's heading ("Related articles") is shorter
 
 
 def is_edit_label(text: str) -> bool:
@@ -150,12 +152,31 @@ def is_edit_label(text: str) -> bool:
     return all(part in _EDIT_LABELS for part in normalise(text).split(" | "))
 
 
+# The label that opens a paid block ("Paid content", "Sponsored", "Anzeige"): the block it
+# heads is an advertisement however it is named
+_SPONSORED: Final = _phrases(
+    "sponsored|sponsored content|sponsored post|sponsored by|paid content|paid post",
+    "promoted|promoted content|partner content|in partnership with|advertisement|advertorial",
+    "anzeige|werbung|gesponsert|publicité|contenu sponsorisé|publicidad|patrocinado",
+    "contenido patrocinado|pubblicità|contenuto sponsorizzato|advertentie|gesponsord",
+    "publicidade|conteúdo patrocinado|reklame|reklama|sponsrad|sponset|sponsoreret",
+)
+
+
+def is_sponsored_label(text: str) -> bool:
+    """A paid block's label ("Paid content", "Sponsored by Acme" counts by its opening)."""
+    if len(text) >= EDIT_LABEL_MAX:
+        return False
+    norm = normalise(text)
+    return norm in _SPONSORED or norm.startswith(("sponsored by ", "in partnership with "))
+
+
 def is_placeholder(text: str, norm: str | None = None) -> bool:
     """Text that is UI state or a UI label, not content ("Loading...", "Read more").
 
     ``norm``: ``normalise(text)``, when the caller has it (several rules read one text).
     """
-    if len(text) >= 40:
+    if len(text) >= LABEL_MAX:
         return False
     return (normalise(text) if norm is None else norm) in _LABELS \
         or _COUNTED_LABEL.match(text) is not None
@@ -229,7 +250,7 @@ _CHROME_HEADING_FORMS: Final = re.compile(
 
 def comments_heading(text: str) -> bool:
     """A heading over a comment thread: all that follows it in its section is comments."""
-    if len(text) >= 60:
+    if len(text) >= HEADING_MAX:
         return False
     return _comments(normalise(text))
 
@@ -240,7 +261,7 @@ def _comments(norm: str) -> bool:
 
 def chrome_heading(text: str) -> bool:
     """A heading that introduces further reading, comments or a newsletter box."""
-    if len(text) >= 60:
+    if len(text) >= HEADING_MAX:
         return False
     norm = normalise(text)
     return norm in _CHROME_HEADINGS or _comments(norm) \
@@ -395,9 +416,50 @@ def is_tag_line(parts: list[str]) -> bool:
         and all(ch in _TAG_SEPARATORS for part in (rest, *parts[1:]) for ch in part.strip())
 
 
+# A notice about the reader's browser, not the page ("You are using an outdated browser",
+# "Please enable JavaScript"), in the languages of the other phrase sets
+_BROWSER: Final = _by_first(_phrases(
+    "you are using an outdated browser|you are using an unsupported browser|best viewed in",
+    "your browser is out of date|your browser is not supported|please upgrade your browser",
+    "please update your browser|best viewed with|this site is best viewed|enable javascript",
+    "this website is best viewed|please enable javascript|javascript is disabled",
+    "javascript is required|you need to enable javascript|this site requires javascript",
+    "sie verwenden einen veralteten browser|ihr browser ist veraltet|javascript ist deaktiviert",
+    "bitte aktivieren sie javascript|votre navigateur est obsolète|veuillez activer javascript",
+    "javascript est désactivé|estás usando un navegador obsoleto|su navegador no es compatible",
+    "por favor, activa javascript|por favor habilite javascript|abilita javascript",
+    "stai usando un browser obsoleto|je gebruikt een verouderde browser|schakel javascript in",
+    "você está usando um navegador desatualizado|ative o javascript",
+))
+
+
+def is_browser_notice(text: str, norm: str | None = None) -> bool:
+    """A short notice about the reader's browser or JavaScript; ``norm`` as for
+    ``is_placeholder``."""
+    return len(text) < PAYWALL_MAX and _opens(normalise(text) if norm is None else norm,
+                                              _BROWSER)
+
+
+# Code that a broken ``<head>`` (an unclosed comment, a lost ``<script>`` tag) turned into
+# body text: statements and braces, far denser in ";", "{", "}" and "=" than any sentence
+SCRIPT_SHARE: Final = 0.04    # share of such characters in a text that reads as code
+SCRIPT_WORDS: Final = ("function", "var ", "document.", "window.", "return ", "=>", "();")
+SCRIPT_MIN_WORDS: Final = 2   # code words a text must hold as well
+
+
+def reads_as_script(text: str) -> bool:
+    """Text that is JavaScript, not prose (``SCRIPT_SHARE`` of ";{}=" and code words)."""
+    if "{" not in text and ";" not in text:
+        return False
+    marks = text.count(";") + text.count("{") + text.count("}") + text.count("=")
+    if marks < SCRIPT_SHARE * len(text):
+        return False
+    return sum(1 for word in SCRIPT_WORDS if word in text) >= SCRIPT_MIN_WORDS
+
+
 def text_rule(text: str, norm: str | None = None) -> str | None:
     """A rule for a short block by its text alone: paywall, survey or follow prompt, image
-    credit; ``norm`` as for ``is_placeholder``."""
+    credit, browser notice; ``norm`` as for ``is_placeholder``."""
     if len(text) < CREDIT_MAX and _is_credit(text):
         return "image_credit"
     if len(text) < PAYWALL_MAX:
@@ -405,6 +467,8 @@ def text_rule(text: str, norm: str | None = None) -> str | None:
             norm = normalise(text)
         if _opens(norm, _FEEDBACK):
             return "feedback_prompt"
+        if _opens(norm, _BROWSER):
+            return "browser_notice"
         if len(text) < FOLLOW_MAX and _opens(norm, _FOLLOW) and _NETWORKS.search(norm):
             return "social_prompt"
         paywall = _PAYWALL.get(norm[:1])

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any, Final, cast
 
-from pressmark.markdown._boilerplate import PLACE_RULES, id_rule, words_rule
+from pressmark.markdown._boilerplate import id_rule, words_rule
 from pressmark.markdown._bounded import parse_page
 from pressmark.markdown._dom import Tree
 from pressmark.markdown._escape import printable
@@ -35,10 +35,15 @@ MAX_DEPTH: Final = 160  # deeper subtrees are flattened to text: bounded recursi
 _DROP: Final = frozenset((
     "script", "style", "noscript", "template", "head", "title", "meta", "link", "base", "svg",
     "math", "iframe", "frame", "frameset", "object", "embed", "canvas", "audio", "video",
-    "source", "track", "param", "map", "area", "select", "option", "optgroup", "button",
+    "source", "track", "param", "map", "area", "select", "option", "optgroup",
     "input", "textarea", "datalist", "output", "progress", "meter", "noembed", "noframes",
     "slot", "dialog"
 ))
+# ``<button>`` is copied when selection runs: an application keeps its content inside
+# controls (an API explorer's operations: method, path, summary); a button that is a
+# label ("Share", "Next") is pruned as one (``_prune``). Its text counts as link text: a
+# control, like a link, is a way to act, not running text.
+_DROP_ALL: Final = _DROP | {"button"}
 
 BLOCK_TAGS: Final = frozenset((
     "address", "article", "aside", "blockquote", "body", "center", "dd", "details", "dir",
@@ -60,15 +65,16 @@ class Node:
     Set by ``parse``: ``text_len`` (collapsed text chars in the subtree), ``link_len``
     (of which inside ``<a>``), ``own_len`` / ``own_link`` (the same for the text whose
     nearest block ancestor is this element) and ``blocky`` (a block-level descendant).
-    Set by selection (``_select``): ``score`` (content weight of the subtree), ``pos``
-    (its positive part), ``prose`` (chars of link-poor prose blocks outside chrome) and
+    Set by selection (``_score``): ``score`` (content weight of the subtree), ``pos``
+    (its positive part), ``prose`` (chars of link-poor prose blocks outside chrome),
+    ``entry`` (chars of short link-heavy blocks outside chrome: a listing's entries) and
     ``bad`` (the boilerplate rule the element matched).
     """
 
     __slots__ = (
-        "attrs", "bad", "blocky", "children", "chrome", "depth", "elems", "idx", "link_len",
-        "nth", "own_len", "own_link", "parent", "pos", "prose", "removed", "score", "tag",
-        "text_len",
+        "attrs", "bad", "blocky", "children", "chrome", "depth", "elems", "entry", "idx",
+        "link_len", "nth", "own_len", "own_link", "parent", "pos", "prose", "removed", "score",
+        "tag", "text_len",
     )
     text_len: int
     link_len: int
@@ -78,6 +84,7 @@ class Node:
     score: float
     pos: float
     prose: int
+    entry: int
     bad: str | None
 
     def __init__(  # noqa: PLR0917 - built once per element: positional calls are cheaper
@@ -86,8 +93,8 @@ class Node:
     ) -> None:
         # Only what the copy itself reads is set here: ``parse`` sets the text sizes
         # (``text_len``, ``link_len``, ``own_len``, ``own_link``, ``blocky``) and selection
-        # the weights (``score``, ``pos``, ``prose``, ``bad``) of every element, and a slot
-        # stored twice per element is a cost paid a few thousand times per page.
+        # the weights (``score``, ``pos``, ``prose``, ``entry``, ``bad``) of every element,
+        # and a slot stored twice per element is a cost paid a few thousand times per page.
         self.tag = tag
         self.attrs = attrs
         self.parent = parent
@@ -207,7 +214,10 @@ _STRONG_WORD_RULES: Final = frozenset((
     "exclude_cookie_banner", "exclude_dialog", "exclude_share", "exclude_subscribe",
     "exclude_related", "exclude_comments", "exclude_ads"))
 CHROME_SHARE: Final = 0.3
-PLACE_PROSE: Final = 1000      # chars of paragraphs that make a chrome-named "place" a container
+# chars of paragraphs that make a chrome-named element too much to skip unseen: a long
+# run of prose is weighed by selection, whatever the element's name and however small it
+# is next to the page (a mega-menu of thousands of links makes an article look small)
+PLACE_PROSE: Final = 1000
 PLACE_PARAGRAPH: Final = 80    # chars: a paragraph this long is prose
 
 
@@ -283,9 +293,9 @@ def _chrome(lex: Any, tag: str, attrs: dict[str, str | None], parent_tag: str,
     tree = chrome_limit.tree
     cut = chrome_limit.cut
     size = tree.text_size(lex, cut)  # scripts inside only make chrome look bigger: safe
-    if size >= limit or (rule in PLACE_RULES and size >= PLACE_PROSE
+    if size >= limit or (size >= PLACE_PROSE
                          and tree.prose_size(lex, PLACE_PARAGRAPH, cut) >= PLACE_PROSE):
-        return None  # big, or a "place" full of paragraphs: selection weighs it instead
+        return None  # big, or full of paragraphs: selection weighs it instead
     return rule, size
 
 
@@ -300,7 +310,9 @@ def _build(tree: Tree, lex_root: Any, root: Node, nodes: list[Node], skipped: se
     # ``list`` gets C-level operations, where a value from Lexbor (``Any``) or a cached
     # bound method takes a generic call each time.
     stack: list[tuple[Any, Node]] = [(lex_root, root)]
-    drop = _DROP  # module globals are dictionary lookups, locals are not
+    # module globals are dictionary lookups, locals are not; without selection nothing
+    # tells a button that is content from a label, and buttons go as they always did
+    drop = _DROP if skip_chrome else _DROP_ALL
     blocks = BLOCK_TAGS
     chrome_tags = _CHROME_TAGS
     strong = _STRONG_WORD_RULES
@@ -369,9 +381,10 @@ def _own_text(node: Node, size: int) -> None:
 
 
 def _is_link(node: Node) -> bool:
-    """An ``<a>`` with an ``href``: one without is a placeholder (a named anchor, which
-    the parser may stretch over a whole section when its end tag is missing)."""
-    return node.tag == "a" and "href" in node.attrs
+    """An ``<a>`` with an ``href`` (one without is a placeholder: a named anchor, which
+    the parser may stretch over a whole section when its end tag is missing), or a
+    ``<button>``."""
+    return (node.tag == "a" and "href" in node.attrs) or node.tag == "button"
 
 
 def _measure(nodes: list[Node]) -> None:
@@ -406,3 +419,27 @@ def _measure(nodes: list[Node]) -> None:
         node.own_len = own
         node.own_link = own_link
         node.blocky = blocky
+
+
+def precedes(a: Node, b: Node) -> bool:
+    """``a`` comes before ``b`` in document order (an ancestor before its descendants).
+
+    Siblings were created in document order, so their ``idx`` orders them.
+    """
+    a_path = _path(a)
+    b_path = _path(b)
+    for a_node, b_node in zip(a_path, b_path, strict=False):
+        if a_node is not b_node:
+            return a_node.idx < b_node.idx
+    return len(a_path) < len(b_path)
+
+
+def _path(node: Node) -> list[Node]:
+    """The ancestors of ``node`` from the root down, and ``node``."""
+    path: list[Node] = []
+    step: Node | None = node
+    while step is not None:
+        path.append(step)
+        step = step.parent
+    path.reverse()
+    return path

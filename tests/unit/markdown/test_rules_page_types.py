@@ -45,7 +45,7 @@ def test_forum_thread_keeps_every_post_and_drops_the_cards_beside_them() -> None
 
 @pytest.mark.parametrize(("value", "rule"), [
     ("postprofile", "exclude_byline"), ("topic-avatar", "exclude_byline"),
-    ("signature", "exclude_byline"), ("useravatar", "exclude_byline"),
+    ("useravatar", "exclude_byline"),
     # a state of the element, not what it is: the post *has* a profile card beside it
     ("post has-profile bg2", None), ("has-sidebar", None), ("no-comments", None),
     ("withoutCaption", None), ("is-sticky", None), ("profile", None),
@@ -55,9 +55,10 @@ def test_forum_thread_keeps_every_post_and_drops_the_cards_beside_them() -> None
     ("tag-cloud", "exclude_tags"), ("author-box", "exclude_byline"),
     ("main-nav", "exclude_nav"), ("post-content", None), ("content-with-sidebar", None),
     ("story-image-copyright", "exclude_caption"),
-    # an API reference's declarations are not a forum post's signature
-    ("member-signature", None), ("type-signature", None), ("methodSignature", None),
-    ("message-signature", "exclude_byline"), ("field-name-field-byline", "exclude_byline"),
+    # "signature" names a forum post's signature line or an API reference's declaration:
+    # its own rule, chrome on a thread only (``THREAD_RULES``)
+    ("signature", "exclude_signature"), ("member-signature", "exclude_signature"),
+    ("methodSignature", "exclude_signature"), ("field-name-field-byline", "exclude_byline"),
 ])
 def test_class_words(value: str, rule: str | None) -> None:
     assert words_rule(value) == rule
@@ -476,7 +477,7 @@ def test_an_index_of_links_is_kept_as_a_listing_not_emptied() -> None:
     assert "- [pressmark.part0.convert_0()](/api/0.html)\n" in md
     assert "pressmark.part39.convert_39()" in md and "## C\n" in md
     assert "Tutorial" not in md and "Privacy" not in md and "Previous" not in md
-    assert "kept_listing" in result.evidence.boilerplate_rules_used
+    assert result.evidence.page_kind == "listing"
     # an article's related-links list still goes: the prose keeps the region from being bare
     article = to_markdown(f"<html><body><article><h1>Water</h1>{PROSE * 3}<ul>"
                           + entries[:800] + "</ul></article></body></html>")
@@ -503,24 +504,24 @@ def test_a_reference_pages_linked_terms_stay_with_their_definitions() -> None:
 def test_a_reference_index_keeps_its_headed_tables_of_names() -> None:
     # rustdoc's crate page: the crate's prose (the pick), then in the same section
     # "Modules", "Macros": each a heading and a table of names with a line each. They
-    # have no prose to score, yet the document goes on in them; what follows a chrome
-    # heading, or a list of links under a heading, is still left out
+    # have no prose to score, yet the document goes on in them: a page of documentation
+    # is its main landmark (``_select._scope``); the chrome beside it stays out
     def table(kind: str, n: int) -> str:
         rows = "".join(f"<dt><a href='{kind}.{i}.html'>{kind}_{i}</a></dt>"
                        f"<dd>Utilities for the {kind} number {i}.</dd>" for i in range(n))
         return f"<dl class='item-table'>{rows}</dl>"
     links = "".join(f"<li><a href='/story/{i}'>Another story worth reading, {i}</a></li>"
                     for i in range(6))
-    md = to_markdown(
-        "<html><body><main><section id='main-content'><h1>Crate std</h1>"
+    result = to_markdown(
+        f"<html><body><div class='sidebar'><ul>{links}</ul></div>"
+        "<main><section id='main-content'><h1>Crate std</h1>"
         f"<details open class='top-doc'><summary>Expand</summary><div class='docblock'>"
         f"{PROSE * 4}</div></details>"
         f"<h2>Modules</h2>{table('module', 12)}<h2>Macros</h2>{table('macro', 6)}"
-        f"<h2>See elsewhere</h2><ul>{links}</ul>"
-        "<h2>About the author</h2><div><p>Jo writes about the weather and the sea, and "
-        "has done so for twenty years from a small office by the harbour.</p></div>"
-        f"<h2>Related articles</h2>{table('related', 6)}"
-        "</section></main></body></html>").markdown
+        "</section></main><footer><p>Jo writes about the weather and the sea, and has done "
+        "so for twenty years from a small office by the harbour.</p></footer></body></html>")
+    md = result.markdown
+    assert result.evidence.page_kind == "documentation"
     assert "## Modules\n" in md and "[module_0](module.0.html)\n: Utilities" in md
     assert "[macro_5](macro.5.html)" in md
-    assert "Another story" not in md and "related_0" not in md and "harbour" not in md
+    assert "Another story" not in md and "harbour" not in md

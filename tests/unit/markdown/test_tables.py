@@ -10,8 +10,6 @@ from __future__ import annotations
 import time
 import tracemalloc
 
-import pytest
-
 from pressmark.markdown import ConversionPolicy, to_markdown
 
 CONVERT = ConversionPolicy(select_main=False)
@@ -197,8 +195,6 @@ always defined but for some object types is equivalent to identity.</p>
 """
 
 
-@pytest.mark.xfail(strict=True, reason="selection prunes a table cell whose code repeats in "
-                   "the text (structure-notes.md, case 1)")
 def test_a_code_cell_said_again_in_the_text_survives_selection() -> None:
     out = md(DOCS_PAGE, ConversionPolicy())
     assert "| `==` | equal |" in out
