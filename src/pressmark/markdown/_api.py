@@ -170,7 +170,7 @@ def to_markdown(
     hints = frozenset(boilerplate_hints or ())
     if policy.select_main:
         schema = declared_kind(state.get("json_ld", []), head.meta_attrs, head.root_attrs,
-                               doc.body)
+                               doc.nodes)
         selection = select(doc, hints=hints, schema=schema, title=metadata.title)
     else:
         selection = Selection(root=doc.body, selectors=["body"])

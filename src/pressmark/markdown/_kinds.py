@@ -17,9 +17,12 @@ A page is one of ``KINDS``. Each kind says what selection must keep:
 Signals, all general (never a host name, a CMS's class name or a page's own threshold),
 each counted outside chrome (elements a boilerplate rule named, ``_select``):
 
-``prose``        chars of link-poor blocks of sentence length (the page's running text)
+``prose``        chars of link-poor blocks of sentence length (the page's running text,
+                 ``Node.prose`` of the body as ``_score`` weighs it)
 ``run``          the longest run of prose: chars of such blocks side by side in one parent
-``entries``      chars of short blocks that are mostly one link (list items, index entries)
+``entries``      chars of short blocks that are mostly links (list items, index entries,
+                 menu items alike: ``Node.entry`` of the body; the chrome-named are not
+                 counted, so what remains is mostly the page's own lists)
 ``code``         chars of code blocks, and inline code spans counted by their text
 ``definitions``  definition-list terms (``<dt>``): API entries, glossaries, index entries
 ``data``         cells of tables with a header row or column
@@ -55,11 +58,6 @@ KINDS: Final = ("thread", "listing", "documentation", "product", "application", 
 # --- what one block is -----------------------------------------------------------------
 # A prose block: ``_score.PROSE_BLOCK`` chars (alphabetic; scaled by the page's script
 # density) and at most ``_score.PROSE_LINKS`` of its text in links, as selection reads it.
-# An entry: a short block (under ``ENTRY_MAX`` chars) with at least this share in links:
-# an index line, a table of contents item, a menu item alike (the chrome-named are not
-# counted, so what remains is the page's own list)
-ENTRY_LINKS: Final = 0.5
-ENTRY_MAX: Final = 300
 # A control with content: a button holding this many text-bearing children (a method, a
 # path and a summary), as opposed to a label ("Submit", "Close", an icon)
 CONTROL_PARTS: Final = 2
@@ -91,6 +89,8 @@ CONTROLS_FULL: Final = 6
 SCHEMA_VOTE: Final = 0.6
 # below this evidence no kind is clear: "other"
 KIND_MIN: Final = 0.5
+
+_IMAGES: Final = frozenset(("img", "picture"))
 
 # JSON-LD / microdata types and og:type values, by kind (lower-cased, last path part)
 _SCHEMA_KINDS: Final = {
@@ -194,29 +194,32 @@ def measure(nodes: list[Node], inchrome: list[bool], scale: float,
             ) -> tuple[dict[str, int], Node | None, Node | None]:
     """The structural signals of the module docstring, in one pass, children first, the
     parent of the longest run of prose and the parent of the largest group of posts."""
-    prose = run = entries = code = terms = data = posts = cards = controls = 0
+    run = code = terms = data = posts = cards = controls = 0
     run_at: Node | None = None
     posts_at: Node | None = None
-    marked = [False] * len(nodes)  # an author or time mark in the subtree, by node index
+    # by node index, for the subtree: an author or time mark; a link to another page; a
+    # linked heading or a linked image (what makes a teaser card a card)
+    marked = [False] * len(nodes)
+    links_out = [False] * len(nodes)
+    visual = [False] * len(nodes)
     prose_floor = PROSE_BLOCK / scale
     for node in reversed(nodes):
         tag = node.tag
         mark = tag == "time" or node.bad == "exclude_byline"
+        out = tag == "a" and "href" in node.attrs and not node.attr("href").startswith("#")
+        seen = tag in _IMAGES and _linked(node)
         for child in node.elems:
-            if marked[child.idx]:
-                mark = True
+            at = child.idx
+            mark = mark or marked[at]
+            out = out or links_out[at]
+            seen = seen or visual[at]
         marked[node.idx] = mark
+        links_out[node.idx] = out
+        visual[node.idx] = seen or (tag in HEADINGS and (out or _linked(node)))
         if inchrome[node.idx]:
             continue
-        own = node.own_len
-        if tag in BLOCK_TAGS and own and tag not in HEADINGS:
-            if own >= prose_floor and node.own_link <= PROSE_LINKS * own:
-                prose += own
-            elif own < ENTRY_MAX and (node.own_link >= ENTRY_LINKS * own
-                                      or _opens_with_link(node, visual=False)):
-                entries += own
         if tag == "pre":
-            code += own
+            code += node.own_len
         elif tag == "code" and node.text_len:
             code += node.text_len
         elif tag == "dt":
@@ -232,12 +235,14 @@ def measure(nodes: list[Node], inchrome: list[bool], scale: float,
                               and node.depth > run_at.depth):
                 run, run_at = here, node
             if len(elems) >= GROUP_MIN:
-                group_posts, group_cards = _groups(elems, marked, prose_floor, inchrome)
+                group_posts, group_cards = _groups(elems, marked, visual, prose_floor,
+                                                   inchrome)
                 if group_posts > posts:
                     posts, posts_at = group_posts, node
                 cards = max(cards, group_cards)
-    return {"prose": int(prose * scale), "run": int(run * scale),
-            "entries": int(entries * scale), "code": int(code * scale), "definitions": terms,
+    body = nodes[0]  # (scored by ``_score.weigh``: prose and entries outside chrome)
+    return {"prose": int(body.prose * scale), "run": int(run * scale),
+            "entries": int(body.entry * scale), "code": int(code * scale), "definitions": terms,
             "data": data, "posts": int(posts * scale), "cards": cards,
             "controls": controls}, run_at, posts_at
 
@@ -253,14 +258,14 @@ def _prose_run(elems: list[Node], floor: float, inchrome: list[bool]) -> int:
     return total
 
 
-def _groups(elems: list[Node], marked: list[bool], prose_floor: float, inchrome: list[bool],
-            ) -> tuple[int, int]:
+def _groups(elems: list[Node], marked: list[bool], visual: list[bool], prose_floor: float,
+            inchrome: list[bool]) -> tuple[int, int]:
     """The prose of the largest group of posts, and the number of teaser cards of the
     largest group of cards, among one parent's children.
 
     A group is siblings of one tag and first class name (three or more); a post holds
     prose and an author or time mark; a card is short, opens with a link and carries a
-    linked heading or image (``_sections._is_card`` reads a card the same way).
+    linked heading or image (``visual``; ``_sections._is_card`` reads a card the same way).
     """
     groups: dict[tuple[str, str], list[Node]] = {}
     for child in elems:
@@ -272,42 +277,39 @@ def _groups(elems: list[Node], marked: list[bool], prose_floor: float, inchrome:
     for group in groups.values():  # insertion order: deterministic
         if len(group) < GROUP_MIN:
             continue
-        members = [n for n in group if marked[n.idx] and n.prose >= prose_floor and not (
-            n.text_len <= CARD_MAX and _opens_with_link(n, visual=True))]  # (a teaser is no post)
+        teasers = [n.text_len <= CARD_MAX and visual[n.idx] and n.link_len > 0
+                   and _opens_with_link(n) for n in group]
+        members = [n for n, teaser in zip(group, teasers, strict=True)
+                   if not teaser and marked[n.idx] and n.prose >= prose_floor]
         if len(members) >= GROUP_MIN:
             posts = max(posts, sum(n.prose for n in members))
-        n_cards = sum(1 for n in group
-                      if n.text_len <= CARD_MAX and _opens_with_link(n, visual=True))
+        n_cards = sum(1 for teaser in teasers if teaser)
         cards = max(cards, n_cards if n_cards >= GROUP_MIN else 0)
     return posts, cards
 
 
-def _opens_with_link(node: Node, *, visual: bool) -> bool:
-    """The first text of the block is inside a link (an entry: a name, then what it is);
-    with ``visual``, a linked heading or a linked image is there too (a teaser card)."""
-    first: bool | None = None
-    seen_visual = not visual
-    for inner in node.iter():
-        if not seen_visual and ((inner.tag in ("img", "picture") and _linked(inner)) or (
-                inner.tag in HEADINGS and any(_linked(a) for a in inner.iter() if a.tag == "a"))):
-            seen_visual = True
-        if first is None and _holds_text(inner):
-            first = _linked(inner)
-            if not first:
-                return False
-        if first is not None and seen_visual:
-            return True
-    return False
-
-
-def _holds_text(node: Node) -> bool:
-    """Text of its own before any child element (the first words of the block)."""
-    for child in node.children:
-        if isinstance(child, str):
-            if not child.isspace():
-                return True
-        else:
-            return False
+def _opens_with_link(node: Node) -> bool:
+    """The first words of the block are inside a link to another page (an entry: a name,
+    then what it is). Reads down the first children only, past elements without text."""
+    stack: list[Node | str] = [node]
+    linked: list[bool] = [False]
+    while stack:
+        item = stack.pop()
+        inside = linked.pop()
+        if isinstance(item, str):
+            if not item.isspace():
+                return inside
+            continue
+        if not item.text_len:
+            continue  # an image, an empty span: the words come later
+        inside = inside or (item.tag == "a" and "href" in item.attrs
+                            and not item.attr("href").startswith("#"))
+        children = item.children
+        at = len(children)
+        while at > 0:  # reversed, so that they pop in document order
+            at -= 1
+            stack.append(children[at])
+            linked.append(inside)
     return False
 
 
@@ -332,19 +334,19 @@ def is_control(node: Node) -> bool:
 
 
 def declared_kind(json_ld: list[Any], meta_attrs: list[dict[str, str | None]],
-                  root_attrs: dict[str, str | None], body: Node) -> str:
+                  root_attrs: dict[str, str | None], nodes: list[Node]) -> str:
     """The kind the page declares: its JSON-LD ``@type`` (the first one that maps onto a
     kind, ``@graph`` members included), else a microdata ``itemtype`` on ``<html>`` or
-    ``<body>`` or the body's first one, else ``og:type``; ``""`` if none maps."""
+    the shallowest one in the body (``nodes``: parents first), else ``og:type``; ``""``
+    if none maps."""
     for item in json_ld:
         found = _ld_kind(item)
         if found:
             return found
-    for attrs in (root_attrs, body.attrs or {}):
-        found = _type_kind(attrs.get("itemtype"))
-        if found:
-            return found
-    for node in body.iter():
+    found = _type_kind(root_attrs.get("itemtype"))
+    if found:
+        return found
+    for node in nodes:  # (parents first: ``<body>``, then the shallowest ones)
         if node.attrs and "itemtype" in node.attrs:
             found = _type_kind(node.attrs.get("itemtype"))
             if found:

@@ -27,9 +27,8 @@ from typing import Final
 
 from pressmark.markdown import _boilerplate, _kinds, _text_rules
 from pressmark.markdown._links import LIST_PARTS, navigation
-from pressmark.markdown._score import LINK_HEAVY, LONG_BLOCK
+from pressmark.markdown._score import LINK_HEAVY, LONG_BLOCK, PROSE_BLOCK, PROSE_LINKS
 from pressmark.markdown._sections import section_marks
-from pressmark.markdown._settle import kept
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node, precedes
 
 # CPython's own SHA-256 (as ``random`` takes its SHA-512): the same digest, and no OpenSSL
@@ -95,8 +94,9 @@ def collapsed_hash(text: str) -> str:
 
 
 def prune(root: Node, hints: Collection[str], *, kind: str = "article", scale: float = 1.0,
-          ) -> tuple[list[str], int]:
-    """Mark the chrome inside ``root`` removed: the rules that fired, and the chars they took.
+          ) -> tuple[list[str], int, int]:
+    """Mark the chrome inside ``root`` removed: the rules that fired, the chars they took,
+    and the content chars left (``_settle.kept``'s measure, entries counted on a listing).
 
     ``kind`` is the page's (``_kinds``). On a listing, lists and tables of links are the
     content and stay, even when a class calls them navigation ("toc", "menu"); chrome
@@ -108,16 +108,17 @@ def prune(root: Node, hints: Collection[str], *, kind: str = "article", scale: f
     """
     order = root.iter()
     if kind in ("listing", "application"):  # (an application's controls sit in lists)
-        fired, removed, _ = _prune_pass(root, order, _Pass(root, order, hints, "listing"))
-        return sorted(fired), removed
+        done = _prune_pass(root, order, _Pass(root, order, hints, "listing", scale))
+        return sorted(done.fired), done.removed, done.content + done.entries
     entries = _entry_chars(order)
-    fired, removed, marked = _prune_pass(root, order, _Pass(root, order, hints, kind))
-    if entries >= LISTING_MIN and LISTING_RATIO * kept(root, scale, entries=False) < entries:
-        for node, before in marked:
+    done = _prune_pass(root, order, _Pass(root, order, hints, kind, scale))
+    if entries >= LISTING_MIN and LISTING_RATIO * done.content < entries:
+        for node, before in done.marked:
             node.removed = before
-        fired, removed, _ = _prune_pass(root, order, _Pass(root, order, hints, "listing"))
-        fired.add("kept_listing")
-    return sorted(fired), removed
+        done = _prune_pass(root, order, _Pass(root, order, hints, "listing", scale))
+        done.fired.add("kept_listing")
+        return sorted(done.fired), done.removed, done.content + done.entries
+    return sorted(done.fired), done.removed, done.content
 
 
 def drop_comments(root: Node, posts: Node | None, body: Node | None) -> int:
@@ -180,11 +181,12 @@ class _Pass:
     Plain slots, not a dataclass: internal, built once per pass.
     """
 
-    __slots__ = ("authors", "hints", "keep", "listing", "repeated", "sections", "texts",
-                 "thread")
+    __slots__ = ("authors", "hints", "keep", "listing", "repeated", "scale", "sections",
+                 "texts", "thread")
 
     def __init__(self, root: Node, order: list[Node], hints: Collection[str],
-                 kind: str) -> None:
+                 kind: str, scale: float) -> None:
+        self.scale = scale
         self.keep = KEEP_SHARE * root.pos
         self.hints = hints
         self.listing = kind == "listing"
@@ -203,16 +205,32 @@ class _Pass:
         return text
 
 
-def _prune_pass(root: Node, order: list[Node], ctx: _Pass,
-                ) -> tuple[set[str], int, list[tuple[Node, str | None]]]:
-    """One pruning of ``root`` (``order``: its subtree in document order): the rules that
-    fired, the chars they took, and each element marked with its mark before."""
-    fired: set[str] = set()
-    removed = 0
-    marked: list[tuple[Node, str | None]] = []
-    # document order, walked once: an element's subtree is the run of deeper elements
-    # right after it, so a pruned one is passed over by depth instead of being walked
+class _Done:
+    """What one pruning pass did: the rules that fired, the chars they took, each element
+    marked (with its mark before), and the content and entry chars it left."""
+
+    __slots__ = ("content", "entries", "fired", "marked", "removed")
+
+    def __init__(self) -> None:
+        self.fired: set[str] = set()
+        self.removed = 0
+        self.marked: list[tuple[Node, str | None]] = []
+        self.content = 0
+        self.entries = 0
+
+
+def _prune_pass(root: Node, order: list[Node], ctx: _Pass) -> _Done:
+    """One pruning of ``root`` (``order``: its subtree in document order).
+
+    Walked once in document order: an element's subtree is the run of deeper elements
+    right after it, so a pruned one (or one pruned before, ``outside_main``) is passed
+    over by depth instead of being walked. What is left is measured on the way, as
+    ``_settle.kept`` measures it.
+    """
+    done = _Done()
     marks = section_marks(root, order)
+    floor = PROSE_BLOCK / ctx.scale
+    _measure_left(root, floor, done)  # (the root itself is never pruned)
     at = 1  # (order[0] is the root itself)
     end = len(order)
     while at < end:
@@ -220,14 +238,28 @@ def _prune_pass(root: Node, order: list[Node], ctx: _Pass,
         at += 1
         rule = marks.get(node.idx) or _prune_rule(node, ctx)
         if rule is not None:
-            marked.append((node, node.removed))
+            done.marked.append((node, node.removed))
             node.removed = rule
-            fired.add(rule)
-            removed += node.text_len
+            done.fired.add(rule)
+            done.removed += node.text_len
+        if node.removed is not None:
             depth = node.depth
             while at < end and order[at].depth > depth:
                 at += 1
-    return fired, removed, marked
+            continue
+        _measure_left(node, floor, done)
+    return done
+
+
+def _measure_left(node: Node, floor: float, done: _Done) -> None:
+    """Add a block left in the output to the pass's content or entries."""
+    own = node.own_len
+    if own and node.tag in BLOCK_TAGS and node.tag not in HEADINGS:
+        links = node.own_link
+        if node.tag == "pre" or (own >= floor and links <= PROSE_LINKS * own):
+            done.content += own
+        elif links > LINK_HEAVY * own:
+            done.entries += own
 
 
 def _prune_rule(node: Node, ctx: _Pass) -> str | None:

@@ -183,17 +183,48 @@ def block_weight(node: Node, own: int, scale: float) -> tuple[float, int, int]:
 
 def said_chrome(node: Node) -> str | None:
     """A block whose own text is chrome whatever its markup: a notice about the reader's
-    browser, or script code a broken ``<head>`` turned into text (``_text_rules``). The
-    own text of a block holding other blocks is read from its text children alone."""
-    if node.blocky:
-        text = " ".join("".join(c for c in node.children if isinstance(c, str)).split())
-    else:
+    browser, or script code a broken ``<head>`` turned into text (``_text_rules``).
+
+    Read cheaply, as it runs for every block: a notice is short, holds few links and
+    opens with one of the notices' first letters; script code holds no links and shows a
+    ";" or a "{" in a text child of the block itself. The own text of a block holding
+    other blocks is read from its text children alone.
+    """
+    own = node.own_len
+    if own < _text_rules.PAYWALL_MAX and not node.blocky and node.own_link <= LINK_HEAVY * own \
+            and _text_rules.may_open_a_notice(_first_char(node)):
         text = node.text()
-    if _text_rules.is_browser_notice(text):
-        return "browser_notice"
-    if _text_rules.reads_as_script(text):
-        return "script_text"
-    return None
+        if _text_rules.is_browser_notice(text):
+            return "browser_notice"
+    if node.own_link or not _code_marks(node.children):
+        return None  # (a script's text holds no links)
+    text = " ".join("".join(c for c in node.children if isinstance(c, str)).split()) \
+        if node.blocky else node.text()
+    return "script_text" if _text_rules.reads_as_script(text) else None
+
+
+def _code_marks(children: list[Node | str]) -> bool:
+    """A text child holds a ";" or a "{"."""
+    return any(isinstance(child, str) and (";" in child or "{" in child) for child in children)
+
+
+def _first_char(node: Node) -> str:
+    """The first character of the subtree's text that is no space ("" if none), read
+    down the first children only."""
+    stack: list[Node | str] = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            stripped = item.lstrip()
+            if stripped:
+                return stripped[0]
+            continue
+        children = item.children
+        at = len(children)
+        while at > 0:  # reversed, so that they pop in document order
+            at -= 1
+            stack.append(children[at])
+    return ""
 
 
 def _mark_chrome(doc: Document, scale: float) -> list[bool]:

@@ -57,12 +57,14 @@ class Selection:
     Plain slots, not a dataclass: internal, and a dataclass costs start-up (``_blocks``).
     """
 
-    __slots__ = ("kind", "notes", "picked", "removed_chars", "root", "rules", "selectors")
+    __slots__ = ("kept", "kind", "notes", "picked", "removed_chars", "root", "rules",
+                 "selectors")
 
     def __init__(self, *, root: Node, selectors: list[str], kind: PageKind | None = None,
                  ) -> None:
         self.root = root
         self.picked = root  # the element scoring picked, before the body was widened
+        self.kept = 0       # content chars pruning left (``_settle.kept``)
         self.selectors = selectors
         self.rules: list[str] = []
         self.removed_chars = 0
@@ -94,7 +96,7 @@ def select(doc: Document, *, hints: Collection[str] = (), schema: str = "",
     if "kept_listing" in selection.rules:
         kind.name = "listing"
         selection.notes.append("kind:listing (its entries outweigh what article pruning left)")
-    first = kept(selection.root, scale, entries=kind.name in ENTRY_KINDS)
+    first = selection.kept
     if suspect(first, kind.run, scale):
         _second_opinion(doc, selection, first, hints, scale, kind=kind)
     if doc.skipped:
@@ -118,12 +120,14 @@ def _extract(doc: Document, chosen: Node, hints: Collection[str], scale: float, 
     region = join_data(chosen) if widened is chosen else widened
     selection = Selection(root=region, selectors=[region.css_path()])
     selection.picked = chosen
-    selection.rules, selection.removed_chars = prune(region, hints, kind=kind.name, scale=scale)
+    selection.rules, selection.removed_chars, selection.kept = prune(
+        region, hints, kind=kind.name, scale=scale)
     if kind.name != "thread":
         dropped = drop_comments(region, kind.posts_at, kind.run_at)
         if dropped:
             selection.rules.append("comment_thread")
             selection.removed_chars += dropped
+            selection.kept = kept(region, scale, entries=kind.name in ENTRY_KINDS)
     if merged is not chosen:
         selection.rules.append("merged_siblings")
     if widened is not merged:
@@ -152,7 +156,7 @@ def _second_opinion(doc: Document, selection: Selection, first: int, hints: Coll
             continue
         reset(selection.root)
         trial = _extract(doc, node, hints, scale, kind=kind)
-        value = kept(trial.root, scale, entries=kind.name in ENTRY_KINDS)
+        value = trial.kept
         reset(trial.root)
         if value > BETTER * best_kept:
             best, best_kept = node, value
@@ -166,6 +170,7 @@ def _second_opinion(doc: Document, selection: Selection, first: int, hints: Coll
         selection.notes.append(f"second-opinion:{name} ({best_kept} chars, first {first})")
     selection.root = again.root
     selection.picked = again.picked
+    selection.kept = again.kept
     selection.selectors = again.selectors
     selection.rules = again.rules
     selection.removed_chars = again.removed_chars
@@ -194,9 +199,10 @@ def _pick(doc: Document, kind: str, headline: Node | None) -> Node:
     """
     best = doc.body
     best_score = region_score(best, kind)
+    entries = ENTRY_GAIN if kind in ENTRY_KINDS else 0.0
     for node in doc.nodes:
         if node.tag in _CONTAINERS:
-            score = region_score(node, kind)
+            score = node.score + entries * node.entry  # (``region_score``, inline)
             if score > best_score or (score == best_score and node.depth > best.depth):
                 best, best_score = node, score
     if best_score <= 0:

@@ -433,11 +433,22 @@ _BROWSER: Final = _by_first(_phrases(
 ))
 
 
+def may_open_a_notice(char: str) -> bool:
+    """``char`` (a text's first) may open a browser notice: a letter the notices' phrases
+    start with, or a symbol that ``normalise`` would trim."""
+    return bool(char) and (char.lower() in _BROWSER or not char.isalnum())
+
+
 def is_browser_notice(text: str, norm: str | None = None) -> bool:
     """A short notice about the reader's browser or JavaScript; ``norm`` as for
-    ``is_placeholder``."""
-    return len(text) < PAYWALL_MAX and _opens(normalise(text) if norm is None else norm,
-                                              _BROWSER)
+    ``is_placeholder``. (Most texts are ruled out by their first letter, unnormalised.)"""
+    if len(text) >= PAYWALL_MAX:
+        return False
+    if norm is None:
+        if text[:1].lower() not in _BROWSER and text[:1].isalnum():
+            return False
+        norm = normalise(text)
+    return _opens(norm, _BROWSER)
 
 
 # Code that a broken ``<head>`` (an unclosed comment, a lost ``<script>`` tag) turned into

@@ -37,7 +37,7 @@ CASES = [
      ["# The Tidewater manual", "[1. Getting started](getting-started/index.html)",
       "[7.3. Changes in 4.0]", "[4.3. TLS settings]"],
      ["Created using", "Show Source"]),
-    ("sphinx_modules", {"listing"},
+    ("sphinx_modules", {"listing", "documentation"},
      ["# Library reference", "The modules are:", "Fixtures and fakes for tests."],
      ["Created using"]),
     ("sphinx_genindex", {"listing"},
