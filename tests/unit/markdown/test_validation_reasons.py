@@ -34,10 +34,13 @@ def sphinx_page(body: str) -> str:
             f"{SPHINX_FOOTER}</body></html>")
 
 
-def test_a_page_whose_content_did_not_come_is_chrome_only() -> None:
+def test_a_page_whose_content_did_not_come_fails_closed_without_its_footer() -> None:
+    # selection never takes chrome for content (issue #32): the footer is not kept, the
+    # output is empty and says why (it was "chrome-only", the footer kept, before)
     result = to_markdown(sphinx_page(""), url="https://docs.example.test/lib/x.html")
-    assert "chrome-only" in result.validation.reasons
-    assert "footer" in result.validation.details["chrome-only"]
+    assert result.markdown == ""
+    assert not result.validation.passed
+    assert "empty-output:all-pruned" in result.validation.reasons
 
 
 DOCBOOK_NAV = """<!doctype html><html><body>
