@@ -56,8 +56,9 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "RenderResult", "Renderer", "find_chromium",
     ),
     "pressmark.cite": (
-        "Chunk", "CitationError", "CitedPage", "DEFAULT_MAX_CHARS", "OtherSnapshot", "Passage",
-        "QuoteCheck", "Verifier", "chunk", "chunk_id", "chunk_markdown", "citation", "page_of",
+        "BlockChange", "CaptureDiff", "Chunk", "CitationError", "CitedPage", "DEFAULT_MAX_CHARS",
+        "DiffSide", "OtherSnapshot", "Passage", "QuoteCheck", "Verifier", "chunk", "chunk_id",
+        "chunk_markdown", "citation", "diff_captures", "diff_pages", "latest_two", "page_of",
         "verify_quote",
     ),
     "pressmark.markdown": (

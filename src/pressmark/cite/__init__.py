@@ -21,6 +21,14 @@ from pressmark._lazy import lazy_exports
 from pressmark.cite._chunks import DEFAULT_MAX_CHARS, Chunk, chunk, chunk_id, chunk_markdown
 
 if TYPE_CHECKING:
+    from pressmark.cite._diff import (
+        BlockChange,
+        CaptureDiff,
+        DiffSide,
+        diff_captures,
+        diff_pages,
+        latest_two,
+    )
     from pressmark.cite._pages import CitationError, CitedPage, page_of
     from pressmark.cite._verify import (
         OtherSnapshot,
@@ -32,6 +40,8 @@ if TYPE_CHECKING:
     )
 
 _LAZY: dict[str, str] = {
+    **dict.fromkeys(("BlockChange", "CaptureDiff", "DiffSide", "diff_captures", "diff_pages",
+                     "latest_two"), "pressmark.cite._diff"),
     **dict.fromkeys(("CitationError", "CitedPage", "page_of"), "pressmark.cite._pages"),
     **dict.fromkeys(("OtherSnapshot", "Passage", "QuoteCheck", "Verifier", "citation",
                      "verify_quote"), "pressmark.cite._verify"),
@@ -39,9 +49,12 @@ _LAZY: dict[str, str] = {
 
 __all__ = [
     "DEFAULT_MAX_CHARS",
+    "BlockChange",
+    "CaptureDiff",
     "Chunk",
     "CitationError",
     "CitedPage",
+    "DiffSide",
     "OtherSnapshot",
     "Passage",
     "QuoteCheck",
@@ -50,6 +63,9 @@ __all__ = [
     "chunk_id",
     "chunk_markdown",
     "citation",
+    "diff_captures",
+    "diff_pages",
+    "latest_two",
     "page_of",
     "verify_quote",
 ]

@@ -45,6 +45,8 @@ class CitedPage:
     block_map: BlockMap
     policy_version: str | None
     validation: dict[str, Any] | None
+    status: int | None = None
+    """The capture's HTTP status (a 404 page's Markdown is the server's error page)."""
     _views: Chain | None = field(default=None, repr=False)
 
     def views(self) -> Chain:
@@ -69,7 +71,8 @@ def page_of(snapshot: Snapshot, source_ref: str) -> CitedPage:
     base: dict[str, Any] = {"source_ref": source_ref, "source_id": snapshot.source_id,
                             "url": snapshot.url or snapshot.requested_url,
                             "fetched_at": snapshot.fetched_at,
-                            "snapshot_sha256": snapshot.snapshot_sha256}
+                            "snapshot_sha256": snapshot.snapshot_sha256,
+                            "status": snapshot.status}
     if snapshot.content_type != "html":
         return CitedPage(**base, title=None, markdown=snapshot.body, block_map=BlockMap(),
                          policy_version=None, validation=None)

@@ -30,6 +30,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "cite": ("pressmark.cli._cite:cite", "Check a quote against the snapshot it cites."),
     "crawl": ("pressmark.cli._crawl:crawl", "Crawl a site into snapshots, Markdown, a manifest."),
     "demo": ("pressmark.cli._demo:demo", "Start the bundled demo site on loopback and crawl it."),
+    "diff": ("pressmark.cli._diff:diff", "Blocks added, removed, changed between two captures."),
     "egress": ("pressmark.cli._egress:egress", "Check URLs against the egress policy."),
     "fetch": ("pressmark.cli._fetch:fetch", "Fetch one URL through the guarded, polite fetcher."),
     "mcp": ("pressmark.cli._mcp:mcp", "Serve pressmark's tools to AI agents (MCP)."),

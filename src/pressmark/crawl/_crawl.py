@@ -210,6 +210,7 @@ async def crawl(
             summary=runner.summary.to_dict(duration), sitemap=runner.sitemap.to_dict(),
             complete=complete, pages=tuple(runner.pages),
             stop_reason="interrupted" if interrupted else runner.stop_reason,
+            changes=runner.changes.report(runner.pages),
         )
         try:
             if out is not None:

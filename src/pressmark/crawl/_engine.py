@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from pressmark.crawl._canonical import canonical_or_refusal
+from pressmark.crawl._changes import Changes
 from pressmark.crawl._fetcher import PageFetcher
 from pressmark.crawl._frontier import Frontier, FrontierItem, Via
 from pressmark.crawl._levels import MAX_LINKS_PER_PAGE, Ledger, Limits
@@ -140,6 +141,8 @@ class Engine:
         self.summary = CrawlSummary()
         self.sitemap = SitemapReport()
         self.pages: list[PageRecord] = []
+        self.changes = Changes(previous)
+        """A recrawl's pages against the earlier crawl's (``crawl._changes``)."""
         self.dispatched = 0
         self.in_flight = 0
         self.storing = 0
@@ -273,6 +276,7 @@ class Engine:
     def restore(self, items: list[FrontierItem], done: list[PageRecord]) -> None:
         """Rebuild an interrupted crawl: done pages stay done, every journaled URL is offered
         again (so what is certain comes out as it did)."""
+        self.changes.seen(done)
         for page in done:
             self.summary.add(page)
             self.pages.append(page)
@@ -503,6 +507,7 @@ class Engine:
                                 outcome="error",
                                 error=PageError(kind="crawl-error",
                                                 message=f"{type(exc).__name__}: {exc}"))
+        record = self.changes.mark(record)
         if self.out is not None:
             self.out.append_page(record)
             self._maybe_flush()

@@ -60,6 +60,9 @@ class PageRecord:
     duplicate_of: str | None = None
     """The URL of an earlier page of this crawl with the very same body (``/`` for
     ``/index.html``): this page shares its Markdown and evidence, no second file is written."""
+    change: str | None = None
+    """A recrawl's page against the earlier crawl's record of its URL: ``new``, ``changed``,
+    ``not-modified``, ``unchanged-content`` or ``gone`` (``crawl._changes``)."""
 
     def __post_init__(self) -> None:
         if self.outcome == "error" and self.error is not None \
@@ -91,6 +94,7 @@ class PageRecord:
             "bytes": self.bytes,
             "readiness_ms": self.readiness_ms,
             "duplicate_of": self.duplicate_of,
+            "change": self.change,
         }
 
     @classmethod
@@ -120,6 +124,7 @@ class PageRecord:
             bytes=int(data.get("bytes") or 0),
             readiness_ms=data.get("readiness_ms"),
             duplicate_of=data.get("duplicate_of"),
+            change=data.get("change"),
         )
 
 
@@ -233,6 +238,9 @@ class CrawlManifest:
     complete: bool
     pages: tuple[PageRecord, ...] = field(default=())
     stop_reason: str | None = None
+    changes: dict[str, Any] | None = None
+    """A recrawl's pages counted by ``change`` and the earlier pages it did not request
+    (``crawl._changes``); ``None`` on a first crawl."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -245,4 +253,5 @@ class CrawlManifest:
             "sitemap": self.sitemap,
             "complete": self.complete,
             "stop_reason": self.stop_reason,
+            "changes": self.changes,
         }

@@ -71,6 +71,12 @@ class DemoServer:
     def clear_requests(self) -> None:
         self.requests.clear()
 
+    def serve(self, site: DemoSite) -> None:
+        """Serve ``site`` from now on, on the same address (a recrawl of an edited site:
+        ``DemoSite.edited``); rendered responses of the old site are forgotten."""
+        self.site = site
+        self._cache = OrderedDict()
+
     async def start(self) -> None:
         if self._server is not None:
             return

@@ -8,8 +8,9 @@ crawler should find.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal
@@ -17,9 +18,10 @@ from typing import TYPE_CHECKING, Literal
 from pressmark.demo import _text
 from pressmark.demo._chrome import INFO_PAGES, SECTIONS
 from pressmark.demo._content import ArticleContent, generate
+from pressmark.demo._http import Fault
 
 if TYPE_CHECKING:
-    from pressmark.demo._http import Fault, Request, Response
+    from pressmark.demo._http import Request, Response
 
 PageKind = Literal[
     "home", "section", "info", "article", "shell", "shell-next", "shell-jsonld",
@@ -128,6 +130,8 @@ class DemoSite:
         self.pages: tuple[DemoPage, ...] = self._build_pages()
         self._by_path = {page.path: page for page in self.pages}
         self._content_cache: dict[int, ArticleContent] = {}
+        self._edits: dict[str, tuple[tuple[str, str], ...]] = {}
+        self._deleted: frozenset[str] = frozenset()
 
     def __repr__(self) -> str:
         return (f"DemoSite(seed={self.seed}, pages={self.size}, faults={self.faults}, "
@@ -183,7 +187,29 @@ class DemoSite:
         """Answer one request; used by :class:`DemoServer`."""
         from pressmark.demo._routes import respond  # noqa: PLC0415 - render code on demand
 
-        return respond(self, request)
+        if request.path in self._deleted:
+            from pressmark.demo._pages import soft_404  # noqa: PLC0415 - as above
+
+            return soft_404(request.origin, request.path, status=404)
+        response = respond(self, request)
+        edits = self._edits.get(request.path)
+        if edits and not isinstance(response, Fault):
+            response = _edited(response, edits)
+        return response
+
+    def edited(self, *, replace: Mapping[str, Iterable[tuple[str, str]]] | None = None,
+               delete: Iterable[str] = ()) -> DemoSite:
+        """This site after an editor's pass: in each page of ``replace``, every ``(old,
+        new)`` text of its HTML replaced (``new`` empty removes it; the page's ETag follows
+        its bytes); each path of ``delete`` answers 404 (links to it stay). Every other
+        response is byte for byte this site's: a recrawl sees exactly these changes.
+        ``DemoServer.serve(site)`` swaps it in."""
+        site = DemoSite(seed=self.seed, pages=self.size, faults=self.faults,
+                        crawl_delay=self.crawl_delay, robots=self.robots)
+        site._edits = {**self._edits, **{path: tuple(pairs)
+                                         for path, pairs in (replace or {}).items()}}
+        site._deleted = self._deleted | frozenset(delete)
+        return site
 
     # -- structure ---------------------------------------------------------------
 
@@ -340,6 +366,19 @@ class DemoSite:
 
     def item(self, page_id: int) -> _Item:
         return self._items[page_id]
+
+
+def _edited(response: Response, edits: tuple[tuple[str, str], ...]) -> Response:
+    from pressmark.demo._pages import etag_of  # noqa: PLC0415 - render code on demand
+
+    text = response.body.decode("utf-8")
+    for old, new in edits:
+        if old not in text:
+            raise ValueError(f"demo edit: {old[:40]!r} is not in the page")
+        text = text.replace(old, new)
+    body = text.encode("utf-8")
+    return dataclasses.replace(response, body=body, etag=etag_of(body)
+                               if response.etag is not None else None)
 
 
 def _unique(paths: Iterable[str]) -> list[str]:
