@@ -93,3 +93,17 @@ def test_md_batch_on_utf8_pages_needs_no_label_table_nor_snapshot_errors(
         "<meta charset='UTF-8'><title>T</title><main><h1>Heading</h1><p>Text.</p></main>"))
     assert not {"webencodings", "pressmark.snapshot._errors"} & modules
     assert "pressmark.snapshot._charset" in modules
+
+
+def test_integrations_load_their_framework_only_when_imported() -> None:
+    """``import pressmark.integrations`` (and the LangChain loader) load no LlamaIndex, and
+    the reverse: an extra is needed only by the module that uses it."""
+    code = (
+        "import sys, pressmark.integrations;"
+        "top = lambda: {m.split('.')[0] for m in sys.modules};"
+        "first = sorted({'langchain_core', 'llama_index'} & top());"
+        "import pressmark.integrations.langchain;"
+        "print(first, 'llama_index' in top())"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[] False"
