@@ -57,7 +57,8 @@ async def test_short_finished_shell_is_captured_soon_after_its_last_change(
 
 
 def _rendered_html(out: Path, source_id: str | None, sha: str | None) -> str:
-    from pressmark.store import FilesystemSnapshotStore
+    from pressmark.store import open_store
 
     assert source_id is not None and sha is not None
-    return FilesystemSnapshotStore(out / "store").get(source_id, sha).body
+    # the crawl's own store, in whichever format it wrote (segments by default)
+    return open_store(out / "store").get(source_id, sha).body
