@@ -19,6 +19,17 @@ GIB = 1 << 30
 
 _CHILD = r"""
 import json, resource, sys, time
+
+def peak_rss_kb():
+    # this process image's own peak (VmHWM): ru_maxrss also counts the parent's resident
+    # memory at the fork, which Linux carries over exec (a pytest process grown to 800 MB
+    # late in a full run made every child report 800 MB)
+    try:
+        with open("/proc/self/status") as fh:
+            return int(next(l for l in fh if l.startswith("VmHWM:")).split()[1])
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
 limit_as, limit_cpu, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 resource.setrlimit(resource.RLIMIT_AS, (limit_as, limit_as))
 resource.setrlimit(resource.RLIMIT_CPU, (limit_cpu, limit_cpu + 1))
@@ -37,7 +48,7 @@ except MarkdownError as exc:
 except MemoryError:
     report.update(ok=False, code="MemoryError")
 report["cpu_s"] = time.process_time() - started
-report["max_rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+report["max_rss_kb"] = peak_rss_kb()
 print(json.dumps(report))
 """
 
