@@ -16,8 +16,9 @@ pages are far from every cap, and that is visible without walking them:
   keeps the full scan's own count of unclosed ones (an end tag closes one of its name);
 - ``<select>``: the start tags after the first ``<select>`` are counted as if every one
   sat in it, the select work (:data:`MAX_SELECT_WORK`) of that count bounds the full
-  scan's; a second ``<html>`` or ``<body>`` start tag may merge more attributes than
-  :data:`MAX_ATTRIBUTES` into one element, and such a page is left to the full scan.
+  scan's; the attributes of every ``<html>`` start tag are summed (and of every
+  ``<body>``), since a second one merges its own into the first's element: past
+  :data:`MAX_ATTRIBUTES` the page is left to the full scan.
 
 Every count errs upwards, so a page that passes is within the caps; a page that fails
 gets the full scan, which decides exactly.
@@ -236,17 +237,34 @@ def regex_screened_starts(text: str) -> int:
 
 _MERGED_START = re.compile(r"<(html|body)(?![^\t\n\f\r />])", re.I | re.A)
 _SELECT_START = re.compile(r"<select(?![^\t\n\f\r />])", re.I | re.A)
+# a tag's attributes up to its end, when it holds at most the cap of them (else no match)
+_MERGED_ATTRS = re.compile(rf"((?:{_ATTR}){{0,{MAX_ATTRIBUTES}}}+)[\t\n\f\r /]*+(?:>|\Z)",
+                           re.A)
+_ONE_ATTR = re.compile(_ATTR, re.A)
+_MERGED_LOOKS = 64
+"""``<html`` and ``<body`` texts a page may hold before the merge check gives up (IE's
+conditional comments hold a few; a scripted iframe's source one or two)."""
 
 
 def _may_merge_attributes(text: str) -> bool:
-    """A second ``<html>`` or ``<body>`` start tag: its attributes merge into the first's
-    element, past :data:`MAX_ATTRIBUTES` maybe (one of each is every ordinary page)."""
-    seen: set[str] = set()
-    for found in _MERGED_START.finditer(text):
-        name = found.group(1).lower()
-        if name in seen:
+    """More than :data:`MAX_ATTRIBUTES` attributes on the ``<html>`` start tags together
+    (or the ``<body>`` ones): the parser merges a second one's into the first's element.
+
+    Every text that reads as such a tag counts, in a comment, a script or an attribute
+    value too (the tokenizer sees a subset of them), so the sum errs upwards; a tag past
+    the cap, or more than :data:`_MERGED_LOOKS` of them, leaves the page to the full scan.
+    Counting rather than refusing every second ``<html``: IE's conditional comments put
+    one per IE version on a tenth of real pages, which the C pass reads as comments.
+    """
+    merged = {"html": 0, "body": 0}
+    for looked, found in enumerate(_MERGED_START.finditer(text)):
+        attrs = _MERGED_ATTRS.match(text, found.end())
+        if looked >= _MERGED_LOOKS or attrs is None:
             return True
-        seen.add(name)
+        name = found.group(1).lower()
+        merged[name] += len(_ONE_ATTR.findall(attrs.group(1)))
+        if merged[name] > MAX_ATTRIBUTES:
+            return True
     return False
 
 
