@@ -158,7 +158,11 @@ def to_markdown(
         raise MarkdownError("content_type names the charset of body bytes; this HTML is "
                             "already text", code="invalid-input")
     else:
-        text = html
+        # a byte-order mark decoded as a character ("utf-8" rather than "utf-8-sig", as
+        # requests' .text does): dropped, as the charset decision drops it from bytes,
+        # so the text and its bytes give one tree (kept, it is text before the doctype:
+        # quirks mode, the head's elements moved into the body)
+        text = html[1:] if html.startswith("\ufeff") else html
     doc = parse(text, skip_chrome=policy.select_main, utf8=utf8)
     head = HeadNodes(doc.tree)
     if not doc.cut.verify(head.raw_texts):  # the tree is not the page's (``_rawcut``)

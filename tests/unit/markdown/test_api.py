@@ -322,6 +322,17 @@ def test_body_bytes_give_the_markdown_of_their_text(
     assert [w.split(":")[0] for w in from_bytes.warnings] == list(warns)
 
 
+def test_text_holding_its_byte_order_mark_reads_as_its_bytes() -> None:
+    """Bytes decoded as "utf-8" keep their BOM as a character (requests' ``.text``); left
+    there it is text before the doctype, and the head's title lands in the body, the BOM in
+    the body's own text (among the entries the page's kind reads)."""
+    page = ("<!doctype html><html><head><title>T</title><link rel=canonical href=/c>"
+            "</head><body><a href=/a>Home</a> <a href=/b>News</a>" + _BODY.split("<body>", 1)[1])
+    data = b"\xef\xbb\xbf" + page.encode("utf-8")
+    assert to_markdown(data.decode("utf-8")).to_json() == to_markdown(data).to_json() \
+        == to_markdown(page).to_json()
+
+
 def test_empty_and_shell_pages() -> None:
     r = to_markdown("")
     assert r.markdown == "" and not r.validation.passed and r.evidence.needs_render
