@@ -10,7 +10,10 @@ deadline, is ``bench/crawl_stragglers.py``.)
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import io
+import threading
 from pathlib import Path
 
 import pytest
@@ -19,6 +22,7 @@ from pressmark.crawl import CrawlPolicy, crawl
 from pressmark.crawl.executor import LiveFetcher
 from pressmark.crawl.ray import LocalEngine
 from pressmark.egress import EgressPolicy
+from pressmark.render import RenderOptions, RenderResult
 from pressmark.testing import FakeRenderer, StragglerSite
 
 
@@ -86,18 +90,56 @@ async def test_budget_takes_the_first_pages_on_two_shards_with_stragglers(
         o.split("//", 1)[1] for o in site.origins}  # both hosts, so both shards, crawled
 
 
+class _Watch(io.StringIO):
+    """The progress stream; ``seen`` is set by the first line naming both stragglers."""
+
+    def __init__(self, origin: str) -> None:
+        super().__init__()
+        self.origin = origin
+        self.seen = threading.Event()
+
+    def write(self, text: str) -> int:
+        if f"{self.origin}/never (rendering, " in text and f"{self.origin}/slow (" in text:
+            self.seen.set()
+        return super().write(text)
+
+
+class _HeldSite(StragglerSite):
+    """/slow answers once the progress line has named it (a minute at most)."""
+
+    held: threading.Event
+
+    def page(self, path: str) -> str | None:
+        if path == "/slow":
+            self.held.wait(HOLD_S)
+        return super().page(path)
+
+
+class _HeldRenderer(FakeRenderer):
+    """The render of /never ends once the progress line has named it (a minute at most)."""
+
+    held: threading.Event
+
+    async def render(self, url: str, options: RenderOptions) -> RenderResult:
+        await asyncio.to_thread(self.held.wait, HOLD_S)
+        return await super().render(url, options)
+
+
+HOLD_S = 60.0  # a safety net: without the line, the crawl still ends and the test fails
+
+
 async def test_progress_names_the_renders_and_stragglers_it_waits_on() -> None:
     """Issue #35: when only a render and a slow page are left, the progress line says so,
-    with each page's URL and the seconds it has taken so far."""
-    import io
-
+    with each page's URL and the seconds it has taken so far. Both stragglers are held
+    until a line names them (not for a fixed time a loaded machine may outrun)."""
     from pressmark.crawl import LogProgress
 
-    site = StragglerSite(hubs=2, leaves=2, slow_s=3.0)
-    stream = io.StringIO()
+    site = _HeldSite(hubs=2, leaves=2, slow_s=0.0)
+    renderer = _HeldRenderer()
     with site.serve():
-        await crawl(site.origin + "/", policy(site.origins, 1000),
-                    renderer=FakeRenderer(delay_s=3.0),
+        stream = _Watch(site.origin)
+        site.held = renderer.held = stream.seen
+        await crawl(site.origin + "/", policy(site.origins, 1000), renderer=renderer,
                     progress=LogProgress(stream, every_s=0.5))
     waiting = [line for line in stream.getvalue().splitlines() if "waiting on:" in line]
     assert waiting, stream.getvalue()
