@@ -140,16 +140,17 @@ def _descendants(root: int) -> set[int]:
 
 
 @pytest.mark.parametrize("markdown", [True, False], ids=["markdown", "no-markdown"])
-def test_time_budget_holds_and_normal_pages_are_ok(hostile_site: str, tmp_path: Path,
-                                                   markdown: bool) -> None:
+def test_hostile_pages_are_typed_and_normal_pages_are_ok(hostile_site: str, tmp_path: Path,
+                                                         markdown: bool) -> None:
+    """The whole site, with no budget to stop it early: however slowly a loaded machine
+    runs it, every normal page is ok and every hostile one capped or a typed error (a
+    page that stalled the crawl would hold it past the process timeout)."""
     out = tmp_path / "out"
     extra = () if markdown else ("--no-markdown",)
-    started = time.monotonic()
-    proc = subprocess.run(_crawl_cmd(hostile_site, out, "--time-budget", "10", *extra),
-                          capture_output=True, timeout=120, check=False)
-    elapsed = time.monotonic() - started
+    proc = subprocess.run(_crawl_cmd(hostile_site, out, *extra),
+                          capture_output=True, timeout=240, check=False)
     assert proc.returncode in (0, 5), proc.stderr.decode()[-2000:]
-    assert elapsed < 14.0  # the budget plus start-up and shutdown, on a loaded machine
+    assert json.loads((out / "manifest.json").read_text())["stop_reason"] is None
     rows = _rows(out)
     normal = [r for r in rows if str(r["url"]).rsplit("/", 1)[-1].startswith("p")]
     assert len(normal) == 50
@@ -164,13 +165,34 @@ def test_time_budget_holds_and_normal_pages_are_ok(hostile_site: str, tmp_path: 
                            ("quotes.html", "conversion-limit:markdown"),
                            ("base.html", "conversion-limit:links")):
             assert code in by_name[name]["warnings"], by_name[name]  # type: ignore[operator]
-    for row in rows:
-        name = str(row["url"]).rsplit("/", 1)[-1]
-        if name in HOSTILE:  # typed: capped with a warning, or a typed error
-            warnings = [str(w) for w in row.get("warnings") or []]  # type: ignore[attr-defined]
-            error = row.get("error") or {}
-            assert any(w.startswith("parse-limit:") for w in warnings) or \
-                error.get("kind") in ("parse-timeout", "parse-crashed"), row  # type: ignore[attr-defined]
+    for name in HOSTILE:  # typed: capped with a warning, or a typed error
+        row = by_name[name]
+        warnings = [str(w) for w in row.get("warnings") or []]  # type: ignore[attr-defined]
+        error = row.get("error") or {}
+        assert any(w.startswith("parse-limit:") for w in warnings) or \
+            error.get("kind") in ("parse-timeout", "parse-crashed"), row  # type: ignore[attr-defined]
+
+
+def test_time_budget_stops_the_crawl_among_hostile_pages(hostile_site: str,
+                                                         tmp_path: Path) -> None:
+    """A 2 s budget on a crawl that takes longer by construction (200 ms between requests,
+    60-odd pages; the hostile ones first): it stops on the budget with hostile pages in
+    work. The bound on the crawl's own clock only catches a stall (a page holding the
+    stop for minutes); the start-up of the process is not on that clock."""
+    out = tmp_path / "out"
+    proc = subprocess.run(_crawl_cmd(hostile_site, out, "--time-budget", "2", "--delay-ms",
+                                     "200"),
+                          capture_output=True, timeout=240, check=False)
+    assert proc.returncode in (0, 5), proc.stderr.decode()[-2000:]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["stop_reason"] == "time-budget", manifest
+    assert manifest["summary"]["duration_s"] < 2 + 30, manifest["summary"]
+    rows = _rows(out)
+    assert rows and len(rows) == manifest["summary"]["pages"]
+    for row in rows:  # each page it finished is ok, capped or typed
+        error = row.get("error") or {}
+        assert row["outcome"] == "ok" or error.get("kind") in (  # type: ignore[attr-defined]
+            "parse-timeout", "parse-crashed", "parse-out-of-memory"), row
 
 
 def test_sigterm_stops_the_crawl_and_leaves_no_process(hostile_site: str,
