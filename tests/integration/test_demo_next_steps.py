@@ -24,6 +24,11 @@ def test_every_printed_command_works_when_pasted(tmp_path: Path) -> None:
     commands = [line.strip() for line in lines[start + 1:]
                 if line.startswith("  ") and not line.startswith("      ")]
     assert len(commands) >= 4, done.stdout
+    # "Where to look" counts what the crawl wrote (Markdown in sharded directories too)
+    rows = [json.loads(row) for row in
+            (out / "pages.jsonl").read_text(encoding="utf-8").splitlines()]
+    written = len({row["markdown_path"] for row in rows if row.get("markdown_path")})
+    assert written and f"/   {written} Markdown files" in done.stdout, done.stdout
     assert any("replay" in c for c in commands) and any(" md " in c for c in commands)
     assert "source " in done.stdout  # how to type plain `pressmark` instead
     for command in commands:

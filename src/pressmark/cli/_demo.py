@@ -85,8 +85,8 @@ def where_to_look(out: Path) -> str:
     pages = out / "pages.jsonl"
     lines = pages.read_text(encoding="utf-8").splitlines() if pages.exists() else []
     rendered = sum(1 for line in lines if json.loads(line).get("rendered"))
-    md_files = len(list((out / "markdown").glob("*.md"))) if (out / "markdown").exists() else 0
-    ev_files = len(list((out / "evidence").glob("*.json"))) \
+    md_files = len(list((out / "markdown").rglob("*.md"))) if (out / "markdown").exists() else 0
+    ev_files = len(list((out / "evidence").rglob("*.json"))) \
         if (out / "evidence").exists() else 0
     return "\n".join([
         "",
