@@ -93,7 +93,7 @@ async def bare_guarded(urls: Sequence[str], concurrency: int, origin: str,
 async def with_fetch_source(urls: Sequence[str], concurrency: int, origin: str,
                             store_kind: str) -> tuple[float, int]:
     from pressmark.egress import EgressPolicy, GuardedClient
-    from pressmark.fetch import FetchOptions, Politeness, RobotsCache, SourceConfig, fetch_source
+    from pressmark.fetch import FetchOptions, Pacer, RobotsCache, SourceConfig, fetch_source
     from pressmark.store import FilesystemSnapshotStore, MemorySnapshotStore, SnapshotStore
 
     policy = EgressPolicy(test_only_allowed_loopback_origins=(origin,))
@@ -104,7 +104,7 @@ async def with_fetch_source(urls: Sequence[str], concurrency: int, origin: str,
                                  max_connections_per_host=concurrency) as client:
             options = FetchOptions(egress=policy, client=client, store=store,
                                    robots=RobotsCache(client),
-                                   politeness=Politeness(max_concurrency=concurrency,
+                                   politeness=Pacer(max_concurrency=concurrency,
                                                          max_per_host=concurrency))
 
             async def one(url: str) -> bool:

@@ -43,6 +43,6 @@ async def renderer(policy: Any) -> AsyncIterator[Any]:
     from pressmark.render import PlaywrightRenderer, PoolLimits
 
     async with PlaywrightRenderer(
-        policy=policy, limits=PoolLimits(max_pages=2, close_timeout_s=3.0)
+        policy=policy, limits=PoolLimits(max_tabs=2, close_timeout_s=3.0)
     ) as r:
         yield r

@@ -22,7 +22,7 @@ async def demo_renderer(demo_origin: str) -> AsyncIterator[Any]:
     from pressmark.render import PlaywrightRenderer
 
     policy = EgressPolicy().allow_loopback(demo_origin)
-    async with PlaywrightRenderer(policy=policy, limits=PoolLimits(max_pages=2)) as r:
+    async with PlaywrightRenderer(policy=policy, limits=PoolLimits(max_tabs=2)) as r:
         yield r
 
 
@@ -37,7 +37,7 @@ async def test_every_shell_renders(make_demo_server: Any) -> None:
     shells = [page for page in demo_site.pages if page.is_shell]
     assert {page.kind for page in shells} == {"shell", "shell-next", "shell-jsonld", "shell-links"}
     policy = EgressPolicy().allow_loopback(demo_origin)
-    async with PlaywrightRenderer(policy=policy, limits=PoolLimits(max_pages=2)) as renderer:
+    async with PlaywrightRenderer(policy=policy, limits=PoolLimits(max_tabs=2)) as renderer:
         results = await asyncio.gather(
             *(renderer.render(demo_origin + page.path, RenderOptions()) for page in shells)
         )

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from pressmark.render import PageState, PoolLimits, RenderOptions
+from pressmark.render import PoolLimits, RenderOptions
+from pressmark.render._options import PageState
 
 from ._site import Canary, PageServer, canary_page
 
@@ -25,7 +26,7 @@ async def test_canary_sees_nothing(policy: Any, pages: PageServer, canary: Canar
     # Nothing blocked by resource type: every channel must be stopped by egress alone.
     state = PageState(block=frozenset())
     async with PlaywrightRenderer(
-        policy=policy, resolver=resolver, page_state=state, limits=PoolLimits(max_pages=1)
+        policy=policy, resolver=resolver, page_state=state, limits=PoolLimits(max_tabs=1)
     ) as r:
         result = await r.render(pages.origin + "/canary", RenderOptions())
         await asyncio.sleep(1.0)  # late attempts (timers, retries) still land on the canary
@@ -67,7 +68,7 @@ async def test_cross_host_subresource_allowed_by_policy(pages: PageServer) -> No
         script = f'<script src="{cdn.origin}/cdn.js"></script>'
         pages.extra["/uses-cdn"] = "<main><h1>App</h1></main>" + script
         policy = EgressPolicy().allow_loopback(pages.origin, cdn.origin)
-        async with PlaywrightRenderer(policy=policy, limits=PoolLimits(max_pages=1)) as r:
+        async with PlaywrightRenderer(policy=policy, limits=PoolLimits(max_tabs=1)) as r:
             result = await r.render(pages.origin + "/uses-cdn", RenderOptions())
         assert result.readiness.passed
         assert "From the CDN:" in result.html

@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from pressmark.render import ConsentPolicy, PageState, PoolLimits, ReadinessSpec, RenderOptions
+from pressmark.render import PoolLimits, ReadinessSpec, RenderOptions
+from pressmark.render._options import ConsentPolicy, PageState
 
 from ._site import PageServer
 
@@ -65,7 +66,7 @@ async def test_blocking_can_be_turned_off(policy: Any, pages: PageServer) -> Non
     pages.extra["/img2"] = "<main><h1>Img</h1><img src='/pic2.png'></main>"
     before = len(pages.paths)
     async with PlaywrightRenderer(
-        policy=policy, page_state=PageState(block=frozenset()), limits=PoolLimits(max_pages=1)
+        policy=policy, page_state=PageState(block=frozenset()), limits=PoolLimits(max_tabs=1)
     ) as r:
         await r.render(pages.origin + "/img2", QUICK)
     assert "/pic2.png" in pages.paths[before:]
@@ -97,7 +98,7 @@ async def test_a_reused_tab_carries_nothing_over(policy: Any, pages: PageServer)
     pages.extra["/writer"] = WRITER
     pages.extra["/reader"] = READER
     read = RenderOptions(readiness=ReadinessSpec(min_main_text_chars=40, stability_window_ms=0))
-    async with PlaywrightRenderer(policy=policy, limits=PoolLimits(max_pages=1)) as renderer:
+    async with PlaywrightRenderer(policy=policy, limits=PoolLimits(max_tabs=1)) as renderer:
         fresh = await renderer.render(pages.origin + "/reader", read)
         await renderer.render(pages.origin + "/writer", QUICK)
         reused = await renderer.render(pages.origin + "/reader", read)

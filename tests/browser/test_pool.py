@@ -25,7 +25,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 async def small(policy: Any) -> AsyncIterator[Any]:
     from pressmark.render import PlaywrightRenderer
 
-    limits = PoolLimits(max_pages=2, js_heap_mb=64, close_timeout_s=3.0)
+    limits = PoolLimits(max_tabs=2, js_heap_mb=64, close_timeout_s=3.0)
     async with PlaywrightRenderer(policy=policy, limits=limits) as r:
         yield r
 
@@ -110,7 +110,7 @@ async def test_recycle_and_k_and_clean_close(
 ) -> None:
     from pressmark.render import PlaywrightRenderer
 
-    limits = PoolLimits(max_pages=2, recycle_after=2)
+    limits = PoolLimits(max_tabs=2, recycle_after=2)
     quick = RenderOptions(readiness=ReadinessSpec(stability_window_ms=100))
     r = PlaywrightRenderer(policy=policy, limits=limits)
     async with r:
@@ -136,7 +136,7 @@ async def test_memory_budget_holds_new_pages_back(policy: Any, pages: PageServer
     from pressmark.render import PlaywrightRenderer
 
     # Any browser is over 64 MB: each page waits until the one before it has finished.
-    limits = PoolLimits(max_pages=3, memory_budget_mb=64)
+    limits = PoolLimits(max_tabs=3, memory_budget_mb=64)
     async with PlaywrightRenderer(policy=policy, limits=limits) as renderer:
         results = await asyncio.gather(
             *(renderer.render(pages.origin + "/static", RenderOptions()) for _ in range(3))
@@ -163,7 +163,7 @@ async def test_a_slot_costs_one_renderer_process(policy: Any, pages: PageServer)
     from pressmark.render import PlaywrightRenderer
 
     options = RenderOptions(readiness=ReadinessSpec(stability_window_ms=50))
-    async with PlaywrightRenderer(policy=policy, limits=PoolLimits(max_pages=3)) as renderer:
+    async with PlaywrightRenderer(policy=policy, limits=PoolLimits(max_tabs=3)) as renderer:
         seen: set[int] = set()
         for _ in range(3):
             results = await asyncio.gather(

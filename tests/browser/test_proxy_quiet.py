@@ -34,7 +34,7 @@ async def test_no_vendor_traffic_and_no_handshake_denials(policy: Any, pages: Pa
 
     proxy = RecordingProxy(policy)
     async with proxy:
-        async with PlaywrightRenderer(proxy=proxy, limits=PoolLimits(max_pages=1)) as renderer:
+        async with PlaywrightRenderer(proxy=proxy, limits=PoolLimits(max_tabs=1)) as renderer:
             # A page on a host the proxy must see (not bypassed as loopback by name).
             result = await renderer.render(pages.origin + "/static", RenderOptions())
             await asyncio.sleep(1.0)  # background fetches start a little after launch

@@ -132,7 +132,7 @@ async def test_progress_names_the_renders_and_stragglers_it_waits_on() -> None:
     """Issue #35: when only a render and a slow page are left, the progress line says so,
     with each page's URL and the seconds it has taken so far. Both stragglers are held
     until a line names them (not for a fixed time a loaded machine may outrun)."""
-    from pressmark.crawl import LogProgress
+    from pressmark.crawl._progress import LogProgress
 
     site = _HeldSite(hubs=2, leaves=2, slow_s=0.0)
     renderer = _HeldRenderer()

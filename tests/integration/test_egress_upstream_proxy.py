@@ -173,7 +173,7 @@ async def test_the_browser_goes_through_the_same_rule_and_the_proxy() -> None:
             policy = EgressPolicy(proxy=proxy.url).allow_loopback(origin)
             resolver = StaticResolver({"evil.test": ["10.0.0.7"]})
             async with PlaywrightRenderer(policy, resolver,
-                                          limits=PoolLimits(max_pages=1)) as renderer:
+                                          limits=PoolLimits(max_tabs=1)) as renderer:
                 result = await renderer.render(origin + "/", RenderOptions())
                 denied = list(renderer.proxy.denied)  # type: ignore[attr-defined]
             log = proxy.log

@@ -159,7 +159,7 @@ def test_md_exit_codes(tmp_path: Path) -> None:
 
 
 def test_every_fetch_error_kind_has_its_exit_code() -> None:
-    from pressmark.fetch import FETCH_ERROR_KINDS
+    from pressmark.fetch._config import FETCH_ERROR_KINDS
 
     assert set(EXIT_BY_KIND) <= set(FETCH_ERROR_KINDS)
     assert {kind: exit_code_for(kind) for kind in FETCH_ERROR_KINDS} == {

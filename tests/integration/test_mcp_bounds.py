@@ -18,8 +18,9 @@ pytest.importorskip("mcp")
 from _slow_convert import convert_slowly_marked
 from test_mcp_stdio import call, mcp_session
 
-from pressmark.mcp import McpOptions, PressmarkTools, ToolFailure
+from pressmark.mcp import McpOptions, PressmarkTools
 from pressmark.mcp._pages import MAX_FIELD_CHARS
+from pressmark.mcp._tools import ToolFailure
 
 pytestmark = pytest.mark.timeout(300)
 

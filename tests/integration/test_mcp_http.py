@@ -21,7 +21,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from pressmark.cli import main
-from pressmark.mcp import TOOL_NAMES
+from pressmark.mcp._options import TOOL_NAMES
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -26,7 +26,7 @@ pytest.importorskip("mcp")
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from tripwire import Redirector, Tripwire
 
-from pressmark.mcp import TOOL_NAMES, UNTRUSTED_NOTICE
+from pressmark.mcp._options import TOOL_NAMES, UNTRUSTED_NOTICE
 from pressmark.snapshot import build_source_ref, parse_source_ref
 from pressmark.testing import damage_every_record
 

@@ -16,7 +16,9 @@ from tripwire import Redirector
 
 from pressmark.egress import StaticResolver
 from pressmark.markdown import to_markdown
-from pressmark.mcp import MARKDOWN_PAGE_BYTES, McpOptions, PressmarkTools, ToolFailure
+from pressmark.mcp import McpOptions, PressmarkTools
+from pressmark.mcp._options import MARKDOWN_PAGE_BYTES
+from pressmark.mcp._tools import ToolFailure
 from pressmark.snapshot import build_source_ref
 from pressmark.store import FilesystemSnapshotStore
 from pressmark.testing import RecordingConnector, make_snapshot

@@ -1,109 +1,99 @@
-"""Each public package's ``__all__`` is a contract: it resolves, and it does not drift.
+"""Each public package's ``__all__`` is a contract: it resolves, it does not drift, and it
+stays small.
 
 Adding or removing a public name is a deliberate change: update the table here in the
-same commit (and docs/contracts.md when other layers rely on the name).
+same commit (and docs/contracts.md when other layers rely on the name). The package
+``__init__``s together export at most :data:`MAX_PUBLIC_NAMES` names (issue #37: it had
+grown to 263), no name is exported by two packages (``Politeness`` once meant a crawl's
+settings in ``pressmark.crawl`` and the fetch layer's pacing clock in ``pressmark.fetch``,
+now ``Pacer``), and every exported name is used outside its own package: by another layer,
+an example, a benchmark, a test or the user guide. What only a package's own modules and
+tests use is imported from the ``_`` module that defines it.
+
+``pressmark.crawl.executor`` is not a package ``__init__``: it is the package-internal
+surface the Ray executor builds on (its docstring says so), pinned here apart and not
+counted.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
+from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+MAX_PUBLIC_NAMES = 120
 
 PUBLIC: dict[str, tuple[str, ...]] = {
     "pressmark": (
         "PressmarkError", "__version__",
     ),
     "pressmark.egress": (
-        "AsyncioConnector", "Connector", "DENIAL_CODES", "DnsFailure", "EgressConfigError",
-        "EgressDenied",
-        "EgressPolicy", "EgressProxy", "EgressTarget", "EgressTimeout", "GuardedClient",
-        "GuardedResponse", "NetworkError", "ParsedURL", "ProxyDenial", "RedirectHop", "Resolver",
-        "ResponseTooLarge", "StaticResolver", "SystemResolver", "Timeout", "canonical_url",
-        "classify_address", "evaluate_url", "is_canonical_url", "join_url",
-        "normalise_percent_encoding", "parse_url",
+        "Connector", "DENIAL_CODES", "DnsFailure", "EgressConfigError", "EgressDenied",
+        "EgressPolicy", "EgressProxy", "EgressTimeout", "GuardedClient", "GuardedResponse",
+        "NetworkError", "ParsedURL", "RedirectHop", "Resolver", "ResponseTooLarge",
+        "StaticResolver", "Timeout", "canonical_url", "evaluate_url", "is_canonical_url",
+        "join_url", "parse_url",
     ),
     "pressmark.snapshot": (
-        "CharsetDecision", "CharsetSource", "ContentKind", "DecodedText", "HashBasis",
-        "InvalidSnapshot", "InvalidSourceRef", "RedirectRecord", "ReplayError", "ReplayResult",
-        "Snapshot", "SnapshotError", "SourceRef", "build_source_ref", "canonical_json",
-        "classify_content_type", "decide_charset", "decode_text_body", "header_charset",
-        "is_canonical_timestamp", "lookup_encoding", "new_snapshot", "parse_source_ref",
-        "prescan_meta_charset", "resolve_source_ref", "snapshot_envelope",
-        "snapshot_from_envelope", "sniff_charset", "source_id_for_url", "text_encoding",
-        "utc_now_iso",
+        "InvalidSnapshot", "InvalidSourceRef", "RedirectRecord", "Snapshot", "SnapshotError",
+        "build_source_ref", "classify_content_type", "decide_charset", "decode_text_body",
+        "new_snapshot", "parse_source_ref", "resolve_source_ref", "source_id_for_url",
+        "text_encoding",
     ),
     "pressmark.store": (
-        "DEBRIS_CODES", "FilesystemSnapshotStore", "HeadWitness", "MemorySnapshotStore",
-        "MigrateReport", "PruneReport", "RepairReport", "SegmentStore",
-        "SnapshotCorrupt", "SnapshotHistoryFull", "SnapshotNotFound", "SnapshotRef",
-        "SnapshotStore", "SnapshotStoreError", "SnapshotTooLarge", "StoreBusy", "StoreError",
-        "StoreFormat", "VerifyProblem", "VerifyReport", "WarcImportReport", "WitnessStatus",
-        "export_warc", "import_warc", "migrate_store", "open_store", "store_format",
+        "FilesystemSnapshotStore", "MemorySnapshotStore", "SegmentStore", "SnapshotCorrupt",
+        "SnapshotHistoryFull", "SnapshotNotFound", "SnapshotRef", "SnapshotStore",
+        "SnapshotStoreError", "SnapshotTooLarge", "StoreBusy", "StoreError", "export_warc",
+        "import_warc", "open_store", "store_format",
     ),
     "pressmark.fetch": (
-        "Clock", "DEFAULT_USER_AGENT", "EMBEDDED_STATE_WARNING_PREFIX", "FETCH_ERROR_KINDS",
-        "FetchError", "FetchErrorKind", "FetchFailure", "FetchOptions", "FetchResult",
-        "FetchTimings", "Politeness", "RENDER_POLICIES", "RenderEscalation", "RenderPolicy",
-        "RobotsAnswer", "RobotsCache", "RobotsEntry", "RobotsRules", "SHELL_WARNING_PREFIX",
-        "ShellCheck", "ShellVerdict",
-        "SourceConfig", "SystemClock", "classify_shell", "fetch_source", "parse_robots",
-        "product_token", "resolve_render_policy",
+        "DEFAULT_USER_AGENT", "FetchError", "FetchFailure", "FetchOptions", "FetchResult", "Pacer",
+        "RobotsCache", "ShellVerdict", "SourceConfig", "classify_shell", "fetch_source",
     ),
     "pressmark.render": (
-        "ConsentPolicy", "LazyRenderer", "NavigationGuard", "PageState", "PlaywrightRenderer",
-        "PoolLimits", "ReadinessReport", "ReadinessSpec", "RenderError", "RenderOptions",
-        "RenderResult", "Renderer", "find_chromium",
+        "LazyRenderer", "PlaywrightRenderer", "PoolLimits", "ReadinessReport", "ReadinessSpec",
+        "RenderError", "RenderOptions", "RenderResult", "Renderer", "find_chromium",
     ),
     "pressmark.cite": (
-        "BlockChange", "CaptureDiff", "Chunk", "CitationError", "CitedPage", "DEFAULT_MAX_CHARS",
-        "DiffSide", "OtherSnapshot", "Passage", "QuoteCheck", "Verifier", "chunk", "chunk_id",
-        "chunk_markdown", "citation", "diff_captures", "diff_pages", "latest_two", "page_of",
-        "verify_quote",
+        "CitationError", "QuoteCheck", "Verifier", "chunk", "chunk_id", "chunk_markdown",
+        "citation", "diff_captures", "diff_pages", "verify_quote",
     ),
     "pressmark.markdown": (
-        "BoundedHtml", "ConversionPolicy", "EvidencePacket", "MarkdownError", "MarkdownResult",
-        "POLICY_VERSION", "PageMetadata", "Provenance", "ReadinessFacts",
-        "StabilityReport", "Structure", "ValidationReport", "block_hash", "bound_html",
-        "describe_output", "parse_html", "screen", "stability", "to_markdown",
+        "ConversionPolicy", "MarkdownError", "MarkdownResult", "POLICY_VERSION", "describe_output",
+        "parse_html", "screen", "stability", "to_markdown",
     ),
     "pressmark.crawl": (
-        "CrawlError", "CrawlManifest", "CrawlPolicy", "CrawlSummary", "ExtractedLinks", "FORMAT",
-        "Fetched", "FollowCandidate", "Frontier", "FrontierItem", "HARD_MAX_PAGES",
-        "HostPartition", "LogProgress", "NullProgress", "PageError", "PageFetcher", "PageRecord",
-        "Politeness", "Progress", "RichProgress", "Seed", "SitemapDocument", "SitemapLimits",
-        "SitemapParseError", "SitemapReport", "TRACKING_PARAMS", "Validation", "canonicalize_url",
-        "crawl", "crawl_sync", "extract_links", "page_name", "parse_sitemap",
-        "remove_dot_segments", "render_summary_table",
-    ),
-    "pressmark.crawl.executor": (
-        "Engine", "Key", "Ledger", "Limits", "LiveFetcher", "OutputDir", "ReplayFetcher",
-        "ResumeJournal", "SeedLike", "StoreWriter", "TICK_S", "Via", "canonical_parts",
-        "crawl_stores", "dumps_line", "hostname_of", "item_line", "make_pool",
-        "normalise_seeds", "own_store", "registrable_domain", "split_host_key",
-        "worker_store_spec",
-        "write_atomic",
+        "CrawlError", "CrawlManifest", "CrawlPolicy", "PageRecord", "Politeness", "Seed",
+        "SitemapLimits", "Validation", "crawl", "crawl_sync",
     ),
     "pressmark.crawl.ray": (
-        "ClusterView", "LocalEngine", "RayEngine", "RoutedLink",
-        "ShardLost", "ShardStatus", "registrable_host", "shard_of",
+        "LocalEngine", "RayEngine", "ShardLost",
     ),
     "pressmark.demo": (
-        "DemoPage", "DemoServer", "DemoSite", "PageKind", "RequestRecord", "RobotsMode",
-        "SHELL_KINDS", "run_demo_server_in_thread",
+        "DemoServer", "DemoSite", "run_demo_server_in_thread",
     ),
     "pressmark.mcp": (
-        "MARKDOWN_PAGE_BYTES", "McpOptions", "PressmarkTools", "TOOL_NAMES", "ToolFailure",
-        "UNTRUSTED_NOTICE", "build_server", "default_store_dir", "run_stdio",
+        "McpOptions", "PressmarkTools", "build_server",
     ),
     "pressmark.testing": (
         "FakeRenderer", "RecordingConnector", "StragglerSite", "damage_every_record",
         "make_snapshot",
     ),
     "pressmark.web": (
-        "APP_CSP", "CrawlDir", "PageIndex", "PageQuery", "SNAPSHOT_CSP", "create_app",
+        "create_app",
     ),
 }
+
+EXECUTOR: tuple[str, ...] = (
+    "CrawlSummary", "Engine", "FrontierItem", "Key", "Ledger", "Limits", "LiveFetcher",
+    "NullProgress", "OutputDir", "PageFailure", "PageFetcher", "Progress", "ReplayFetcher",
+    "ResumeJournal", "SeedLike", "StoreWriter", "TICK_S", "Via", "canonical_parts", "crawl_stores",
+    "dumps_line", "hostname_of", "item_line", "make_pool", "normalise_seeds", "own_store",
+    "registrable_domain", "split_host_key", "worker_store_spec", "write_atomic",
+)
 
 
 @pytest.mark.parametrize("module_name", sorted(PUBLIC))
@@ -112,8 +102,47 @@ def test_exported_names_do_not_drift(module_name: str) -> None:
     assert tuple(sorted(module.__all__)) == PUBLIC[module_name]
 
 
-@pytest.mark.parametrize("module_name", sorted(PUBLIC))
+def test_the_executor_surface_does_not_drift() -> None:
+    module = importlib.import_module("pressmark.crawl.executor")
+    assert tuple(sorted(module.__all__)) == EXECUTOR
+
+
+@pytest.mark.parametrize("module_name", [*sorted(PUBLIC), "pressmark.crawl.executor"])
 def test_every_exported_name_resolves(module_name: str) -> None:
     module = importlib.import_module(module_name)
     for name in module.__all__:
         assert getattr(module, name) is not None, f"{module_name}.{name}"
+
+
+def test_the_public_surface_stays_small_and_without_clashes() -> None:
+    total = sum(len(names) for names in PUBLIC.values())
+    assert total <= MAX_PUBLIC_NAMES, total
+    owners: dict[str, list[str]] = {}
+    for module_name, names in PUBLIC.items():
+        for name in names:
+            owners.setdefault(name, []).append(module_name)
+    assert {name: mods for name, mods in owners.items() if len(mods) > 1} == {}
+
+
+def _package_dir(module_name: str) -> Path:
+    return ROOT / "src" / Path(*module_name.split("."))
+
+
+def test_every_exported_name_is_used_outside_its_package() -> None:
+    """By another layer, an example, a benchmark, a test or the guide (the export tables
+    in this file do not count)."""
+    here = Path(__file__).resolve()
+    texts: list[tuple[Path, str]] = [
+        (path, path.read_text(encoding="utf-8"))
+        for folder in ("src", "examples", "bench", "tests", "docs")
+        for path in sorted((ROOT / folder).rglob("*"))
+        if path.suffix in {".py", ".md"} and path.resolve() != here]
+    unused = []
+    for module_name, names in PUBLIC.items():
+        if module_name == "pressmark":
+            continue  # the root package holds only the error root and the version
+        own = _package_dir(module_name)
+        outside = "\n".join(text for path, text in texts if not path.is_relative_to(own))
+        unused += [f"{module_name}.{name}" for name in names
+                   if not re.search(rf"\b{re.escape(name)}\b", outside)]
+    assert unused == []

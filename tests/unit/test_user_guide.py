@@ -63,10 +63,10 @@ def exception_codes() -> set[str]:
 
 
 def page_error_kinds() -> set[str]:
-    from pressmark.fetch import FETCH_ERROR_KINDS
+    from pressmark.fetch._config import FETCH_ERROR_KINDS
 
     crawl = _source("crawl")
-    kinds = set(re.findall(r'PageError\(kind="([a-z-]+)"', crawl))
+    kinds = set(re.findall(r'PageFailure\(kind="([a-z-]+)"', crawl))
     kinds |= set(re.findall(r'^\s+kind = "([a-z-]+)"$', _source("crawl", "_workers"), re.M))
     return (set(FETCH_ERROR_KINDS) | kinds) - {"error"}
 
@@ -90,7 +90,7 @@ def cli_codes() -> set[str]:
 
 
 def store_codes() -> set[str]:
-    from pressmark.store import DEBRIS_CODES
+    from pressmark.store._protocol import DEBRIS_CODES
 
     store = _source("store")
     return set(re.findall(r'VerifyProblem\(\s*code="([a-z-]+)"', store)) | set(DEBRIS_CODES)

@@ -18,45 +18,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pressmark._lazy import lazy_exports
-from pressmark.cite._chunks import DEFAULT_MAX_CHARS, Chunk, chunk, chunk_id, chunk_markdown
+from pressmark.cite._chunks import chunk, chunk_id, chunk_markdown
 
 if TYPE_CHECKING:
-    from pressmark.cite._diff import (
-        BlockChange,
-        CaptureDiff,
-        DiffSide,
-        diff_captures,
-        diff_pages,
-        latest_two,
-    )
-    from pressmark.cite._pages import CitationError, CitedPage, page_of
-    from pressmark.cite._verify import (
-        OtherSnapshot,
-        Passage,
-        QuoteCheck,
-        Verifier,
-        citation,
-        verify_quote,
-    )
+    from pressmark.cite._diff import diff_captures, diff_pages
+    from pressmark.cite._pages import CitationError
+    from pressmark.cite._verify import QuoteCheck, Verifier, citation, verify_quote
 
 _LAZY: dict[str, str] = {
-    **dict.fromkeys(("BlockChange", "CaptureDiff", "DiffSide", "diff_captures", "diff_pages",
-                     "latest_two"), "pressmark.cite._diff"),
-    **dict.fromkeys(("CitationError", "CitedPage", "page_of"), "pressmark.cite._pages"),
-    **dict.fromkeys(("OtherSnapshot", "Passage", "QuoteCheck", "Verifier", "citation",
-                     "verify_quote"), "pressmark.cite._verify"),
+    **dict.fromkeys(("diff_captures", "diff_pages"), "pressmark.cite._diff"),
+    "CitationError": "pressmark.cite._pages",
+    **dict.fromkeys(("QuoteCheck", "Verifier", "citation", "verify_quote"),
+                    "pressmark.cite._verify"),
 }
 
 __all__ = [
-    "DEFAULT_MAX_CHARS",
-    "BlockChange",
-    "CaptureDiff",
-    "Chunk",
     "CitationError",
-    "CitedPage",
-    "DiffSide",
-    "OtherSnapshot",
-    "Passage",
     "QuoteCheck",
     "Verifier",
     "chunk",
@@ -65,8 +42,6 @@ __all__ = [
     "citation",
     "diff_captures",
     "diff_pages",
-    "latest_two",
-    "page_of",
     "verify_quote",
 ]
 

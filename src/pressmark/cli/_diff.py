@@ -20,7 +20,7 @@ import click
 from pressmark.cli._hints import EXIT_CODES_EPILOG, EXIT_FAILURE, EXIT_UNRESOLVED, EXIT_USAGE
 
 if TYPE_CHECKING:
-    from pressmark.cite import CaptureDiff
+    from pressmark.cite._diff import CaptureDiff
 
 _UNRESOLVED_CODES = frozenset({"invalid-ref", "not-found", "snapshot-store-error",
                                "one-capture", "unsupported-content"})
@@ -79,8 +79,13 @@ def diff(first: str, second: str | None, store_dir: str, as_json: bool,
 def _of_url(store: Any, store_dir: str, url: str) -> CaptureDiff:
     """The URL's two newest captures compared; a URL captured once that the crawl in
     ``store_dir`` found gone (404, 410) is compared with its deletion."""
-    from pressmark.cite import Verifier, diff_captures, latest_two  # noqa: PLC0415
-    from pressmark.cite._diff import captures_of, gone_page, gone_status  # noqa: PLC0415
+    from pressmark.cite import Verifier, diff_captures  # noqa: PLC0415
+    from pressmark.cite._diff import (  # noqa: PLC0415
+        captures_of,
+        gone_page,
+        gone_status,
+        latest_two,
+    )
 
     history = captures_of(store, url)
     status = gone_status(store_dir, url) if len(history) == 1 else None

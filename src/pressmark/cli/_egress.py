@@ -22,10 +22,10 @@ from pressmark.egress import (
     EgressDenied,
     Resolver,
     StaticResolver,
-    SystemResolver,
     evaluate_url,
     parse_url,
 )
+from pressmark.egress._resolver import SystemResolver
 
 
 def _parse_resolve(values: tuple[str, ...]) -> dict[str, list[str]]:

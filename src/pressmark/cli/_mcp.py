@@ -51,7 +51,8 @@ def mcp(  # noqa: PLR0917  # click passes every option as a parameter
     Every fetch goes through pressmark's guarded egress and robots.txt; page text is
     returned marked as untrusted web content. Logs go to stderr.
     """
-    from pressmark.mcp import McpOptions, default_store_dir  # noqa: PLC0415  # --help stays fast
+    from pressmark.mcp import McpOptions  # noqa: PLC0415  # --help stays fast
+    from pressmark.mcp._options import default_store_dir  # noqa: PLC0415  # --help stays fast
 
     if token_file is not None and listen is None:
         raise click.UsageError("--token-file only applies with --http")

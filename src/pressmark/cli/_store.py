@@ -29,16 +29,9 @@ from pressmark.cli._hints import (
     EXIT_USAGE,
     not_a_store,
 )
-from pressmark.store import (
-    SegmentStore,
-    VerifyProblem,
-    export_warc,
-    import_warc,
-    migrate_store,
-    open_store,
-    store_format,
-)
-from pressmark.store._open import DurableStore
+from pressmark.store import SegmentStore, export_warc, import_warc, open_store, store_format
+from pressmark.store._open import DurableStore, migrate_store
+from pressmark.store._protocol import VerifyProblem
 
 _DIR = click.Path(file_okay=False)
 _EXISTING_DIR = click.Path(file_okay=False, exists=True)

@@ -42,7 +42,8 @@ import contextlib
 import functools
 from typing import Final, NamedTuple
 
-from pressmark.egress import EgressDenied, join_url, normalise_percent_encoding, parse_url
+from pressmark.egress import EgressDenied, join_url, parse_url
+from pressmark.egress._canonical import normalise_percent_encoding
 
 TRACKING_PARAMS = frozenset(
     {

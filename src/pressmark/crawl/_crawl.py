@@ -58,7 +58,7 @@ class CrawlEngine(Protocol):
 
 
 def _utc_now() -> str:
-    from pressmark.snapshot import utc_now_iso  # noqa: PLC0415  # loaded on first use
+    from pressmark.snapshot._time import utc_now_iso  # noqa: PLC0415  # loaded on first use
 
     return utc_now_iso()
 
@@ -166,7 +166,7 @@ async def crawl(
             from pressmark.render import LazyRenderer  # noqa: PLC0415  # no browser import
 
             renderer = LazyRenderer(policy.egress, resolver,
-                                    max_pages=policy.render_concurrency)
+                                    max_tabs=policy.render_concurrency)
         # Validators come from a store the caller passed, or from the directory's own
         # store when it holds an earlier crawl (a first crawl has nothing to revalidate).
         validators = target if policy.store is not None or previous or resume else None

@@ -33,7 +33,7 @@ from pressmark.crawl._changes import Changes
 from pressmark.crawl._fetcher import PageFetcher
 from pressmark.crawl._frontier import Frontier, FrontierItem, Via
 from pressmark.crawl._levels import MAX_LINKS_PER_PAGE, Ledger, Limits
-from pressmark.crawl._manifest import CrawlSummary, PageError, PageRecord
+from pressmark.crawl._manifest import CrawlSummary, PageFailure, PageRecord
 from pressmark.crawl._output import OutputDir, disk_full
 from pressmark.crawl._pagework import PageWorker
 from pressmark.crawl._policy import CrawlPolicy, FollowCandidate, Scope, Seed
@@ -265,7 +265,7 @@ class Engine:
             return
         self.activity += 1
         record = PageRecord(url=url, final_url=None, depth=depth, status=None, outcome="error",
-                            error=PageError(kind="robots-denied",
+                            error=PageFailure(kind="robots-denied",
                                             message="robots.txt disallows this URL"))
         if self.out is not None:
             self.out.append_page(record)
@@ -505,7 +505,7 @@ class Engine:
         except Exception as exc:  # a bug on one page must not end the crawl
             record = PageRecord(url=item.url, final_url=None, depth=item.depth, status=None,
                                 outcome="error",
-                                error=PageError(kind="crawl-error",
+                                error=PageFailure(kind="crawl-error",
                                                 message=f"{type(exc).__name__}: {exc}"))
         record = self.changes.mark(record)
         if self.out is not None:

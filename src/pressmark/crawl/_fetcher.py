@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pressmark.crawl._canonical import hostname_of
-from pressmark.crawl._manifest import PageError
+from pressmark.crawl._manifest import PageFailure
 from pressmark.crawl._writer import StoreWriter
 from pressmark.egress import GuardedClient
 
@@ -22,7 +22,9 @@ if TYPE_CHECKING:
     from pressmark.crawl._frontier import FrontierItem
     from pressmark.crawl._policy import CrawlPolicy, Seed
     from pressmark.egress import Resolver
-    from pressmark.fetch import Politeness, RobotsAnswer, ShellCheck
+    from pressmark.fetch import Pacer
+    from pressmark.fetch._robots import RobotsAnswer
+    from pressmark.fetch._shell import ShellCheck
     from pressmark.render import Renderer
     from pressmark.snapshot import Snapshot
     from pressmark.store import SnapshotStore
@@ -34,7 +36,7 @@ class Fetched:
     snapshot: Snapshot | None
     source_ref: str | None
     status: int | None
-    error: PageError | None = None
+    error: PageFailure | None = None
     warnings: tuple[str, ...] = ()
     render_reason: str | None = None
     readiness: tuple[bool, str, float] | None = None
@@ -110,12 +112,8 @@ class LiveFetcher:
                  validators: SnapshotStore | None = None,
                  shell_check: ShellCheck | None = None) -> None:
         from pressmark.egress import EgressPolicy  # noqa: PLC0415  # loaded on first use
-        from pressmark.fetch import (  # noqa: PLC0415  # loaded on first use
-            FetchOptions,
-            Politeness,
-            RobotsCache,
-            product_token,
-        )
+        from pressmark.fetch import FetchOptions, Pacer, RobotsCache  # noqa: PLC0415  # loaded on first use
+        from pressmark.fetch._robots import product_token  # noqa: PLC0415  # loaded on first use
 
         self.policy = policy
         pol = policy.politeness
@@ -149,7 +147,7 @@ class LiveFetcher:
             renderer=self._watch, robots=self._robots, shell_check=shell_check,
             # With a delay, one request at a time per host (sitemap documents too), each
             # spaced from the previous one's end as well as its start.
-            politeness=Politeness(min_delay_ms=pol.delay_ms, max_concurrency=pol.concurrency,
+            politeness=Pacer(min_delay_ms=pol.delay_ms, max_concurrency=pol.concurrency,
                                   max_per_host=1 if pol.delay_ms > 0 else pol.per_host_concurrency),
             **extra,
         )
@@ -191,12 +189,12 @@ class LiveFetcher:
         self._client.on_hop = on_hop
 
     @property
-    def pacing(self) -> Politeness | None:
+    def pacing(self) -> Pacer | None:
         """The crawl's one per-host pacing clock (the frontier asks it who may start)."""
         return self.options.politeness
 
     async def pace(self, url: str) -> None:
-        """Wait for a start on ``url``'s host in the fetch layer's ``Politeness`` (every
+        """Wait for a start on ``url``'s host in the fetch layer's ``Pacer`` (every
         request to a host goes through it), holding no slot: no sooner than the host's
         delay (``delay_ms``, or its cached Crawl-delay when larger) after the previous
         request to it, and the next request waits as long after this one. For a redirect
@@ -249,7 +247,7 @@ class LiveFetcher:
         except Exception as exc:  # a store failure is this page's error
             return Fetched(url=item.url, snapshot=None, source_ref=None, status=fetched.status,
                            warnings=fetched.warnings,
-                           error=PageError(kind="store-error",
+                           error=PageFailure(kind="store-error",
                                            message=f"{type(exc).__name__}: {exc}"))
         return dataclasses.replace(fetched, source_ref=ref.source_ref)
 
@@ -303,7 +301,7 @@ def from_fetch_result(url: str, result: Any) -> Fetched:
     snapshot = result.snapshot
     error = None
     if result.error is not None:
-        error = PageError(kind=str(result.error.kind), message=str(result.error.message))
+        error = PageFailure(kind=str(result.error.kind), message=str(result.error.message))
     status = getattr(result, "http_status", None)
     if status is None and snapshot is not None:
         status = snapshot.status
@@ -332,7 +330,8 @@ class ReplayFetcher:
 
     def __init__(self, store: SnapshotStore, *, robots: bool = True,
                  user_agent: str | None = None) -> None:
-        from pressmark.fetch import DEFAULT_USER_AGENT, product_token  # noqa: PLC0415
+        from pressmark.fetch import DEFAULT_USER_AGENT  # noqa: PLC0415  # loaded on first use
+        from pressmark.fetch._robots import product_token  # noqa: PLC0415  # loaded on first use
         from pressmark.store import MemorySnapshotStore  # noqa: PLC0415  # loaded on first use
 
         self.store = store
@@ -354,7 +353,7 @@ class ReplayFetcher:
     def _robots_rule(self, origin: str) -> Callable[[str], bool] | None:
         if origin in self._rules:
             return self._rules[origin]
-        from pressmark.fetch import parse_robots  # noqa: PLC0415  # loaded on first use
+        from pressmark.fetch._robots import parse_robots  # noqa: PLC0415  # loaded on first use
 
         rule: Callable[[str], bool] | None = None
         try:
@@ -386,7 +385,7 @@ class ReplayFetcher:
             self._latest, item.url)
         if snapshot is None:
             return Fetched(url=item.url, snapshot=None, source_ref=None, status=None,
-                           error=PageError(kind="not-in-store",
+                           error=PageFailure(kind="not-in-store",
                                            message="replay: no snapshot of this URL in the store"))
         return Fetched(url=item.url, snapshot=snapshot, source_ref=build_source_ref(snapshot),
                        status=snapshot.status, warnings=tuple(snapshot.warnings),

@@ -6,7 +6,7 @@ among ready ones, so a distributed mode can shard partitions by host across work
 without splitting any host's state.
 
 When a host may start its next request is not kept here: the fetch layer's
-``Politeness`` owns that clock (delay, ``Crawl-delay``, ``Retry-After``; every request
+``pressmark.fetch.Pacer`` owns that clock (delay, ``Crawl-delay``, ``Retry-After``; every request
 and redirect hop goes through it), and the frontier asks it through the :class:`Pacing`
 seam, so a host that must wait is not picked and the dispatcher sleeps until it may start.
 
@@ -49,7 +49,7 @@ def url_key(url: str) -> int:
 
 
 class Pacing(Protocol):
-    """When a host may be contacted again (``pressmark.fetch.Politeness`` is one)."""
+    """When a host may be contacted again (``pressmark.fetch.Pacer`` is one)."""
 
     def next_start_in(self, host: str) -> float:
         """Seconds until ``host`` (the host egress dials, no port) may start a request."""

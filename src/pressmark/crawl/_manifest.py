@@ -22,7 +22,7 @@ DENIAL_KINDS = frozenset({"robots-denied", "egress-denied"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PageError:
+class PageFailure:
     kind: str
     message: str
 
@@ -51,7 +51,7 @@ class PageRecord:
     render_reason: str | None = None
     title: str | None = None
     warnings: tuple[str, ...] = ()
-    error: PageError | None = None
+    error: PageFailure | None = None
     markdown_path: str | None = None
     evidence_path: str | None = None
     validation: Validation | None = None
@@ -116,7 +116,7 @@ class PageRecord:
             render_reason=data.get("render_reason"),
             title=data.get("title"),
             warnings=tuple(data.get("warnings") or ()),
-            error=None if not err else PageError(kind=err["kind"], message=err["message"]),
+            error=None if not err else PageFailure(kind=err["kind"], message=err["message"]),
             markdown_path=data.get("markdown_path"),
             evidence_path=data.get("evidence_path"),
             validation=None if not val

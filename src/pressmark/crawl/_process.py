@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 from pressmark.crawl._bundles import Output, write_side_outputs
 from pressmark.crawl._links import extract_links
 from pressmark.crawl._output import disk_full
-from pressmark.markdown import bound_html, parse_html, screen
+from pressmark.markdown import parse_html, screen
+from pressmark.markdown._bounded import bound_html
 
 if TYPE_CHECKING:
     from pressmark.snapshot import Snapshot

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pressmark.crawl._manifest import Outcome, PageError, PageRecord, Validation
+from pressmark.crawl._manifest import Outcome, PageFailure, PageRecord, Validation
 
 if TYPE_CHECKING:
     from pressmark.crawl._fetcher import Fetched
@@ -22,7 +22,7 @@ def unfetched_record(item: FrontierItem, fetched: Fetched) -> PageRecord:
     """A page the fetch gave no snapshot for (its error, or a plain "no snapshot")."""
     return PageRecord(url=item.url, final_url=None, depth=item.depth,
                       status=fetched.status, outcome="error",
-                      error=fetched.error or PageError(kind="error", message="no snapshot"),
+                      error=fetched.error or PageFailure(kind="error", message="no snapshot"),
                       warnings=fetched.warnings, render_reason=fetched.render_reason)
 
 
@@ -32,7 +32,7 @@ def timed_out_record(item: FrontierItem, fetched: Fetched, exc: PageTimeout | Wo
     snap = fetched.snapshot
     return PageRecord(url=item.url, final_url=None if snap is None else snap.url or item.url,
                       depth=item.depth, status=fetched.status, outcome="error",
-                      error=PageError(kind=exc.kind, message=str(exc)),
+                      error=PageFailure(kind=exc.kind, message=str(exc)),
                       warnings=fetched.warnings, render_reason=fetched.render_reason)
 
 
@@ -63,7 +63,7 @@ def finished_record(item: FrontierItem, fetched: Fetched, work: PageWork | None,
 def store_failed(item: FrontierItem, fetched: Fetched, message: str) -> PageRecord:
     """A page whose snapshot could not be stored: recorded as this page's error."""
     return PageRecord(url=item.url, final_url=None, depth=item.depth, status=fetched.status,
-                      outcome="error", error=PageError(kind="store-error", message=message),
+                      outcome="error", error=PageFailure(kind="store-error", message=message),
                       warnings=fetched.warnings)
 
 
@@ -75,7 +75,7 @@ def page_record(item: FrontierItem, fetched: Fetched, work: PageWork | None,
     final_url = snap.url or item.url
     error = fetched.error
     if error is None and snap.status >= 400:
-        error = PageError(kind="http-error", message=f"HTTP {snap.status}")
+        error = PageFailure(kind="http-error", message=f"HTTP {snap.status}")
     outcome: Outcome = "error" if error is not None else (
         "not-modified" if fetched.not_modified else "ok")
     validation = None

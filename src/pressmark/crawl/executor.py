@@ -22,7 +22,11 @@ may change with the engine.
 * The crawl directory: :class:`OutputDir`, :class:`ResumeJournal`, :func:`item_line`,
   :func:`dumps_line`, :func:`write_atomic`.
 * Seeds: :data:`SeedLike`, :func:`normalise_seeds`.
-* Progress: :data:`TICK_S`, how often a crawl ticks its progress display.
+* Progress: :data:`TICK_S`, how often a crawl ticks its progress display; the
+  :class:`Progress` protocol and :class:`NullProgress`.
+* Records: :class:`CrawlSummary`, :class:`PageFailure`, :class:`FrontierItem`, and the
+  :class:`PageFetcher` protocol a shard fetches through (the crawl's public API,
+  ``pressmark.crawl``, keeps only what a caller of a crawl uses).
 """
 
 from pressmark.crawl._canonical import canonical_parts, hostname_of
@@ -34,24 +38,31 @@ from pressmark.crawl._crawl import (
     worker_store_spec,
 )
 from pressmark.crawl._engine import Engine
-from pressmark.crawl._fetcher import LiveFetcher, ReplayFetcher
-from pressmark.crawl._frontier import Via
+from pressmark.crawl._fetcher import LiveFetcher, PageFetcher, ReplayFetcher
+from pressmark.crawl._frontier import FrontierItem, Via
 from pressmark.crawl._levels import Key, Ledger, Limits
+from pressmark.crawl._manifest import CrawlSummary, PageFailure
 from pressmark.crawl._output import OutputDir, dumps_line, write_atomic
 from pressmark.crawl._pagework import make_pool
-from pressmark.crawl._progress import TICK_S
+from pressmark.crawl._progress import TICK_S, NullProgress, Progress
 from pressmark.crawl._resume import ResumeJournal, item_line
 from pressmark.crawl._site import registrable_domain, split_host_key
 from pressmark.crawl._writer import StoreWriter
 
 __all__ = [
     "TICK_S",
+    "CrawlSummary",
     "Engine",
+    "FrontierItem",
     "Key",
     "Ledger",
     "Limits",
     "LiveFetcher",
+    "NullProgress",
     "OutputDir",
+    "PageFailure",
+    "PageFetcher",
+    "Progress",
     "ReplayFetcher",
     "ResumeJournal",
     "SeedLike",

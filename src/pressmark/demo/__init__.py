@@ -4,17 +4,11 @@ Used by the tests, the benchmarks and ``pressmark demo``; the URL map is documen
 ``docs/demo-site.md``. Only the standard library is imported here.
 """
 
-from pressmark.demo._http import RequestRecord
 from pressmark.demo._server import DemoServer, run_demo_server_in_thread
-from pressmark.demo._site import SHELL_KINDS, DemoPage, DemoSite, PageKind, RobotsMode
+from pressmark.demo._site import DemoSite
 
 __all__ = [
-    "SHELL_KINDS",
-    "DemoPage",
     "DemoServer",
     "DemoSite",
-    "PageKind",
-    "RequestRecord",
-    "RobotsMode",
     "run_demo_server_in_thread",
 ]

@@ -30,13 +30,12 @@ from pressmark.egress._errors import (
 from pressmark.egress._url_shape import is_canonical_url
 
 if TYPE_CHECKING:
-    from pressmark.egress._address import classify_address
-    from pressmark.egress._canonical import canonical_url, normalise_percent_encoding
+    from pressmark.egress._canonical import canonical_url
     from pressmark.egress._client import GuardedClient
-    from pressmark.egress._connector import AsyncioConnector, Connector
-    from pressmark.egress._policy import EgressPolicy, EgressTarget, Timeout, evaluate_url
-    from pressmark.egress._proxy import EgressProxy, ProxyDenial
-    from pressmark.egress._resolver import Resolver, StaticResolver, SystemResolver
+    from pressmark.egress._connector import Connector
+    from pressmark.egress._policy import EgressPolicy, Timeout, evaluate_url
+    from pressmark.egress._proxy import EgressProxy
+    from pressmark.egress._resolver import Resolver, StaticResolver
     from pressmark.egress._response import GuardedResponse, RedirectHop
     from pressmark.egress._url import ParsedURL, join_url, parse_url
 
@@ -44,53 +43,41 @@ _LAZY: dict[str, str] = {
     "ParsedURL": "pressmark.egress._url",
     "join_url": "pressmark.egress._url",
     "parse_url": "pressmark.egress._url",
-    "classify_address": "pressmark.egress._address",
     "canonical_url": "pressmark.egress._canonical",
-    "normalise_percent_encoding": "pressmark.egress._canonical",
     "EgressPolicy": "pressmark.egress._policy",
-    "EgressTarget": "pressmark.egress._policy",
     "Timeout": "pressmark.egress._policy",
     "evaluate_url": "pressmark.egress._policy",
     "Resolver": "pressmark.egress._resolver",
     "StaticResolver": "pressmark.egress._resolver",
-    "SystemResolver": "pressmark.egress._resolver",
     "GuardedClient": "pressmark.egress._client",
     "GuardedResponse": "pressmark.egress._response",
     "RedirectHop": "pressmark.egress._response",
     "Connector": "pressmark.egress._connector",
-    "AsyncioConnector": "pressmark.egress._connector",
     "EgressProxy": "pressmark.egress._proxy",
-    "ProxyDenial": "pressmark.egress._proxy",
 }
 
 __all__ = [
     "DENIAL_CODES",
-    "AsyncioConnector",
     "Connector",
     "DnsFailure",
     "EgressConfigError",
     "EgressDenied",
     "EgressPolicy",
     "EgressProxy",
-    "EgressTarget",
     "EgressTimeout",
     "GuardedClient",
     "GuardedResponse",
     "NetworkError",
     "ParsedURL",
-    "ProxyDenial",
     "RedirectHop",
     "Resolver",
     "ResponseTooLarge",
     "StaticResolver",
-    "SystemResolver",
     "Timeout",
     "canonical_url",
-    "classify_address",
     "evaluate_url",
     "is_canonical_url",
     "join_url",
-    "normalise_percent_encoding",
     "parse_url",
 ]
 

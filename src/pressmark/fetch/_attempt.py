@@ -35,7 +35,7 @@ from pressmark.fetch._config import Clock, FetchErrorKind, FetchFailure, FetchOp
 
 if TYPE_CHECKING:
     from pressmark.egress import GuardedClient, GuardedResponse, RedirectHop
-    from pressmark.fetch._politeness import Politeness
+    from pressmark.fetch._politeness import Pacer
 
 _RETRY_STATUSES_WITH_AFTER = (429, 503)
 HEADERS_TOO_LARGE = "headers-too-large"   # a network-error code; deterministic, never retried
@@ -181,7 +181,7 @@ async def _read_response(response: GuardedResponse, max_bytes: int,
 async def plain_attempt(*, client: GuardedClient, url: str, headers: list[tuple[str, str]],
                         timeout_s: float, max_bytes: int, retries: int,
                         hop_check: Callable[[str], Awaitable[None]] | None,
-                        politeness: Politeness | None, host: str, delay_s: float | None,
+                        politeness: Pacer | None, host: str, delay_s: float | None,
                         clock: Clock, options: FetchOptions, meter: Meter,
                         warnings: list[str], spent_s: float = 0.0,
                         validators_for: str | None = None) -> WireResponse:
@@ -266,7 +266,7 @@ async def plain_attempt(*, client: GuardedClient, url: str, headers: list[tuple[
                 return wire
             warnings.append(f"retry:http-{status}")
         attempt += 1
-        # With a shared Politeness the deferred slot already waits; sleep only the rest.
+        # With a shared Pacer the deferred slot already waits; sleep only the rest.
         if retry_in and (politeness is None or politeness.next_start_in(host) < retry_in):
             meter.wait_ms += retry_in * 1000.0
             await clock.sleep(retry_in)

@@ -23,7 +23,7 @@ from pressmark._version import __version__
 
 if TYPE_CHECKING:
     from pressmark.egress import EgressPolicy, GuardedClient, Resolver
-    from pressmark.fetch._politeness import Politeness
+    from pressmark.fetch._politeness import Pacer
     from pressmark.fetch._robots import RobotsCache
     from pressmark.fetch._shell import ShellCheck
     from pressmark.render import ReadinessReport, ReadinessSpec, Renderer
@@ -124,7 +124,7 @@ class FetchOptions:
     store: SnapshotStore | None = None
     renderer: Renderer | None = None
     robots: RobotsCache | None = None
-    politeness: Politeness | None = None
+    politeness: Pacer | None = None
     clock: Clock | None = None
     user_agent: str = DEFAULT_USER_AGENT
     timeout_ms: int = 30_000

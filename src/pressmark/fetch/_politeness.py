@@ -1,14 +1,14 @@
 """Crawl-wide pacing: per-host spacing, per-host and global concurrency, back-off.
 
-One :class:`Politeness` is shared by every fetch of a crawl, and it is the one clock of
+One :class:`Pacer` is shared by every fetch of a crawl, and it is the one clock of
 per-host pacing: the crawler's frontier asks it when a host may start next
-(:meth:`Politeness.next_start_in`) instead of keeping a second one. A request to a host
+(:meth:`Pacer.next_start_in`) instead of keeping a second one. A request to a host
 starts no sooner than ``delay`` after the previous request to that host started, and no
 sooner than ``delay`` after it ended (the larger of the caller's minimum delay and the
 site's capped ``Crawl-delay``), so a slow response does not bring the next request
 closer; ``Retry-After`` pushes the host's next start further out for everyone. Start
 times are reserved synchronously, so concurrent callers queue fairly without a lock, and
-a zero delay costs no sleep at all. :meth:`Politeness.wait_turn` reserves a start without
+a zero delay costs no sleep at all. :meth:`Pacer.wait_turn` reserves a start without
 holding a slot (a redirect hop to another host, which must not wait for a slot while its
 page holds one on the first host).
 """
@@ -35,7 +35,7 @@ class PolitenessStats:
     slots: int = 0
 
 
-class Politeness:
+class Pacer:
     """Per-host and global limits. Create one per crawl; safe within one event loop."""
 
     def __init__(self, *, min_delay_ms: int = 0, max_concurrency: int = 64,
@@ -103,7 +103,7 @@ class _Slot:
 
     __slots__ = ("_gap", "_global", "_owner", "_state")
 
-    def __init__(self, owner: Politeness, state: _Host, global_: asyncio.Semaphore,
+    def __init__(self, owner: Pacer, state: _Host, global_: asyncio.Semaphore,
                  gap: float) -> None:
         self._owner = owner
         self._state = state

@@ -19,39 +19,20 @@ Usable on its own: it imports nothing from pressmark but ``pressmark._errors``.
 from typing import TYPE_CHECKING, Any
 
 from pressmark.markdown._api import to_markdown
-from pressmark.markdown._bounded import BoundedHtml, bound_html, parse_html
-from pressmark.markdown._metadata import PageMetadata
+from pressmark.markdown._bounded import parse_html
 from pressmark.markdown._policy import POLICY_VERSION, ConversionPolicy, MarkdownError
-from pressmark.markdown._result import (
-    EvidencePacket,
-    MarkdownResult,
-    Provenance,
-    ReadinessFacts,
-    Structure,
-)
+from pressmark.markdown._result import MarkdownResult
 from pressmark.markdown._screen import screen
-from pressmark.markdown._select import block_hash
-from pressmark.markdown._validate import ValidationReport
 
 if TYPE_CHECKING:
     from pressmark.markdown._codes import describe as describe_output
-    from pressmark.markdown._stability import StabilityReport, stability
+    from pressmark.markdown._stability import stability
 
 __all__ = [
     "POLICY_VERSION",
-    "BoundedHtml",
     "ConversionPolicy",
-    "EvidencePacket",
     "MarkdownError",
     "MarkdownResult",
-    "PageMetadata",
-    "Provenance",
-    "ReadinessFacts",
-    "StabilityReport",
-    "Structure",
-    "ValidationReport",
-    "block_hash",
-    "bound_html",
     "describe_output",
     "parse_html",
     "screen",
@@ -69,7 +50,7 @@ def __getattr__(name: str) -> Any:
 
         globals()[name] = describe
         return describe
-    if name not in ("StabilityReport", "stability"):
+    if name != "stability":
         raise AttributeError(f"module 'pressmark.markdown' has no attribute {name!r}")
     from pressmark.markdown import _stability  # noqa: PLC0415 - the lazy part
 

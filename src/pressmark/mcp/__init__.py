@@ -17,37 +17,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pressmark._lazy import lazy_exports
-from pressmark.mcp._options import (
-    MARKDOWN_PAGE_BYTES,
-    UNTRUSTED_NOTICE,
-    McpOptions,
-    default_store_dir,
-)
+from pressmark.mcp._options import McpOptions
 
 if TYPE_CHECKING:
-    from pressmark.mcp._server import build_server, run_stdio
-    from pressmark.mcp._tools import PressmarkTools, ToolFailure
+    from pressmark.mcp._server import build_server
+    from pressmark.mcp._tools import PressmarkTools
 
-TOOL_NAMES = ("fetch_page", "crawl_site", "read_markdown", "resolve_citation", "get_chunks",
-              "verify_quote")
 
 _LAZY: dict[str, str] = {
     "PressmarkTools": "pressmark.mcp._tools",
-    "ToolFailure": "pressmark.mcp._tools",
     "build_server": "pressmark.mcp._server",
-    "run_stdio": "pressmark.mcp._server",
 }
 
 __all__ = [
-    "MARKDOWN_PAGE_BYTES",
-    "TOOL_NAMES",
-    "UNTRUSTED_NOTICE",
     "McpOptions",
     "PressmarkTools",
-    "ToolFailure",
     "build_server",
-    "default_store_dir",
-    "run_stdio",
 ]
 
 

@@ -126,7 +126,7 @@ class PressmarkTools:
             from pressmark.fetch import (  # noqa: PLC0415  # lazy
                 DEFAULT_USER_AGENT,
                 FetchOptions,
-                Politeness,
+                Pacer,
                 RobotsCache,
             )
 
@@ -137,7 +137,7 @@ class PressmarkTools:
                 egress=self.egress, resolver=self.resolver, client=client, store=self.store,
                 robots=RobotsCache(client, policy=self.egress, resolver=self.resolver,
                                    user_agent=agent),
-                politeness=Politeness(max_per_host=2), user_agent=agent,
+                politeness=Pacer(max_per_host=2), user_agent=agent,
                 max_response_bytes=self.options.max_bytes)
         return self._fetch_options
 

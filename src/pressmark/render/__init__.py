@@ -13,9 +13,8 @@ from typing import TYPE_CHECKING, Any
 from pressmark.render._chromium import find_chromium
 from pressmark.render._errors import RenderError
 from pressmark.render._lazy import LazyRenderer
-from pressmark.render._options import ConsentPolicy, PageState, PoolLimits
+from pressmark.render._options import PoolLimits
 from pressmark.render._protocol import (
-    NavigationGuard,
     ReadinessReport,
     ReadinessSpec,
     Renderer,
@@ -27,10 +26,7 @@ if TYPE_CHECKING:
     from pressmark.render._playwright import PlaywrightRenderer
 
 __all__ = [
-    "ConsentPolicy",
     "LazyRenderer",
-    "NavigationGuard",
-    "PageState",
     "PlaywrightRenderer",
     "PoolLimits",
     "ReadinessReport",

@@ -28,10 +28,10 @@ class LazyRenderer:
     so a crawl can size its pages in flight."""
 
     def __init__(self, policy: EgressPolicy | None, resolver: Resolver | None = None, *,
-                 max_pages: int | None = None) -> None:
+                 max_tabs: int | None = None) -> None:
         self._policy = policy
         self._resolver = resolver
-        self.slots: int = max_pages or machine_render_slots()
+        self.slots: int = max_tabs or machine_render_slots()
         self._inner: PlaywrightRenderer | None = None
         self._failed: BaseException | None = None
         self._lock = asyncio.Lock()

@@ -96,7 +96,7 @@ def _available_mb() -> float:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PoolLimits:
-    """One browser, up to ``max_pages`` pages at a time, replaced after ``recycle_after`` pages.
+    """One browser, up to ``max_tabs`` tabs at a time, replaced after ``recycle_after`` pages.
 
     ``js_heap_mb`` caps each renderer's V8 heap, so a page that allocates without end
     crashes its own renderer instead of the machine. ``close_timeout_s`` is how long a
@@ -104,10 +104,11 @@ class PoolLimits:
     context that rendered cleanly is reset and reused for up to ``reuse_pages``
     renders (1 turns reuse off). While the browser's summed PSS is above
     ``memory_budget_mb`` (``None``: no budget), new pages wait for running ones.
-    :meth:`for_machine` sizes ``max_pages`` and the budget from CPUs and memory.
+    :meth:`for_machine` sizes ``max_tabs`` and the budget from CPUs and memory.
+    (``max_tabs``, not ``max_pages``: that is a crawl's page budget, ``CrawlPolicy.max_pages``.)
     """
 
-    max_pages: int = 4
+    max_tabs: int = 4
     recycle_after: int = 500
     js_heap_mb: int = 512
     close_timeout_s: float = 5.0
@@ -116,21 +117,21 @@ class PoolLimits:
     memory_budget_mb: int | None = None
 
     def __post_init__(self) -> None:
-        if (self.max_pages < 1 or self.recycle_after < 1 or self.js_heap_mb < 16
+        if (self.max_tabs < 1 or self.recycle_after < 1 or self.js_heap_mb < 16
                 or self.reuse_pages < 1
                 or (self.memory_budget_mb is not None and self.memory_budget_mb < 64)):
             raise RenderError(
-                "PoolLimits needs max_pages >= 1, recycle_after >= 1, js_heap_mb >= 16,"
+                "PoolLimits needs max_tabs >= 1, recycle_after >= 1, js_heap_mb >= 16,"
                 " reuse_pages >= 1 and memory_budget_mb >= 64 (or None)",
                 code="invalid-config",
             )
 
     @classmethod
-    def for_machine(cls, max_pages: int | None = None, **others: Any) -> PoolLimits:
+    def for_machine(cls, max_tabs: int | None = None, **others: Any) -> PoolLimits:
         """Limits sized for this machine (see :func:`machine_render_slots`); an explicit
-        ``max_pages`` wins, and the memory budget follows the page count."""
+        ``max_tabs`` wins, and the memory budget follows the page count."""
         available = _available_mb()
-        pages = max_pages if max_pages is not None else machine_render_slots(
+        pages = max_tabs if max_tabs is not None else machine_render_slots(
             available_mb=available)
         others.setdefault("memory_budget_mb", machine_memory_budget_mb(pages, available))
-        return cls(max_pages=pages, **others)
+        return cls(max_tabs=pages, **others)

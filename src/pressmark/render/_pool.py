@@ -205,7 +205,7 @@ class BrowserPool:
         self._launch_kwargs = launch_kwargs
         self._args = args
         self._limits = limits
-        self._slots = asyncio.Semaphore(limits.max_pages)
+        self._slots = asyncio.Semaphore(limits.max_tabs)
         self._lock = asyncio.Lock()
         self._current: BrowserEntry | None = None
         self._entries: set[BrowserEntry] = set()
@@ -230,7 +230,7 @@ class BrowserPool:
     @property
     def slots(self) -> int:
         """Pages that may render at once."""
-        return self._limits.max_pages
+        return self._limits.max_tabs
 
     @property
     def pids(self) -> list[int]:

@@ -17,82 +17,40 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pressmark._lazy import lazy_exports
-from pressmark.snapshot._charset import (
-    CharsetDecision,
-    CharsetSource,
-    DecodedText,
-    decide_charset,
-    decode_text_body,
-    header_charset,
-    sniff_charset,
-    text_encoding,
-)
-from pressmark.snapshot._labels import lookup_encoding
-from pressmark.snapshot._prescan import prescan_meta_charset
+from pressmark.snapshot._charset import decide_charset, decode_text_body, text_encoding
 
 if TYPE_CHECKING:
     from pressmark.snapshot._errors import InvalidSnapshot, InvalidSourceRef, SnapshotError
-    from pressmark.snapshot._kind import ContentKind, classify_content_type
-    from pressmark.snapshot._model import (
-        HashBasis,
-        RedirectRecord,
-        Snapshot,
-        canonical_json,
-        new_snapshot,
-        snapshot_envelope,
-        snapshot_from_envelope,
-        source_id_for_url,
-    )
-    from pressmark.snapshot._replay import ReplayError, ReplayResult, resolve_source_ref
-    from pressmark.snapshot._source_ref import SourceRef, build_source_ref, parse_source_ref
-    from pressmark.snapshot._time import is_canonical_timestamp, utc_now_iso
+    from pressmark.snapshot._kind import classify_content_type
+    from pressmark.snapshot._model import RedirectRecord, Snapshot, new_snapshot, source_id_for_url
+    from pressmark.snapshot._replay import resolve_source_ref
+    from pressmark.snapshot._source_ref import build_source_ref, parse_source_ref
 
 _LAZY: dict[str, str] = {
     **dict.fromkeys(("InvalidSnapshot", "InvalidSourceRef", "SnapshotError"),
                     "pressmark.snapshot._errors"),
-    **dict.fromkeys(("ContentKind", "classify_content_type"), "pressmark.snapshot._kind"),
-    **dict.fromkeys(("HashBasis", "RedirectRecord", "Snapshot", "canonical_json",
-                     "new_snapshot", "snapshot_envelope", "snapshot_from_envelope",
-                     "source_id_for_url"), "pressmark.snapshot._model"),
-    **dict.fromkeys(("ReplayError", "ReplayResult", "resolve_source_ref"),
-                    "pressmark.snapshot._replay"),
-    **dict.fromkeys(("SourceRef", "build_source_ref", "parse_source_ref"),
-                    "pressmark.snapshot._source_ref"),
-    **dict.fromkeys(("is_canonical_timestamp", "utc_now_iso"), "pressmark.snapshot._time"),
+    "classify_content_type": "pressmark.snapshot._kind",
+    **dict.fromkeys(("RedirectRecord", "Snapshot", "new_snapshot", "source_id_for_url"),
+                    "pressmark.snapshot._model"),
+    "resolve_source_ref": "pressmark.snapshot._replay",
+    **dict.fromkeys(("build_source_ref", "parse_source_ref"), "pressmark.snapshot._source_ref"),
 }
 
 __all__ = [
-    "CharsetDecision",
-    "CharsetSource",
-    "ContentKind",
-    "DecodedText",
-    "HashBasis",
     "InvalidSnapshot",
     "InvalidSourceRef",
     "RedirectRecord",
-    "ReplayError",
-    "ReplayResult",
     "Snapshot",
     "SnapshotError",
-    "SourceRef",
     "build_source_ref",
-    "canonical_json",
     "classify_content_type",
     "decide_charset",
     "decode_text_body",
-    "header_charset",
-    "is_canonical_timestamp",
-    "lookup_encoding",
     "new_snapshot",
     "parse_source_ref",
-    "prescan_meta_charset",
     "resolve_source_ref",
-    "snapshot_envelope",
-    "snapshot_from_envelope",
-    "sniff_charset",
     "source_id_for_url",
     "text_encoding",
-    "utc_now_iso",
 ]
 
 

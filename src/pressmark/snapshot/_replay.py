@@ -31,7 +31,7 @@ class _Getter(Protocol):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ReplayError:
+class ReplayFailure:
     """Why a reference did not resolve. ``message`` is safe to show (no paths, no contents)."""
 
     code: ReplayErrorCode
@@ -44,7 +44,7 @@ class ReplayResult:
 
     ref: SourceRef | None
     snapshot: Snapshot | None = None
-    error: ReplayError | None = None
+    error: ReplayFailure | None = None
 
     @property
     def ok(self) -> bool:
@@ -85,4 +85,4 @@ def resolve_source_ref(store: _Getter, ref: str) -> ReplayResult:
 
 
 def _fail(ref: SourceRef | None, code: ReplayErrorCode, message: str) -> ReplayResult:
-    return ReplayResult(ref=ref, error=ReplayError(code=code, message=message))
+    return ReplayResult(ref=ref, error=ReplayFailure(code=code, message=message))

@@ -17,34 +17,14 @@ from pressmark.store._errors import (
 )
 from pressmark.store._filesystem import FilesystemSnapshotStore
 from pressmark.store._memory import MemorySnapshotStore
-from pressmark.store._open import (
-    MigrateReport,
-    StoreFormat,
-    migrate_store,
-    open_store,
-    store_format,
-)
-from pressmark.store._protocol import (
-    DEBRIS_CODES,
-    PruneReport,
-    RepairReport,
-    SnapshotRef,
-    SnapshotStore,
-    VerifyProblem,
-    VerifyReport,
-)
+from pressmark.store._open import open_store, store_format
+from pressmark.store._protocol import SnapshotRef, SnapshotStore
 from pressmark.store._segments import SegmentStore
-from pressmark.store._warc import WarcImportReport, export_warc, import_warc
-from pressmark.store._witness import HeadWitness, WitnessStatus
+from pressmark.store._warc import export_warc, import_warc
 
 __all__ = [
-    "DEBRIS_CODES",
     "FilesystemSnapshotStore",
-    "HeadWitness",
     "MemorySnapshotStore",
-    "MigrateReport",
-    "PruneReport",
-    "RepairReport",
     "SegmentStore",
     "SnapshotCorrupt",
     "SnapshotHistoryFull",
@@ -55,14 +35,8 @@ __all__ = [
     "SnapshotTooLarge",
     "StoreBusy",
     "StoreError",
-    "StoreFormat",
-    "VerifyProblem",
-    "VerifyReport",
-    "WarcImportReport",
-    "WitnessStatus",
     "export_warc",
     "import_warc",
-    "migrate_store",
     "open_store",
     "store_format",
 ]

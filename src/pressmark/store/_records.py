@@ -21,8 +21,13 @@ import os
 import re
 from typing import Any, BinaryIO
 
-from pressmark.snapshot import InvalidSnapshot, Snapshot, canonical_json
-from pressmark.snapshot._model import envelope_json, mark_verified, snapshot_from_envelope
+from pressmark.snapshot import InvalidSnapshot, Snapshot
+from pressmark.snapshot._model import (
+    canonical_json,
+    envelope_json,
+    mark_verified,
+    snapshot_from_envelope,
+)
 from pressmark.store._errors import SnapshotCorrupt, SnapshotStoreError, SnapshotTooLarge
 from pressmark.store._fsio import NotRegularFile, open_regular
 from pressmark.store._protocol import MAX_BODY_BYTES, MAX_RECORD_BYTES

@@ -46,13 +46,9 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from pressmark._errors import PressmarkError
-from pressmark.snapshot import (
-    InvalidSnapshot,
-    InvalidSourceRef,
-    Snapshot,
-    canonical_json,
-)
+from pressmark.snapshot import InvalidSnapshot, InvalidSourceRef, Snapshot
 from pressmark.snapshot._model import (
+    canonical_json,
     check_snapshot,
     is_hex_digest,
     mark_verified,

@@ -40,7 +40,8 @@ from urllib.parse import quote
 
 from pressmark._version import __version__
 from pressmark.egress import EgressDenied, ParsedURL, join_url, parse_url
-from pressmark.snapshot import Snapshot, build_source_ref, canonical_json, snapshot_envelope
+from pressmark.snapshot import Snapshot, build_source_ref
+from pressmark.snapshot._model import canonical_json, snapshot_envelope
 from pressmark.store._protocol import SnapshotStore
 from pressmark.store._warc_import import (
     ENVELOPE_HEADER,

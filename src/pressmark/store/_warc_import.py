@@ -73,9 +73,9 @@ from pressmark.snapshot import (
     Snapshot,
     new_snapshot,
     parse_source_ref,
-    snapshot_from_envelope,
     source_id_for_url,
 )
+from pressmark.snapshot._model import snapshot_from_envelope
 from pressmark.store._errors import StoreError
 from pressmark.store._protocol import MAX_BODY_BYTES, MAX_RECORD_BYTES, SnapshotStore
 from pressmark.store._warc_read import (

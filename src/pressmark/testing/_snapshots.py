@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pressmark.snapshot import ContentKind, Snapshot, new_snapshot
+from pressmark.snapshot import Snapshot, new_snapshot
+from pressmark.snapshot._kind import ContentKind
 
 _MIME: dict[str, str] = {
     "html": "text/html; charset=utf-8",

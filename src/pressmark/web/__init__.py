@@ -7,7 +7,7 @@ is treated as hostile; see :mod:`pressmark.web._security`.
 """
 
 from pressmark.web._app import create_app
-from pressmark.web._data import CrawlDir, PageIndex, PageQuery
-from pressmark.web._security import APP_CSP, SNAPSHOT_CSP
 
-__all__ = ["APP_CSP", "SNAPSHOT_CSP", "CrawlDir", "PageIndex", "PageQuery", "create_app"]
+__all__ = [
+    "create_app",
+]

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
-from pressmark.crawl import Fetched, FrontierItem, PageError, Seed
+from pressmark.crawl import Seed
+from pressmark.crawl._fetcher import Fetched
+from pressmark.crawl._frontier import FrontierItem
+from pressmark.crawl._manifest import PageFailure
 from pressmark.snapshot import new_snapshot, source_id_for_url
 from pressmark.store import MemorySnapshotStore, SnapshotStore
 
@@ -49,7 +52,7 @@ class FakeFetcher:
             raise RuntimeError("boom")
         if not item.url.startswith(ORIGIN):
             return Fetched(url=item.url, snapshot=None, source_ref=None, status=None,
-                           error=PageError(kind="egress-denied", message="not our site"))
+                           error=PageFailure(kind="egress-denied", message="not our site"))
         body = self.pages.get(path)
         status = 200 if body is not None else 404
         snap = new_snapshot(

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pressmark.crawl import canonicalize_url, remove_dot_segments
+from pressmark.crawl._canonical import canonicalize_url, remove_dot_segments
 
 
 @pytest.mark.parametrize(

@@ -6,15 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pressmark.crawl import (
-    CrawlError,
-    CrawlPolicy,
-    FollowCandidate,
-    PageRecord,
-    Politeness,
-    Seed,
-    crawl,
-)
+from pressmark.crawl import CrawlError, CrawlPolicy, PageRecord, Politeness, Seed, crawl
+from pressmark.crawl._policy import FollowCandidate
 from pressmark.crawl._progress import NullProgress
 
 from ._fakesite import ORIGIN, FakeFetcher, tree_site

@@ -5,16 +5,13 @@ from __future__ import annotations
 import io
 
 import pressmark.crawl
-from pressmark.crawl import CrawlManifest, LogProgress, render_summary_table
+from pressmark.crawl import CrawlManifest
+from pressmark.crawl._crawl import render_summary_table
+from pressmark.crawl._progress import LogProgress
 
 EXPECTED = {
-    "FORMAT", "HARD_MAX_PAGES", "TRACKING_PARAMS", "CrawlError", "CrawlManifest", "CrawlPolicy",
-    "CrawlSummary", "ExtractedLinks", "Fetched", "FollowCandidate", "Frontier", "FrontierItem",
-    "HostPartition", "LogProgress", "NullProgress", "PageError", "PageFetcher", "PageRecord",
-    "Politeness", "Progress", "RichProgress", "Seed", "SitemapDocument", "SitemapLimits",
-    "SitemapParseError", "SitemapReport", "Validation", "canonicalize_url", "crawl",
-    "crawl_sync", "extract_links", "page_name", "parse_sitemap", "remove_dot_segments",
-    "render_summary_table",
+    "CrawlError", "CrawlManifest", "CrawlPolicy", "PageRecord", "Politeness", "Seed",
+    "SitemapLimits", "Validation", "crawl", "crawl_sync"
 }
 
 
@@ -25,7 +22,7 @@ def test_exported_names() -> None:
 
 
 def manifest() -> CrawlManifest:
-    from pressmark.crawl import CrawlSummary
+    from pressmark.crawl._manifest import CrawlSummary
 
     return CrawlManifest(
         started_at="2026-11-30T12:00:00.000Z", finished_at="2026-11-30T12:00:01.000Z",
@@ -47,7 +44,7 @@ def test_summary_table_and_log_progress() -> None:
 
 
 def test_page_names_are_stable_and_safe() -> None:
-    from pressmark.crawl import page_name
+    from pressmark.crawl._output import page_name
 
     name = page_name("url-abc", "http://a.test/Articles/Ünïcode Title?x=1")
     assert name.startswith("7f0ff7bd2b2c9d3b-") or len(name.split("-", 1)[0]) == 16

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from pressmark.crawl import Frontier, FrontierItem
-from pressmark.fetch import Politeness
+from pressmark.crawl._frontier import Frontier, FrontierItem
+from pressmark.fetch import Pacer
 
 
 def item(url: str, depth: int = 1, score: float = 0.0, host: str | None = None) -> FrontierItem:
@@ -52,10 +52,10 @@ class FakeClock:
 
 
 async def test_the_fetch_layers_pacing_says_when_a_host_may_start() -> None:
-    """One clock: the frontier does not pick a host its ``Politeness`` holds back, and
+    """One clock: the frontier does not pick a host its ``Pacer`` holds back, and
     reports when it may start (the delay counts from the request's end too)."""
     clock = FakeClock()
-    pacing = Politeness(min_delay_ms=500, clock=clock)
+    pacing = Pacer(min_delay_ms=500, clock=clock)
     f = Frontier(per_host_concurrency=1, max_admitted=100, pacing=pacing)
     f.add(item("http://a:8080/1"))
     f.add(item("http://a:8080/2"))

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from pressmark.crawl import extract_links
+from pressmark.crawl._links import extract_links
 
 PAGE = """<!doctype html><html><head><title> Hello </title>
 <base href="http://a.com/dir/"></head><body>

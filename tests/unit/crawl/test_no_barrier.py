@@ -17,7 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pressmark.crawl import CrawlPolicy, Fetched, FrontierItem, PageRecord, Politeness, Seed, crawl
+from pressmark.crawl import CrawlPolicy, PageRecord, Politeness, Seed, crawl
+from pressmark.crawl._fetcher import Fetched
+from pressmark.crawl._frontier import FrontierItem
 from pressmark.crawl._levels import Ledger, Limits, order_key
 from pressmark.crawl._progress import NullProgress
 from pressmark.crawl.ray import LocalEngine

@@ -12,8 +12,7 @@ import itertools
 
 import pytest
 
-from pressmark.crawl import canonicalize_url
-from pressmark.crawl._canonical import canonical_or_refusal, canonical_parts
+from pressmark.crawl._canonical import canonical_or_refusal, canonical_parts, canonicalize_url
 from pressmark.egress import EgressDenied, join_url, parse_url
 
 BASE = "http://good.example/dir/page.html"

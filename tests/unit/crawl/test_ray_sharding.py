@@ -12,16 +12,12 @@ from typing import Any
 
 import pytest
 
-from pressmark.crawl import (
-    CrawlPolicy,
-    Fetched,
-    FrontierItem,
-    PageError,
-    Politeness,
-    Seed,
-    crawl,
-)
-from pressmark.crawl.ray import LocalEngine, registrable_host, shard_of
+from pressmark.crawl import CrawlPolicy, Politeness, Seed, crawl
+from pressmark.crawl._fetcher import Fetched
+from pressmark.crawl._frontier import FrontierItem
+from pressmark.crawl._manifest import PageFailure
+from pressmark.crawl.ray import LocalEngine
+from pressmark.crawl.ray._sharding import registrable_host, shard_of
 from pressmark.snapshot import new_snapshot, source_id_for_url
 from pressmark.store import MemorySnapshotStore
 
@@ -59,7 +55,7 @@ class MultiHostFetcher:
             await asyncio.sleep(self.delay)
         if any(d in item.url for d in self.disallow):
             return Fetched(url=item.url, snapshot=None, source_ref=None, status=None,
-                           error=PageError(kind="robots-denied", message="robots"))
+                           error=PageFailure(kind="robots-denied", message="robots"))
         body = self.pages.get(item.url)
         snap = new_snapshot(
             source_id=source_id_for_url(item.url), requested_url=item.url, url=item.url,
@@ -249,7 +245,7 @@ async def test_restarted_shard_retries_in_flight_once(tmp_path: Path) -> None:
 async def test_progress_aggregates_across_shards(tmp_path: Path) -> None:
     import io
 
-    from pressmark.crawl import LogProgress
+    from pressmark.crawl._progress import LogProgress
 
     stream = io.StringIO()
     pages = multi_host_site(per_host=4)

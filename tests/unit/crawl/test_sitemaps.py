@@ -4,8 +4,13 @@ import gzip
 
 import pytest
 
-from pressmark.crawl import SitemapLimits, SitemapParseError, SitemapReport, parse_sitemap
-from pressmark.crawl._sitemaps import discover_sitemap_urls
+from pressmark.crawl import SitemapLimits
+from pressmark.crawl._sitemaps import (
+    SitemapParseError,
+    SitemapReport,
+    discover_sitemap_urls,
+    parse_sitemap,
+)
 
 URLSET = b"""<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">

@@ -10,8 +10,7 @@ import pressmark.demo
 
 def test_exported_names() -> None:
     assert set(pressmark.demo.__all__) == {
-        "SHELL_KINDS", "DemoPage", "DemoServer", "DemoSite", "PageKind", "RequestRecord",
-        "RobotsMode", "run_demo_server_in_thread",
+        "DemoServer", "DemoSite", "run_demo_server_in_thread"
     }
     for name in pressmark.demo.__all__:
         assert getattr(pressmark.demo, name) is not None

@@ -10,8 +10,8 @@ from html import escape
 
 import pytest
 
-from pressmark.demo import SHELL_KINDS, DemoSite
-from pressmark.demo._site import is_disallowed
+from pressmark.demo import DemoSite
+from pressmark.demo._site import SHELL_KINDS, is_disallowed
 
 from ._helpers import get, same_site_links
 

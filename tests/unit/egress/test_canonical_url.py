@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pressmark.crawl import canonicalize_url
+from pressmark.crawl._canonical import canonicalize_url
 from pressmark.egress import EgressDenied, canonical_url, parse_url
 
 PIECES = st.text(st.sampled_from("aZ09-._~%2fE7e!$&'()*+,;=:@/?#[] \u00e9\u2713\\"), max_size=30)

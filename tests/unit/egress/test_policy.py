@@ -16,18 +16,16 @@ from pressmark.egress import (
     EgressPolicy,
     StaticResolver,
     Timeout,
-    classify_address,
     evaluate_url,
 )
+from pressmark.egress._address import classify_address
 
 EXPECTED_EXPORTS = {
-    "DENIAL_CODES", "AsyncioConnector", "Connector", "DnsFailure", "EgressConfigError",
-    "EgressDenied",
-    "EgressPolicy", "EgressProxy", "EgressTarget", "EgressTimeout", "GuardedClient",
-    "GuardedResponse", "NetworkError", "ParsedURL", "ProxyDenial", "RedirectHop", "Resolver",
-    "ResponseTooLarge", "StaticResolver", "SystemResolver", "Timeout", "canonical_url",
-    "classify_address", "evaluate_url", "is_canonical_url", "join_url",
-    "normalise_percent_encoding", "parse_url",
+    "Connector", "DENIAL_CODES", "DnsFailure", "EgressConfigError", "EgressDenied",
+    "EgressPolicy", "EgressProxy", "EgressTimeout", "GuardedClient", "GuardedResponse",
+    "NetworkError", "ParsedURL", "RedirectHop", "Resolver", "ResponseTooLarge",
+    "StaticResolver", "Timeout", "canonical_url", "evaluate_url", "is_canonical_url",
+    "join_url", "parse_url"
 }
 
 

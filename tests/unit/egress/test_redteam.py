@@ -22,7 +22,6 @@ from hypothesis import strategies as st
 
 from pressmark.cli import main
 from pressmark.egress import (
-    AsyncioConnector,
     DnsFailure,
     EgressDenied,
     EgressPolicy,
@@ -30,10 +29,11 @@ from pressmark.egress import (
     GuardedClient,
     NetworkError,
     StaticResolver,
-    classify_address,
     evaluate_url,
     parse_url,
 )
+from pressmark.egress._address import classify_address
+from pressmark.egress._connector import AsyncioConnector
 from pressmark.testing import RecordingConnector
 
 from ._server import TEXT, LoopbackOrigin

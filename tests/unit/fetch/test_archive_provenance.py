@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pressmark.fetch import FetchOptions, SourceConfig, fetch_source
 from pressmark.render import ReadinessReport
-from pressmark.snapshot import is_canonical_timestamp
+from pressmark.snapshot._time import is_canonical_timestamp
 from pressmark.testing import FakeRenderer
 
 from .conftest import LoopbackSite

@@ -8,7 +8,7 @@ import gzip
 from aiohttp import web
 
 from pressmark.egress import GuardedClient, StaticResolver
-from pressmark.fetch import FetchOptions, Politeness, RobotsCache, SourceConfig, fetch_source
+from pressmark.fetch import FetchOptions, Pacer, RobotsCache, SourceConfig, fetch_source
 from pressmark.store import MemorySnapshotStore
 
 from .conftest import LoopbackSite
@@ -224,7 +224,7 @@ async def test_shared_client_robots_and_politeness(site: LoopbackSite) -> None:
     loop = asyncio.get_running_loop()
     async with GuardedClient(site.policy()) as client:
         options = FetchOptions(egress=site.policy(), client=client, robots=RobotsCache(),
-                               politeness=Politeness())
+                               politeness=Pacer())
         started = loop.time()
         results = await asyncio.gather(*(fetch_source(SourceConfig(url=site.url(f"/p{i}")),
                                                       options) for i in range(3)))
@@ -273,7 +273,7 @@ async def test_too_many_headers_is_a_network_error(site: LoopbackSite) -> None:
 
 async def test_queueing_for_politeness_does_not_spend_the_budget(site: LoopbackSite) -> None:
     site.add("/q", HTML)
-    options = FetchOptions(egress=site.policy(), politeness=Politeness(min_delay_ms=250),
+    options = FetchOptions(egress=site.policy(), politeness=Pacer(min_delay_ms=250),
                            robots=RobotsCache())
     results = await asyncio.gather(*(fetch_source(SourceConfig(url=site.url("/q"),
                                                                timeout_ms=200), options)
@@ -340,7 +340,7 @@ async def test_header_limits_are_not_retried(site: LoopbackSite) -> None:
 
 async def test_final_retry_after_still_paces_the_host(site: LoopbackSite) -> None:
     site.add("/busy", "", status=429, headers={"Retry-After": "2"})
-    politeness = Politeness()
+    politeness = Pacer()
     result = await fetch_source(SourceConfig(url=site.url("/busy"), retries=0),
                                 site.options(politeness=politeness))
     assert result.error is not None and result.error.status == 429

@@ -9,7 +9,8 @@ import pytest
 from pressmark.fetch import FetchOptions, SourceConfig, fetch_source
 from pressmark.fetch._render_policy import WARN_RENDER_FAILED
 from pressmark.fetch._robots import RobotsCache, RobotsNavigationGuard
-from pressmark.render import NavigationGuard, RenderError, RenderOptions, RenderResult
+from pressmark.render import RenderError, RenderOptions, RenderResult
+from pressmark.render._protocol import NavigationGuard
 from pressmark.testing import FakeRenderer
 
 from .conftest import LoopbackSite

@@ -4,7 +4,7 @@ import asyncio
 
 import pytest
 
-from pressmark.fetch import Politeness
+from pressmark.fetch import Pacer
 
 
 class FakeClock:
@@ -25,7 +25,7 @@ class FakeClock:
 
 async def test_min_delay_spaces_requests_to_one_host() -> None:
     clock = FakeClock()
-    polite = Politeness(min_delay_ms=500, clock=clock)
+    polite = Pacer(min_delay_ms=500, clock=clock)
     starts: list[float] = []
     for _ in range(3):
         async with polite.slot("a.test"):
@@ -35,7 +35,7 @@ async def test_min_delay_spaces_requests_to_one_host() -> None:
 
 async def test_the_delay_counts_from_a_slow_requests_end_too() -> None:
     clock = FakeClock()
-    polite = Politeness(min_delay_ms=500, clock=clock)
+    polite = Pacer(min_delay_ms=500, clock=clock)
     async with polite.slot("a.test"):
         clock.t += 2.0  # a slow response
     assert polite.next_start_in("a.test") == pytest.approx(0.5)
@@ -47,7 +47,7 @@ async def test_wait_turn_reserves_a_start_without_a_slot() -> None:
     """A redirect hop's turn: spaced from the others' starts, no slot held (so a page
     holding a slot on another host cannot deadlock with one holding this host's)."""
     clock = FakeClock()
-    polite = Politeness(min_delay_ms=0, max_per_host=1, clock=clock)
+    polite = Pacer(min_delay_ms=0, max_per_host=1, clock=clock)
     async with polite.slot("a.test", delay_s=1.0):
         assert await polite.wait_turn("a.test", delay_s=1.0) == pytest.approx(1.0)
     assert polite.next_start_in("a.test") == pytest.approx(1.0)
@@ -56,7 +56,7 @@ async def test_wait_turn_reserves_a_start_without_a_slot() -> None:
 
 async def test_hosts_are_independent_and_zero_delay_never_sleeps() -> None:
     clock = FakeClock()
-    polite = Politeness(min_delay_ms=0, clock=clock)
+    polite = Pacer(min_delay_ms=0, clock=clock)
     for host in ("a.test", "b.test", "a.test"):
         async with polite.slot(host) as waited:
             assert waited == 0.0
@@ -65,7 +65,7 @@ async def test_hosts_are_independent_and_zero_delay_never_sleeps() -> None:
 
 async def test_crawl_delay_raises_the_gap() -> None:
     clock = FakeClock()
-    polite = Politeness(min_delay_ms=100, clock=clock)
+    polite = Pacer(min_delay_ms=100, clock=clock)
     async with polite.slot("a.test", delay_s=2.0):
         pass
     async with polite.slot("a.test", delay_s=2.0) as waited:
@@ -74,7 +74,7 @@ async def test_crawl_delay_raises_the_gap() -> None:
 
 async def test_defer_holds_a_host() -> None:
     clock = FakeClock()
-    polite = Politeness(clock=clock)
+    polite = Pacer(clock=clock)
     polite.defer("a.test", 3.0)
     assert polite.next_start_in("a.test") == pytest.approx(3.0)
     async with polite.slot("a.test") as waited:
@@ -84,7 +84,7 @@ async def test_defer_holds_a_host() -> None:
 
 
 async def test_concurrency_limits() -> None:
-    polite = Politeness(max_concurrency=3, max_per_host=2)
+    polite = Pacer(max_concurrency=3, max_per_host=2)
     active: dict[str, int] = {}
     peak: dict[str, int] = {}
     total = [0, 0]
@@ -106,7 +106,7 @@ async def test_concurrency_limits() -> None:
 
 def test_rejects_bad_limits() -> None:
     with pytest.raises(ValueError, match="concurrency"):
-        Politeness(max_concurrency=0)
+        Pacer(max_concurrency=0)
 
 
 def test_retry_after_parses_seconds_and_http_dates() -> None:

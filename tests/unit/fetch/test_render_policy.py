@@ -2,8 +2,12 @@ from __future__ import annotations
 
 import pytest
 
-from pressmark.fetch import SourceConfig, resolve_render_policy
-from pressmark.fetch._render_policy import inert_render_warnings, should_escalate
+from pressmark.fetch import SourceConfig
+from pressmark.fetch._render_policy import (
+    inert_render_warnings,
+    resolve_render_policy,
+    should_escalate,
+)
 
 URL = "http://example.test/"
 

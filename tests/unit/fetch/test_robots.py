@@ -6,7 +6,8 @@ import pytest
 from aiohttp import web
 
 from pressmark.egress import GuardedClient
-from pressmark.fetch import RobotsCache, SourceConfig, fetch_source, parse_robots, product_token
+from pressmark.fetch import RobotsCache, SourceConfig, fetch_source
+from pressmark.fetch._robots import parse_robots, product_token
 
 from .conftest import LoopbackSite
 

@@ -6,11 +6,8 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pressmark.fetch import (
-    EMBEDDED_STATE_WARNING_PREFIX,
-    SHELL_WARNING_PREFIX,
-    classify_shell,
-)
+from pressmark.fetch import classify_shell
+from pressmark.fetch._shell import EMBEDDED_STATE_WARNING_PREFIX, SHELL_WARNING_PREFIX
 
 PARAS = "".join(f"<p>Paragraph {i} of a real article with enough words to read.</p>"
                 for i in range(12))

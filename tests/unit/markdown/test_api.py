@@ -15,10 +15,10 @@ from pressmark.markdown import (
     POLICY_VERSION,
     ConversionPolicy,
     MarkdownError,
-    block_hash,
     stability,
     to_markdown,
 )
+from pressmark.markdown._select import block_hash
 from pressmark.markdown._validate import _says_not_found, _soft_404
 
 PROSE = ("The committee met on Tuesday to review the proposal, and after a long debate it "
@@ -47,10 +47,8 @@ URL = "https://town.test/news/library"
 
 def test_exported_names_do_not_drift() -> None:
     assert sorted(pm.__all__) == sorted([
-        "POLICY_VERSION", "ConversionPolicy", "EvidencePacket", "MarkdownError",
-        "MarkdownResult", "PageMetadata", "Provenance", "ReadinessFacts", "StabilityReport",
-        "Structure", "ValidationReport", "block_hash", "stability", "to_markdown",
-        "BoundedHtml", "bound_html", "parse_html", "screen", "describe_output",
+        "ConversionPolicy", "MarkdownError", "MarkdownResult", "POLICY_VERSION",
+        "describe_output", "parse_html", "screen", "stability", "to_markdown"
     ])
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pressmark.markdown import bound_html, parse_html, screen, to_markdown
-from pressmark.markdown._bounded import MAX_ATTRIBUTES, MAX_DEPTH, _bound
+from pressmark.markdown import parse_html, screen, to_markdown
+from pressmark.markdown._bounded import MAX_ATTRIBUTES, MAX_DEPTH, _bound, bound_html
 from pressmark.markdown._screen import (
     MAX_SELECT_ENTRIES,
     regex_screened_starts,

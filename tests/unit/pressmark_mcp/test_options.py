@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from pressmark.mcp import McpOptions, default_store_dir
+from pressmark.mcp import McpOptions
 from pressmark.mcp._http import BearerGate, parse_listen, read_token
-from pressmark.mcp._options import clamp_render
+from pressmark.mcp._options import clamp_render, default_store_dir
 
 
 @pytest.mark.parametrize(("asked", "allowed", "got", "warned"), [

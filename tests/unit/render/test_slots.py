@@ -29,7 +29,7 @@ def test_memory_budget_follows_the_pages() -> None:
 
 def test_for_machine_keeps_an_explicit_page_count() -> None:
     limits = PoolLimits.for_machine(3)
-    assert limits.max_pages == 3
+    assert limits.max_tabs == 3
     assert limits.memory_budget_mb is not None and limits.memory_budget_mb >= 64
     assert PoolLimits.for_machine(3, memory_budget_mb=None).memory_budget_mb is None
 

@@ -6,14 +6,10 @@ import codecs
 
 import pytest
 
-from pressmark.snapshot import (
-    decide_charset,
-    decode_text_body,
-    header_charset,
-    lookup_encoding,
-    new_snapshot,
-    prescan_meta_charset,
-)
+from pressmark.snapshot import decide_charset, decode_text_body, new_snapshot
+from pressmark.snapshot._charset import header_charset
+from pressmark.snapshot._labels import lookup_encoding
+from pressmark.snapshot._prescan import prescan_meta_charset
 
 
 @pytest.mark.parametrize("label", ["latin1", "ISO-8859-1", " ascii ", "us-ascii", "l1", "cp819"])

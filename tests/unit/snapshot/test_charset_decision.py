@@ -4,7 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pressmark.snapshot import header_charset, prescan_meta_charset, sniff_charset
+from pressmark.snapshot._charset import header_charset, sniff_charset
+from pressmark.snapshot._prescan import prescan_meta_charset
 
 
 @pytest.mark.parametrize(

@@ -15,14 +15,11 @@ from pressmark.snapshot import (
     InvalidSnapshot,
     RedirectRecord,
     Snapshot,
-    canonical_json,
-    is_canonical_timestamp,
     new_snapshot,
-    snapshot_envelope,
-    snapshot_from_envelope,
     source_id_for_url,
-    utc_now_iso,
 )
+from pressmark.snapshot._model import canonical_json, snapshot_envelope, snapshot_from_envelope
+from pressmark.snapshot._time import is_canonical_timestamp, utc_now_iso
 from pressmark.testing import make_snapshot
 
 T0 = "2026-11-30T12:00:00.000Z"

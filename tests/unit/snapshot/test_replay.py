@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from pressmark._errors import PressmarkError
-from pressmark.snapshot import Snapshot, SourceRef, build_source_ref, resolve_source_ref
+from pressmark.snapshot import Snapshot, build_source_ref, resolve_source_ref
+from pressmark.snapshot._source_ref import SourceRef
 from pressmark.store import (
     FilesystemSnapshotStore,
     MemorySnapshotStore,

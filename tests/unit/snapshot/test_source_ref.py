@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pressmark.snapshot import InvalidSourceRef, SourceRef, build_source_ref, parse_source_ref
+from pressmark.snapshot import InvalidSourceRef, build_source_ref, parse_source_ref
+from pressmark.snapshot._source_ref import SourceRef
 from pressmark.snapshot._time import format_timestamp
 from pressmark.testing import make_snapshot
 

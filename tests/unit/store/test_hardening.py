@@ -15,12 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from pressmark.snapshot import (
-    InvalidSnapshot,
-    InvalidSourceRef,
-    is_canonical_timestamp,
-    resolve_source_ref,
-)
+from pressmark.snapshot import InvalidSnapshot, InvalidSourceRef, resolve_source_ref
+from pressmark.snapshot._time import is_canonical_timestamp
 from pressmark.store import (
     FilesystemSnapshotStore,
     MemorySnapshotStore,

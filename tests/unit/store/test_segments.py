@@ -25,10 +25,10 @@ from pressmark.store import (
     SnapshotStoreError,
     export_warc,
     import_warc,
-    migrate_store,
     open_store,
     store_format,
 )
+from pressmark.store._open import migrate_store
 from pressmark.testing import make_snapshot
 
 from ._helpers import snap

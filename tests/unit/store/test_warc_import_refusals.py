@@ -20,9 +20,10 @@ import pytest
 from click.testing import CliRunner
 
 from pressmark.cli import main
-from pressmark.crawl import canonicalize_url
+from pressmark.crawl._canonical import canonicalize_url
 from pressmark.snapshot import resolve_source_ref, source_id_for_url
-from pressmark.store import MemorySnapshotStore, WarcImportReport, export_warc, import_warc
+from pressmark.store import MemorySnapshotStore, export_warc, import_warc
+from pressmark.store._warc import WarcImportReport
 from pressmark.testing import make_snapshot
 
 DATE = "2026-11-30T12:00:00Z"

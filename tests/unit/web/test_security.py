@@ -12,11 +12,11 @@ import pytest
 from starlette.testclient import TestClient
 
 from pressmark.store import MemorySnapshotStore
-from pressmark.web import APP_CSP, SNAPSHOT_CSP, create_app
+from pressmark.web import create_app
 from pressmark.web._data import CrawlDir
 from pressmark.web._inert import capture_tree
 from pressmark.web._sample import SampleCrawl
-from pressmark.web._security import contained_path
+from pressmark.web._security import APP_CSP, SNAPSHOT_CSP, contained_path
 
 TRAVERSALS = [
     "/../../../../etc/passwd",

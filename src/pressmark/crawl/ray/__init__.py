@@ -12,22 +12,11 @@ each) serve every shard. Only this subpackage imports Ray; ``pressmark.crawl`` n
 :class:`LocalEngine` runs the same shards in one process, without Ray.
 """
 
-from pressmark.crawl.ray._driver import ClusterView, LocalEngine, ShardLost
+from pressmark.crawl.ray._driver import LocalEngine, ShardLost
 from pressmark.crawl.ray._engine import RayEngine
-from pressmark.crawl.ray._sharding import (
-    RoutedLink,
-    ShardStatus,
-    registrable_host,
-    shard_of,
-)
 
 __all__ = [
-    "ClusterView",
     "LocalEngine",
     "RayEngine",
-    "RoutedLink",
     "ShardLost",
-    "ShardStatus",
-    "registrable_host",
-    "shard_of",
 ]

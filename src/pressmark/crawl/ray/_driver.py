@@ -21,20 +21,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from pressmark.crawl import (
-    CrawlError,
-    CrawlManifest,
-    CrawlPolicy,
-    CrawlSummary,
-    NullProgress,
-    PageRecord,
-    Progress,
-)
+from pressmark.crawl import CrawlError, CrawlManifest, CrawlPolicy, PageRecord
 from pressmark.crawl.executor import (
     TICK_S,
+    CrawlSummary,
     Ledger,
     Limits,
+    NullProgress,
     OutputDir,
+    Progress,
     ResumeJournal,
     SeedLike,
     normalise_seeds,
@@ -45,7 +40,7 @@ from pressmark.crawl.ray._shard import ShardConfig, ShardRuntime
 from pressmark.crawl.ray._sharding import DocumentResult, RoutedLink, ShardStatus
 
 if TYPE_CHECKING:
-    from pressmark.crawl import PageFetcher
+    from pressmark.crawl.executor import PageFetcher
     from pressmark.egress import Resolver
 
 
@@ -66,7 +61,7 @@ class ShardLost(CrawlError):
 
 
 def _utc_now() -> str:
-    from pressmark.snapshot import utc_now_iso  # noqa: PLC0415  # loaded on first use
+    from pressmark.snapshot._time import utc_now_iso  # noqa: PLC0415  # loaded on first use
 
     return utc_now_iso()
 

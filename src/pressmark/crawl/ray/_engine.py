@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pressmark.crawl import CrawlError, NullProgress, Progress
-from pressmark.crawl.executor import Limits
+from pressmark.crawl import CrawlError
+from pressmark.crawl.executor import Limits, NullProgress, Progress
 from pressmark.crawl.ray._driver import ShardLost, coordinate, prepare
 from pressmark.crawl.ray._shard import ShardConfig, ShardRuntime
 from pressmark.crawl.ray._sharding import DocumentResult, RoutedLink, ShardStatus

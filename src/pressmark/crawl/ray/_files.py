@@ -20,8 +20,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pressmark.crawl import FrontierItem, PageRecord
+from pressmark.crawl import PageRecord
 from pressmark.crawl.executor import (
+    FrontierItem,
     OutputDir,
     ResumeJournal,
     dumps_line,

@@ -15,7 +15,7 @@ a Ray actor wraps. No Ray import here: the same code runs under
 Every request to a host is paced by the shard that owns it: a sitemap document on a
 host another shard owns is fetched by that shard (:meth:`ShardEngine.fetch_document`),
 and a redirect hop to another host waits, before it is sent, for a start time that the
-hop host's owner reserves in its fetch-layer ``Politeness`` (the engine's ``pace``, the
+hop host's owner reserves in its fetch-layer ``Pacer`` (the engine's ``pace``, the
 same one the in-process crawl uses for its own hops). The reservation holds no slot
 while the hop runs (so pages redirecting to each other's hosts cannot deadlock): hops are
 spaced from every other request's start, but not counted in the owner's per-host
@@ -38,19 +38,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pressmark.crawl import (
-    CrawlPolicy,
-    FrontierItem,
-    NullProgress,
-    PageError,
-    PageFetcher,
-    PageRecord,
-    Seed,
-)
+from pressmark.crawl import CrawlPolicy, PageRecord, Seed
 from pressmark.crawl.executor import (
     Engine,
+    FrontierItem,
     Limits,
     LiveFetcher,
+    NullProgress,
+    PageFailure,
+    PageFetcher,
     ReplayFetcher,
     ResumeJournal,
     StoreWriter,
@@ -327,7 +323,7 @@ class ShardRuntime:
                 done_urls.add(item.url)
                 record = PageRecord(
                     url=item.url, final_url=None, depth=item.depth, status=None, outcome="error",
-                    error=PageError(kind="worker-lost", message=(
+                    error=PageFailure(kind="worker-lost", message=(
                         f"the shard fetching this page died {MAX_ATTEMPTS} times")))
                 out.append_page(record)
                 lost.append(record)
