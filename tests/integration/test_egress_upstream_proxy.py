@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from forward_proxy import ForwardProxy
 
 from pressmark.cli import main
+from pressmark.crawl import CrawlPolicy, crawl
 from pressmark.egress import (
     EgressDenied,
     EgressPolicy,
@@ -60,6 +61,25 @@ def test_crawl_of_the_demo_site_goes_through_the_proxy(
     assert proxy.log.connects and set(proxy.log.connects) == {f"127.0.0.1:{_port(demo_origin)}"}
     seen = demo_server.requests[mark:]
     assert seen and {int(r.peer.rsplit(":", 1)[1]) for r in seen} <= proxy.log.outbound_ports
+
+
+async def test_a_crawl_through_the_proxy_refuses_a_private_seed_before_the_proxy(
+        demo_origin: str, tmp_path: Path) -> None:
+    """A crawl with a demo page and a name that resolves to a private address among its
+    seeds: the demo page comes through the proxy, the other is denied by the guard, and
+    the proxy is never asked for it (no CONNECT to its address, nor to its name)."""
+    with ForwardProxy() as proxy:
+        policy = CrawlPolicy(egress=EgressPolicy(proxy=proxy.url).allow_loopback(demo_origin),
+                             max_pages=2, max_depth=0, render="never", workers=0)
+        manifest = await crawl([demo_origin + "/about", "http://internal.test/"], policy,
+                               out_dir=tmp_path / "out", resolver=StaticResolver(HOSTILE))
+        log = proxy.log
+    by_url = {page.url: page for page in manifest.pages}
+    assert by_url[demo_origin + "/about"].outcome == "ok"
+    denied = by_url["http://internal.test/"]
+    assert denied.outcome == "denied" and denied.error is not None, denied
+    assert denied.error.kind == "egress-denied" and "private" in denied.error.message
+    assert log.connects and set(log.connects) == {f"127.0.0.1:{_port(demo_origin)}"}
 
 
 def test_fetch_through_the_proxy_and_without_it(demo_origin: str) -> None:
