@@ -14,6 +14,7 @@ text (markup taken out, as an agent copies it from a rendered page) is counted f
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import re
 import statistics
@@ -60,12 +61,14 @@ def main() -> None:
         usable = [r for r, md in pages.items() if len(re.findall(r"\S+", md)) >= 30]
         exact = changed_found = respaced_found = respaced_changed = reading_found = 0
         times: list[float] = []
+        cpu: list[float] = []
 
         def check(ref: str, quote: str, timed: bool = False) -> str:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             verdict = verify_quote(ref, quote, store).verdict
             if timed:
                 times.append(time.perf_counter() - t0)
+                cpu.append(time.process_time() - c0)
             return verdict
 
         for _ in range(args.quotes):
@@ -91,7 +94,11 @@ def main() -> None:
           f"{respaced_changed}/{n} ({respaced_changed / n:.1%})")
     print(f"reading text (markup out): found {reading_found}/{n} ({reading_found / n:.1%})")
     print(f"time per answer: median {statistics.median(times) * 1000:.1f} ms, "
-          f"p90 {statistics.quantiles(times, n=10)[-1] * 1000:.1f} ms")
+          f"p90 {statistics.quantiles(times, n=10)[-1] * 1000:.1f} ms (wall); CPU median "
+          f"{statistics.median(cpu) * 1000:.1f} ms, p90 "
+          f"{statistics.quantiles(cpu, n=10)[-1] * 1000:.1f} ms (on a shared machine the wall "
+          "time measures the neighbours too); load average "
+          + " ".join(f"{x:.1f}" for x in os.getloadavg()))
 
 
 if __name__ == "__main__":

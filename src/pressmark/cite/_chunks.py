@@ -25,6 +25,7 @@ has the same id on any machine, in any crawl.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import itertools
 import json
@@ -32,6 +33,7 @@ import re
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any, Final
 
 from pressmark.markdown._blockmap import BlockEntry, BlockMap
@@ -73,10 +75,17 @@ class Chunk:
         }
 
 
+_JSON: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def chunk_id(text: str, heading_path: Sequence[str]) -> str:
-    """The id of a chunk holding ``text`` under ``heading_path`` (see the module doc)."""
-    payload = json.dumps([ID_VERSION, list(heading_path), " ".join(text.split())],
-                         ensure_ascii=False, separators=(",", ":"))
+    """The id of a chunk holding ``text`` under ``heading_path`` (see the module doc).
+
+    The JSON array is written in two parts, byte for byte what ``json.dumps`` gives
+    (WHY: an id is made for every chunk of every page; one encoder made once, and the
+    text encoded by the C string encoder directly, keep ``md --batch --chunks`` cheap)."""
+    quoted = encode_basestring(" ".join(text.split()))
+    payload = f"{_JSON.encode([ID_VERSION, list(heading_path)])[:-1]},{quoted}]"
     return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
@@ -108,6 +117,7 @@ def chunk_markdown(markdown: str, block_map: BlockMap | None = None, *,
             or not 0 <= overlap < max_chars:
         raise ValueError("overlap must be an integer from 0 to max_chars - 1")
     entries = block_map.entries() if block_map is not None else ()
+    blocks = _Blocks(entries)
     units = _units(markdown, entries, max_chars)
     out: list[Chunk] = []
     for first, last, path in _pack(markdown, units, max_chars):
@@ -117,7 +127,7 @@ def chunk_markdown(markdown: str, block_map: BlockMap | None = None, *,
         text = markdown[start:end]
         out.append(Chunk(chunk_id=chunk_id(text, path), index=len(out), text=text,
                          heading_path=path, markdown_span=(start, end),
-                         dom_paths=_dom_paths(entries, start, end), source_ref=source_ref,
+                         dom_paths=_dom_paths(blocks, start, end), source_ref=source_ref,
                          url=url))
     return out
 
@@ -251,10 +261,16 @@ def _trimmed_end(markdown: str, start: int, end: int) -> int:
 BOUNDARY_WORDS: Final = 8  # the words of a block that decide whether it is a boundary block
 
 
-def _boundary(text: str) -> bool:
+_HEAD_CHARS: Final = 256  # enough text for the first words of nearly every block
+
+
+def _boundary(markdown: str, start: int, end: int) -> bool:
     """A boundary block: the CRC-32 of its first words is even. Its first words only, so
     that an edit further into the block leaves the boundaries where they were."""
-    head = " ".join(text.split(None, BOUNDARY_WORDS)[:BOUNDARY_WORDS])
+    words = markdown[start:min(end, start + _HEAD_CHARS)].split(None, BOUNDARY_WORDS)
+    if len(words) <= BOUNDARY_WORDS and end > start + _HEAD_CHARS:
+        words = markdown[start:end].split(None, BOUNDARY_WORDS)  # long words: all of it
+    head = " ".join(words[:BOUNDARY_WORDS])
     return zlib.crc32(head.encode("utf-8", "surrogatepass")) % 2 == 0
 
 
@@ -292,7 +308,7 @@ def _pack(markdown: str, units: list[_Unit], max_chars: int,
             path = _path(stack)
             content = True
         if unit.end - units[first].start >= min_fill \
-                and _boundary(markdown[unit.start:unit.end]):
+                and _boundary(markdown, unit.start, unit.end):
             close(index)
     close(len(units) - 1)
     return out
@@ -325,21 +341,64 @@ def _overlap_start(markdown: str, units: list[_Unit], first: int, start: int,
     return best
 
 
-def _dom_paths(entries: Sequence[BlockEntry], start: int, end: int) -> tuple[str, ...]:
+class _Blocks:
+    """The block map's entries with what finding a span's elements fast needs: their
+    starts (ascending: a container comes before what it holds) and each one's innermost
+    container. WHY: a page has hundreds of blocks and tens of chunks; looking at every
+    block for every chunk cost as much as cutting the page."""
+
+    __slots__ = ("entries", "parent", "starts")
+
+    def __init__(self, entries: Sequence[BlockEntry]) -> None:
+        self.entries = entries
+        self.starts = [e.start for e in entries]
+        self.parent: list[int] = []
+        stack: list[int] = []
+        for entry in entries:
+            while stack and not entries[stack[-1]].contains(entry.start, entry.end):
+                stack.pop()
+            self.parent.append(stack[-1] if stack else -1)
+            stack.append(len(self.parent) - 1)
+
+    def touched(self, start: int, end: int) -> list[int]:
+        """The blocks ``[start, end)`` overlaps, in order: those that hold ``start`` (the
+        containers of the last block starting before it), then those starting inside."""
+        entries = self.entries
+        lo = bisect.bisect_left(self.starts, start)
+        hi = bisect.bisect_left(self.starts, end, lo)
+        holding: list[int] = []
+        at = lo - 1
+        while at >= 0:
+            if entries[at].end > start:
+                holding.append(at)
+            at = self.parent[at]
+        holding.reverse()
+        return holding + [i for i in range(lo, hi) if entries[i].end > start]
+
+
+def _dom_paths(blocks: _Blocks, start: int, end: int) -> tuple[str, ...]:
     """The elements of the blocks a span covers: a block inside the span by its own element
     (not those of what it holds), a block the span only cuts into by the blocks inside it
     that the span touches, or its own element when none."""
-    touched = [e for e in entries if e.start < end and e.end > start]
+    entries, parent = blocks.entries, blocks.parent
+    touched = blocks.touched(start, end)
     paths: list[str] = []
-    for entry in touched:
-        inside = start <= entry.start and entry.end <= end
-        if inside:
-            if any(o is not entry and o.start <= entry.start and entry.end <= o.end
-                   and start <= o.start and o.end <= end and (o.start, -o.end) <
-                   (entry.start, -entry.end) for o in touched):
-                continue  # a block within a block the span holds whole
-        elif any(o is not entry and entry.start <= o.start and o.end <= entry.end
-                 and (o.start, o.end) != (entry.start, entry.end) for o in touched):
+    for place, index in enumerate(touched):
+        entry = entries[index]
+        span = (entry.start, entry.end)
+        if start <= entry.start and entry.end <= end:
+            up = parent[index]
+            held = False
+            while up >= 0 and start <= entries[up].start and entries[up].end <= end:
+                if (entries[up].start, entries[up].end) != span:
+                    held = True  # a block within a block the span holds whole
+                    break
+                up = parent[up]
+            if held:
+                continue
+        elif any(entry.start <= entries[o].start and entries[o].end <= entry.end
+                 and (entries[o].start, entries[o].end) != span
+                 for o in itertools.islice(touched, place + 1, None)):
             continue  # cut into: the blocks inside it stand for it
         if entry.dom_path and entry.dom_path not in paths:
             paths.append(entry.dom_path)

@@ -3,9 +3,10 @@
 ``pressmark md page.html --url https://example.com/a`` prints Markdown (or, with
 ``--json``, the whole result). ``pressmark md --batch IN_DIR OUT_DIR`` converts
 every ``*.html`` in IN_DIR to ``OUT_DIR/<name>.md`` (plus ``<name>.json`` with
-``--json``); ``--jobs auto`` (the default) uses a process pool only when there are
-enough pages to pay for the workers. Exit status 0 when
-every page converted, 5 when any page raised, 2 for usage errors.
+``--json``, and ``<name>.chunks.jsonl``, the page's citable chunks as ``pressmark chunks``
+writes them, with ``--chunks``); ``--jobs auto`` (the default) uses a process pool only
+when there are enough pages to pay for the workers. Exit status 0 when every page
+converted, 5 when any page raised, 2 for usage errors.
 
 Start-up is most of what a small ``pressmark md`` costs (a page converts in a few
 milliseconds, the interpreter and the converter take some 50 to load), so this command
@@ -52,8 +53,24 @@ def _write(directory: str, name: str, text: str) -> None:
         raise
 
 
-def _convert_one(job: tuple[str, str, bool]) -> str | None:
-    source, out_dir, with_json = job
+# (source file, OUT_DIR, --json, --chunks max_chars or 0 for none, --overlap)
+Job = tuple[str, str, bool, int, int]
+
+
+def _chunk_lines(result: object, max_chars: int, overlap: int) -> str:
+    """The page's chunks, one JSON object a line (``pressmark.cite.chunk``); imported only
+    when ``--chunks`` asks, so a batch without it pays nothing."""
+    import json  # noqa: PLC0415
+
+    from pressmark.cite._chunks import chunk  # noqa: PLC0415
+
+    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    pieces = chunk(result, max_chars=max_chars, overlap=overlap)  # type: ignore[arg-type]
+    return "".join([encode(p.to_dict()) + "\n" for p in pieces])
+
+
+def _convert_one(job: Job) -> str | None:
+    source, out_dir, with_json, max_chars, overlap = job
     from pressmark.markdown import to_markdown  # noqa: PLC0415 - `--help` stays fast
 
     name = os.path.basename(source)
@@ -67,6 +84,8 @@ def _convert_one(job: tuple[str, str, bool]) -> str | None:
         _write(out_dir, f"{stem}.md", result.markdown)
         if with_json:
             _write(out_dir, f"{stem}.json", result.to_json() + "\n")
+        if max_chars:
+            _write(out_dir, f"{stem}.chunks.jsonl", _chunk_lines(result, max_chars, overlap))
     except Exception as exc:  # reading, converting or writing: reported per page
         return f"{name}: {type(exc).__name__}: {exc}"
     return None
@@ -118,7 +137,7 @@ def auto_jobs(pages: int, cores: int) -> int:
     return max(1, min(cores, pages // PAGES_PER_WORKER))
 
 
-def _run_forked(work: list[tuple[str, str, bool]], jobs: int) -> list[str]:
+def _run_forked(work: list[Job], jobs: int) -> list[str]:
     """Pages ``i, i + jobs, ...`` go to worker ``i``; this process is worker 0.
 
     Plain ``fork`` after the converter is imported (and frozen, see ``_run_batch``): a
@@ -174,12 +193,13 @@ def _load_converter() -> None:
             gc.enable()
 
 
-def _run_batch(in_dir: str, out_dir: str, jobs: int | None, with_json: bool) -> int:
+def _run_batch(in_dir: str, out_dir: str, jobs: int | None, with_json: bool, *,
+               max_chars: int = 0, overlap: int = 0) -> int:
     with os.scandir(in_dir) as entries:
         sources = sorted(e.path for e in entries
                          if os.path.splitext(e.name)[1] == ".html" and e.is_file())
     os.makedirs(out_dir, exist_ok=True)
-    work = [(path, out_dir, with_json) for path in sources]
+    work = [(path, out_dir, with_json, max_chars, overlap) for path in sources]
     if jobs is None:
         jobs = auto_jobs(len(work), _cores())
     jobs = min(jobs, len(work))
@@ -260,6 +280,13 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument("--batch", action="store_true",
                         help="FILE is a directory: convert every *.html in it into OUT_DIR "
                              "(exit 5 if any fails)")
+    parser.add_argument("--chunks", action="store_true",
+                        help="with --batch: also write <name>.chunks.jsonl, the page's "
+                             "citable chunks (as pressmark chunks writes them)")
+    parser.add_argument("--max-chars", type=int, default=2000, metavar="N",
+                        help="with --chunks: the chunks' size (default 2000)")
+    parser.add_argument("--overlap", type=int, default=0, metavar="N",
+                        help="with --chunks: characters a chunk repeats of the one before")
     parser.add_argument("--jobs", default="auto", type=_jobs, metavar="N|auto",
                         help="worker processes for --batch; auto (the default): one per core, "
                              f"at most one per {PAGES_PER_WORKER} pages")
@@ -288,7 +315,13 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             parser.error("--batch needs a directory of *.html files and OUT_DIR")
         if not os.path.isdir(source):
             parser.error(f"not a directory: {source}")
-        return _run_batch(source, args.out_dir, args.jobs, args.as_json)
+        if args.chunks and not (args.max_chars >= 64 and 0 <= args.overlap < args.max_chars):
+            parser.error("--max-chars must be at least 64, --overlap from 0 to --max-chars - 1")
+        return _run_batch(source, args.out_dir, args.jobs, args.as_json,
+                          max_chars=args.max_chars if args.chunks else 0, overlap=args.overlap)
+    if args.chunks:
+        parser.error("--chunks is only valid with --batch (pressmark chunks OUT_DIR reads a "
+                     "crawl's)")
     if source is not None and source != "-" and os.path.isdir(source):
         out = args.out_dir or "OUT_DIR"
         parser.error(f"{source} is a directory: to convert every *.html in it, run "

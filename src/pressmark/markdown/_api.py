@@ -230,7 +230,7 @@ def to_markdown(
         boilerplate_rules_used=tuple(selection.rules),
         validation=report,
         sample_provenance=provenance(placed, policy),
-        block_map=BlockMap(placed),
+        block_map=BlockMap(placed, markdown=markdown),
         page_kind=selection.kind.name if selection.kind is not None else "other",
         kind_signals=selection.kind.report() if selection.kind is not None else {},
         selection_notes=tuple(selection.notes),

@@ -20,6 +20,7 @@ each block as one line of text (see :meth:`BlockMap.to_dict`, ``docs/citations.m
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -41,6 +42,23 @@ from pressmark.markdown._tree import Node
 FORMAT: Final = "pressmark-blocks/1"
 KINDS: Final = ("heading", "paragraph", "list", "item", "code", "quote", "table", "deflist",
                 "rule")
+
+_PLAIN_TAG: Final = re.compile(r"[a-z][a-z0-9-]*\Z")
+
+
+def css_name(tag: str) -> str:
+    """A tag name as a CSS type selector: a character CSS gives a meaning (``o:p`` from a
+    word processor, ``x.y``) escaped, so that the path still selects the element."""
+    out: list[str] = []
+    for char in tag:
+        if char.isalnum() or char in "-_" or ord(char) > 0x7F:
+            out.append(char)
+        elif char.isprintable() and not char.isspace():
+            out.append("\\" + char)
+        else:
+            out.append(f"\\{ord(char):x} ")
+    return "".join(out)
+
 
 # (parent index or -1, tag, nth-of-type or 0 for <body>)
 DomNode = tuple[int, str, int]
@@ -69,24 +87,27 @@ class BlockMap:
     JSON); a pickled map is the worked-out one.
     """
 
-    __slots__ = ("_blocks", "_nodes", "_placed")
+    __slots__ = ("_blocks", "_entries", "_markdown", "_nodes", "_placed")
 
     def __init__(self, placed: Sequence[tuple[Block, int, int]] = (), *,
-                 nodes: Sequence[DomNode] | None = None,
+                 markdown: str | None = None, nodes: Sequence[DomNode] | None = None,
                  blocks: Sequence[Span] | None = None) -> None:
         self._placed: Sequence[tuple[Block, int, int]] | None = placed if placed else None
+        # the Markdown the blocks were placed in: their text, not rendered a second time
+        self._markdown = markdown
         self._nodes: tuple[DomNode, ...] | None = None if nodes is None else tuple(nodes)
         self._blocks: tuple[Span, ...] | None = None if blocks is None else tuple(blocks)
         if self._placed is None and self._blocks is None:
             self._nodes, self._blocks = (), ()
+        self._entries: tuple[BlockEntry, ...] | None = None
 
     # -- reading ---------------------------------------------------------------------------
 
     def _worked_out(self) -> tuple[tuple[DomNode, ...], tuple[Span, ...]]:
         if self._blocks is None or self._nodes is None:
             placed = self._placed or ()
-            self._nodes, self._blocks = _work_out(placed)
-            self._placed = None  # the blocks and their elements may go now
+            self._nodes, self._blocks = _work_out(placed, self._markdown)
+            self._placed = self._markdown = None  # the blocks and their elements may go now
         return self._nodes, self._blocks
 
     @property
@@ -104,21 +125,27 @@ class BlockMap:
         seen = 0
         while 0 <= node < len(nodes) and seen <= len(nodes):
             parent, tag, nth = nodes[node]
-            parts.append(f"{tag}:nth-of-type({nth})" if nth else tag)
+            name = tag if _PLAIN_TAG.match(tag) else css_name(tag)
+            parts.append(f"{name}:nth-of-type({nth})" if nth else name)
             node = parent if parent < node else -1  # parents come first: no loop
             seen += 1
         return " > ".join(reversed(parts))
 
     def entries(self) -> tuple[BlockEntry, ...]:
-        """Every block in document order (a container before what it holds)."""
-        paths: dict[int, str] = {}
-        out: list[BlockEntry] = []
-        for kind, start, end, node in self.spans:
-            path = paths.get(node)
-            if path is None:
-                path = paths[node] = self.dom_path(node)
-            out.append(BlockEntry(kind, start, end, path))
-        return tuple(out)
+        """Every block in document order (a container before what it holds); made once.
+        Each element's path is its parent's and one step (parents come first), not a walk
+        to the root per element: chunking reads every path of a page."""
+        if self._entries is None:
+            nodes, spans = self._worked_out()
+            paths: list[str] = []
+            for index, (parent, tag, nth) in enumerate(nodes):
+                name = tag if _PLAIN_TAG.match(tag) else css_name(tag)
+                step = f"{name}:nth-of-type({nth})" if nth else name
+                paths.append(f"{paths[parent]} > {step}" if 0 <= parent < index else step)
+            self._entries = tuple(
+                BlockEntry(kind, start, end, paths[node] if 0 <= node < len(paths) else "")
+                for kind, start, end, node in spans)
+        return self._entries
 
     def __iter__(self) -> Iterator[BlockEntry]:
         return iter(self.entries())
@@ -196,13 +223,22 @@ def _fields(entry: Any, count: int) -> list[str]:
 
 
 class _Dom:
-    """The DOM node table: each element once, parents first, found by walking up."""
+    """The DOM node table: each element once, parents first, found by walking up; and
+    each nested block's Markdown, rendered once (a list item's blocks are read twice)."""
 
-    __slots__ = ("index", "nodes")
+    __slots__ = ("index", "nodes", "rendered")
 
     def __init__(self) -> None:
         self.nodes: list[DomNode] = []
         self.index: dict[int, int] = {}  # id(Node) -> index (the nodes stay alive meanwhile)
+        self.rendered: dict[int, str] = {}  # id(Block) -> its Markdown (alive meanwhile)
+
+    def text(self, block: Block) -> str:
+        key = id(block)
+        text = self.rendered.get(key)
+        if text is None:
+            text = self.rendered[key] = render_block(block)
+        return text
 
     def of(self, node: Node | None) -> int:
         if node is None:
@@ -283,12 +319,13 @@ class _Shift:
         return self.base + offset
 
 
-def _work_out(placed: Sequence[tuple[Block, int, int]],
+def _work_out(placed: Sequence[tuple[Block, int, int]], markdown: str | None,
               ) -> tuple[tuple[DomNode, ...], tuple[Span, ...]]:
     dom = _Dom()
     spans: list[Span] = []
     for block, start, end in placed:
-        _visit(block, render_block(block), _Shift(start), dom, spans, length=end - start)
+        text = markdown[start:end] if markdown is not None else render_block(block)
+        _visit(block, text, _Shift(start), dom, spans, length=end - start)
     return tuple(dom.nodes), tuple(spans)
 
 
@@ -311,7 +348,7 @@ def _children(blocks: list[Block], body: str, where: _Where, dom: _Dom,
     (the layout is not what this module reads) ends the walk: no span is ever guessed."""
     at = 0
     for child in blocks:
-        text = render_block(child)
+        text = dom.text(child)
         if not text:
             continue
         found = body.find(text, at)
@@ -347,7 +384,7 @@ def _list_items(block: ListBlock, text: str, where: _Where, dom: _Dom,
         if line and not line[0].isspace():
             starts.append(offset)
         offset += len(line) + 1
-    items = [item for item in block.items if any(render_block(b) for b in item.blocks)]
+    items = [item for item in block.items if any(dom.text(b) for b in item.blocks)]
     if len(items) != len(starts):
         return
     list_node = block.source

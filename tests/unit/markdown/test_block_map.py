@@ -86,3 +86,18 @@ def test_an_empty_page_has_an_empty_map() -> None:
     result = to_markdown("<html><body></body></html>")
     assert result.evidence.block_map.to_dict()["blocks"] == []
     assert len(BlockMap()) == 0
+
+
+def test_a_tag_name_css_gives_a_meaning_to_is_escaped() -> None:
+    """A word processor's ``<o:p>`` (or ``<x.y>``) is written so that the path still parses
+    as CSS and selects the element."""
+    from pressmark.markdown import parse_html
+    from pressmark.markdown._blockmap import BlockMap
+
+    block_map = BlockMap(nodes=[(-1, "body", 0), (0, "o:p", 1), (1, "x.y", 2)],
+                         blocks=[("paragraph", 0, 5, 2)])
+    path = block_map.entries()[0].dom_path
+    assert path == "body > o\\:p:nth-of-type(1) > x\\.y:nth-of-type(2)"
+    tree = parse_html("<body><o:p><x.y>one</x.y><x.y>two</x.y></o:p></body>")[0]
+    node = tree.css_first(path)
+    assert node is not None and node.text() == "two"
