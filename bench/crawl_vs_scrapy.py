@@ -7,7 +7,11 @@ separate processes and in this order: Scrapy, Scrapy + trafilatura Markdown,
 obey robots.txt, use 16 concurrent requests (16 per host), no delay, and write
 every body to disk (Scrapy: one file per page; pressmark: its snapshot store).
 Wall time covers the whole process (start-up included); peak RSS is the
-largest sum over the process tree, sampled every 20 ms. Pages are responses
+largest sum over the process tree, sampled every 20 ms; CPU seconds are the
+process tree's user + system time (every child reaped, as getrusage counts it),
+which a loaded machine inflates far less than wall time (under load a
+one-process crawler gets a smaller share of the cores than a crawl with a parser
+pool, so the pages/s ratio then flatters the pool; CPU per page does not). Pages are responses
 received (404s included, robots.txt excluded) for both.
 
     python bench/crawl_vs_scrapy.py [--pages 1965] [--rounds 1]
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import socket
 import statistics
@@ -148,9 +153,17 @@ def start_nginx(root: Path, prefix: Path, port: int) -> subprocess.Popen[bytes]:
     raise RuntimeError("nginx did not start")
 
 
-def measure(cmd: list[str]) -> tuple[float, float, str]:
-    """(wall seconds, peak tree RSS in MiB, stdout) of one process run."""
+def children_cpu_s() -> float:
+    """User + system seconds of every child process reaped so far (and of theirs)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(cmd: list[str]) -> tuple[float, float, str, float]:
+    """(wall seconds, peak tree RSS in MiB, stdout, CPU seconds of the tree) of one run."""
     import psutil
+
+    cpu_before = children_cpu_s()
 
     # Files, not pipes: a chatty child must never block on a full pipe while we poll.
     with tempfile.TemporaryFile() as out_f, tempfile.TemporaryFile() as err_f:
@@ -171,7 +184,7 @@ def measure(cmd: list[str]) -> tuple[float, float, str]:
         out, err = out_f.read(), err_f.read()
     if proc.returncode not in (0,):
         raise RuntimeError(f"{cmd[:3]} failed ({proc.returncode}): {err.decode()[-2000:]}")
-    return wall, peak / 2**20, out.decode()
+    return wall, peak / 2**20, out.decode(), children_cpu_s() - cpu_before
 
 
 def pressmark_pages(out: Path) -> int:
@@ -207,7 +220,7 @@ def main() -> int:
     # keeps its JavaScript shells; render throughput is bench/render_throughput.py's job).
     common = [origin + "/", "--allow-loopback", origin, "--concurrency", "16",
               "--per-host-concurrency", "16", "--delay-ms", "0", "--render", "never", "--quiet"]
-    runs: dict[str, list[tuple[float, float, int]]] = {}
+    runs: dict[str, list[tuple[float, float, int, float]]] = {}
     try:
         print(f"site: {n} HTML pages mirrored, nginx at {origin}")
         for r in range(args.rounds):
@@ -224,7 +237,7 @@ def main() -> int:
                     plan.append((label, [pm, "crawl", *common, "--out", str(out), *extra], out))
             for label, cmd, out in plan:
                 try:
-                    wall, rss, stdout = measure(cmd)
+                    wall, rss, stdout, cpu = measure(cmd)
                 except RuntimeError:
                     if (out / "manifest.json").exists():
                         print((out / "manifest.json").read_text()[:3000])
@@ -235,27 +248,31 @@ def main() -> int:
                     pages = int(json.loads(stdout.strip().splitlines()[-1])["pages"])
                 else:
                     pages = pressmark_pages(out)
-                runs.setdefault(label, []).append((wall, rss, pages))
+                runs.setdefault(label, []).append((wall, rss, pages, cpu))
                 print(f"round {r + 1} {label:26s} {pages:5d} pages {wall:7.2f} s "
-                      f"{pages / wall:7.1f} pages/s  peak RSS {rss:6.1f} MiB", flush=True)
+                      f"{pages / wall:7.1f} pages/s  peak RSS {rss:6.1f} MiB  "
+                      f"{1000 * cpu / pages:5.2f} ms CPU/page", flush=True)
                 shutil.rmtree(out, ignore_errors=True)
     finally:
         nginx.terminate()
         nginx.wait(10)
         shutil.rmtree(work, ignore_errors=True)
 
-    rate = {k: statistics.median(p / w for w, _, p in v) for k, v in runs.items()}
-    rss = {k: max(x for _, x, _ in v) for k, v in runs.items()}
-    print("\nmedian pages/s, max peak RSS:")
+    rate = {k: statistics.median(p / w for w, _, p, _ in v) for k, v in runs.items()}
+    rss = {k: max(x for _, x, _, _ in v) for k, v in runs.items()}
+    cpu_ms = {k: statistics.median(1000 * c / p for _, _, p, c in v) for k, v in runs.items()}
+    print("\nmedian pages/s, max peak RSS, median CPU ms/page:")
     for k in runs:
-        print(f"  {k:26s} {rate[k]:7.1f} pages/s  {rss[k]:6.1f} MiB")
-    if "scrapy" in rate and "pressmark --no-markdown" in rate:
-        print(f"ratio pressmark --no-markdown / scrapy:   "
-              f"{rate['pressmark --no-markdown'] / rate['scrapy']:.2f}x (target >= 2.0x), RSS "
-              f"{rss['pressmark --no-markdown']:.0f} vs {rss['scrapy']:.0f} MiB")
-    if "scrapy+trafilatura" in rate and "pressmark (markdown)" in rate:
-        print(f"ratio pressmark (markdown) / scrapy+traf: "
-              f"{rate['pressmark (markdown)'] / rate['scrapy+trafilatura']:.2f}x (target >= 2.5x)")
+        print(f"  {k:26s} {rate[k]:7.1f} pages/s  {rss[k]:6.1f} MiB  {cpu_ms[k]:5.2f} ms CPU/page")
+    for ours, peer, target in (("pressmark --no-markdown", "scrapy", 2.0),
+                               ("pressmark (markdown)", "scrapy+trafilatura", 2.5)):
+        if ours in rate and peer in rate:
+            print(f"ratio {ours} / {peer}: {rate[ours] / rate[peer]:.2f}x pages/s "
+                  f"(target >= {target}x; per round "
+                  + ", ".join(f"{(p / w) / (q / x):.2f}" for (w, _, p, _), (x, _, q, _)
+                              in zip(runs[ours], runs[peer], strict=True))
+                  + f"), {cpu_ms[peer] / cpu_ms[ours]:.2f}x less CPU per page, RSS "
+                  f"{rss[ours]:.0f} vs {rss[peer]:.0f} MiB")
     return 0
 
 
