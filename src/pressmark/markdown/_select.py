@@ -195,7 +195,9 @@ def _pick(doc: Document, kind: str, headline: Node | None) -> Node:
     The page's headline (its ``<h1>`` that the title names) speaks for the text under
     it: when the best container lies elsewhere (a long author bio, a site description,
     another story's teaser beside a short post), the headline's own body wins unless the
-    other scores ``HEADLINE_BOOST`` times as much.
+    other scores ``HEADLINE_BOOST`` times as much. So it does when the best container
+    holds it and gains its score around it (the page's body, summing a short post with
+    a sidebar's bio and disclaimer), unless the text goes on beside it (``_goes_on``).
     """
     best = doc.body
     best_score = region_score(best, kind)
@@ -208,9 +210,13 @@ def _pick(doc: Document, kind: str, headline: Node | None) -> Node:
     if best_score <= 0:
         return _weak_pick(doc)
     under = _under(headline)
-    if under is not None and not _inside(under, best) and not _inside(best, under) \
-            and HEADLINE_BOOST * region_score(under, kind) >= best_score:
-        best, best_score = under, region_score(under, kind)
+    if under is not None and not _inside(best, under):
+        own = region_score(under, kind)
+        # what the pick holds besides the headline's body: all of it, or (around it) the
+        # rest: a sidebar's bio and disclaimer, a site description beside a short post
+        other = best_score - own if _inside(under, best) else best_score
+        if HEADLINE_BOOST * own >= other and not _goes_on(under, best):
+            best, best_score = under, own
     # the anchor inside the pick that keeps the most of its score, the first in document
     # order among equals. Not a walk of the pick's subtree: its elements were created
     # after it (``idx``), and a score that high rules out all but a few
@@ -227,6 +233,21 @@ def _pick(doc: Document, kind: str, headline: Node | None) -> Node:
         ):
             chosen, chosen_score = node, score
     return chosen
+
+
+def _goes_on(under: Node, best: Node) -> bool:
+    """The text under the headline goes on beside its container, inside ``best``: a
+    paragraph of prose stands right beside it or beside a wrapper around it (an article
+    whose first part a box holds, the rest set as the page's own paragraphs). A column
+    of boxes beside it (a sidebar's bio and widgets) is no paragraph."""
+    step = under
+    while step is not best and step.parent is not None:
+        for sibling in step.parent.elems:
+            if sibling is not step and sibling.tag in BLOCK_TAGS and sibling.own_len \
+                    and sibling.prose >= sibling.own_len and sibling.removed is None:
+                return True
+        step = step.parent
+    return False
 
 
 def _headline(doc: Document, title: str | None) -> Node | None:

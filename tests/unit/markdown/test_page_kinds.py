@@ -106,9 +106,6 @@ def test_each_kind_keeps_its_main_content(name: str, kinds: set[str], kept: list
         assert text not in markdown, f"{name} kept {text!r}:\n{markdown}"
 
 
-@pytest.mark.xfail(strict=True, reason="a short post beside a longer bio in a column no "
-                   "markup names: the page body outscores the post, and the headline is "
-                   "not yet weighed against a container around it (#32)")
 def test_a_short_post_beside_an_unnamed_sidebar_keeps_only_the_post() -> None:
     markdown, _, _ = _convert("blog_short_post_plain")
     assert "The first frost arrived last night" in markdown
