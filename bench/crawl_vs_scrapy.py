@@ -159,8 +159,14 @@ def children_cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(cmd: list[str]) -> tuple[float, float, str, float]:
-    """(wall seconds, peak tree RSS in MiB, stdout, CPU seconds of the tree) of one run."""
+def measure(cmd: list[str]) -> tuple[float, float, str]:
+    """(wall seconds, peak tree RSS in MiB, stdout) of one process run."""
+    wall, rss, out, _ = measure_cpu(cmd)
+    return wall, rss, out
+
+
+def measure_cpu(cmd: list[str]) -> tuple[float, float, str, float]:
+    """:func:`measure`, and the CPU seconds of the process tree."""
     import psutil
 
     cpu_before = children_cpu_s()
@@ -237,7 +243,7 @@ def main() -> int:
                     plan.append((label, [pm, "crawl", *common, "--out", str(out), *extra], out))
             for label, cmd, out in plan:
                 try:
-                    wall, rss, stdout, cpu = measure(cmd)
+                    wall, rss, stdout, cpu = measure_cpu(cmd)
                 except RuntimeError:
                     if (out / "manifest.json").exists():
                         print((out / "manifest.json").read_text()[:3000])

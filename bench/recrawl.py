@@ -60,12 +60,12 @@ def main() -> int:
         print(f"site: {n} HTML pages mirrored, nginx at {origin}")
         for r in range(args.rounds):
             out, full = work / f"out-{r}", work / f"full-{r}"
-            first, _, _, _ = measure([*common, "--out", str(out)])
+            first, _, _ = measure([*common, "--out", str(out)])
             first_outcomes = outcomes(out)
             shutil.copytree(out, full, symlinks=True)
-            again, _, _, _ = measure([*common, "--out", str(out)])
+            again, _, _ = measure([*common, "--out", str(out)])
             again_outcomes = outcomes(out)
-            forced, _, _, _ = measure([*common, "--out", str(full), "--no-revalidate"])
+            forced, _, _ = measure([*common, "--out", str(full), "--no-revalidate"])
             for label, wall in (("first crawl", first), ("recrawl", again),
                                 ("recrawl --no-revalidate", forced)):
                 walls.setdefault(label, []).append(wall)

@@ -206,7 +206,7 @@ def main() -> int:
             runs.append(("files", ["--store-format", "files"]))
         for label, extra in runs:
             out = work / f"out-{label}"
-            wall, rss, _, _ = measure([pm, "crawl", *common, "--out", str(out), *extra])
+            wall, rss, _ = measure([pm, "crawl", *common, "--out", str(out), *extra])
             manifest = json.loads((out / "manifest.json").read_text())
             fetched = sum(manifest["summary"]["by_outcome"].get(k, 0)
                           for k in ("ok", "not-modified"))
