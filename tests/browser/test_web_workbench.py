@@ -75,13 +75,14 @@ class Canary:
 
 class Workbench:
     def __init__(self, root: Path) -> None:
-        config = uvicorn.Config(create_app(root), host="127.0.0.1", port=0, log_level="warning")
+        self.app = create_app(root)
+        config = uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     def __enter__(self) -> str:
         self.thread.start()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60  # a safety net: a loaded machine starts it late
         while not self.server.started:
             assert time.monotonic() < deadline, "workbench did not start"
             time.sleep(0.02)

@@ -40,9 +40,15 @@ def crawl_dir(tmp_path_factory: pytest.TempPathFactory, demo_server: DemoServer)
 
 
 @pytest.fixture(scope="module")
-def base_url(crawl_dir: Path) -> Iterator[str]:
-    with Workbench(crawl_dir) as url:
-        yield url
+def workbench(crawl_dir: Path) -> Iterator[tuple[str, Any]]:
+    bench = Workbench(crawl_dir)
+    with bench as url:
+        yield url, bench.app
+
+
+@pytest.fixture(scope="module")
+def base_url(workbench: tuple[str, Any]) -> str:
+    return workbench[0]
 
 
 @pytest.fixture(scope="module")
@@ -93,16 +99,17 @@ def _rows(page: Any) -> list[int]:
         "#pages tbody tr[data-row]", "rows => rows.map(r => r.dataset.row)")]
 
 
-def test_search_finds_a_sentence_of_the_markdown(page: Any, crawl_dir: Path) -> None:
+def test_search_finds_a_sentence_of_the_markdown(page: Any, crawl_dir: Path,
+                                                workbench: tuple[str, Any]) -> None:
     row, sentence = _sentence(crawl_dir)
     page.goto("/")
-    for _ in range(100):  # the index fills in the background from the first visit
-        page.fill("input[name=q]", sentence)
-        page.click("#filters button[type=submit]")
-        page.wait_for_load_state()
-        if page.locator("#search-pending").count() == 0:
-            break
-        page.wait_for_timeout(200)
+    # the index fills in the background from the first visit: wait for it to say it is
+    # done (the app's own index, in this process), not for a number of tries
+    assert workbench[1].state.search.wait(120)
+    page.fill("input[name=q]", sentence)
+    page.click("#filters button[type=submit]")
+    page.wait_for_load_state()
+    assert page.locator("#search-pending").count() == 0
     assert _rows(page) == [row]
     hit = page.locator(f'#pages tr[data-row="{row}"] .snippet mark').first
     assert hit.is_visible()
