@@ -60,11 +60,24 @@ _LISTS: Final = frozenset(("ul", "ol", "menu", "dir"))
 _STRUCTURES: Final = HEADINGS | _LISTS | {"pre", "blockquote", "table", "dl", "hr", "tbody",
                                           "thead", "tfoot", "tr"}
 _TABLE_PARTS: Final = frozenset(("tbody", "thead", "tfoot", "tr"))
+# the structures whose blocks are converted by a call back into ``blocks``: each level of
+# them nested costs the converter (and the writer, ``_render``) a few frames
+_NESTING: Final = _LISTS | _TABLE_PARTS | {"blockquote", "table", "dl"}
+MAX_NESTING: Final = 48
+"""Nesting structures converted as such, one inside another: deeper ones (a hostile page's
+thousand nested lists or quotes) give their content in order, as plain containers do.
+Real pages nest lists a few levels and quoted replies a dozen or two."""
 _CODE: Final = frozenset(("code", "kbd", "samp", "tt"))
 _EM: Final = frozenset(("em", "i", "cite", "dfn", "var"))
 _STRONG: Final = frozenset(("strong", "b"))
 _STRIKE: Final = frozenset(("del", "s", "strike"))
 IN_HEADING: Final = 16          # inline state bit: inside a heading (permalinks are unwrapped)
+# above the bits, the state counts inline elements entered (``_inline_children``)
+_DEEPER: Final = 32
+MAX_INLINE: Final = 64
+"""Inline elements converted one inside another: the text of deeper ones is written plain
+(a page may nest thousands of ``<span>``; each level costs the converter two frames)."""
+_INLINE_CAP: Final = _DEEPER * MAX_INLINE
 _WORDISH: Final = re.compile(r"\w")
 
 
@@ -86,6 +99,7 @@ class Converter:
         self.resolve = resolve
         self.counts = Counts()
         self.in_cell = False
+        self.nested = 0  # nesting structures being converted (``MAX_NESTING``)
         self._page: str | None = None  # this page's own URL, resolved on first need
         self._title: Node | None = None  # the heading or term being converted
         self.budget = Budget()  # what links may write (``_budget``: a URL repeats)
@@ -97,14 +111,37 @@ class Converter:
         return self._blocks_of(node.children, node)
 
     def _blocks_of(self, children: list[Node | str], node: Node) -> list[Block]:
-        """The blocks of ``children`` (``node``'s, or a run of them)."""
+        """The blocks of ``children`` (``node``'s, or a run of them).
+
+        A plain container among them (``div``, ``section``, ``p``, ``li`` ... anything but
+        a structure) is entered in place, its position kept on a stack, not by a call: a
+        page may nest wrappers as deep as its parse allows (thousands of ``<div>``), and
+        the blocks must not cost a frame per level. Only the structures that hold blocks
+        (lists, quotes, tables, definition lists) call back here, and their nesting is
+        capped (``MAX_NESTING``).
+        """
         out: list[Block] = []
         if self.done is None:
             self.done = out
+        # the containers entered and not finished: their children, where they were, the
+        # element owning their paragraphs, their inline run
+        outer: list[tuple[list[Node | str], int, Node, InlineBuf]] = []
+        items = children
+        at = 0
+        owner = node
         buf = InlineBuf()
         # (methods called as methods: compiled code calls a bound method held in a local
         # generically, through its Python wrapper)
-        for child in children:
+        while True:
+            if at == len(items):
+                if buf.md:
+                    self._flush(buf, owner, out)
+                if not outer:
+                    return out
+                items, at, owner, buf = outer.pop()
+                continue
+            child = items[at]
+            at += 1
             if isinstance(child, str):
                 # whitespace before any inline content (the indentation between blocks)
                 # is stripped from the paragraph anyway: ``_flush`` would drop it
@@ -114,23 +151,48 @@ class Converter:
                 continue
             elif child.tag in BLOCK_TAGS or child.blocky:
                 if buf.md:
-                    self._flush(buf, node, out)
+                    self._flush(buf, owner, out)
                     buf = InlineBuf()
                 elif buf.plain:  # (plain text without Markdown is dropped with it)
                     buf = InlineBuf()
+                tag = child.tag
                 # (a link wrapped around blocks keeps the blocks: "a" is no block tag; a
-                # plain container goes straight where ``block`` would send it)
-                out.extend(self.block(child) if child.tag in _STRUCTURES else self.blocks(child))
+                # plain container, or a nesting structure past the cap, is entered here)
+                if tag in _STRUCTURES and (self.nested < MAX_NESTING or tag not in _NESTING):
+                    out.extend(self.block(child))
+                else:
+                    outer.append((items, at, owner, buf))
+                    items = child.children
+                    at = 0
+                    owner = child
+                    buf = InlineBuf()
             else:
                 self._inline(child, buf, 0)
-        if buf.md:
-            self._flush(buf, node, out)
-        return out
 
     def block(self, node: Node) -> list[Block]:
         tag = node.tag
         if tag not in _STRUCTURES:  # most blocks (div, p, section, li ...) hold just blocks
             return self.blocks(node)
+        if tag not in _NESTING:
+            return self._leaf(node, tag)
+        if self.nested >= MAX_NESTING:
+            return self.blocks(node)  # its content in order, as a plain container's
+        self.nested += 1
+        try:
+            if tag in _LISTS:
+                return self._list(node)
+            if tag == "blockquote":
+                inner = self.blocks(node)
+                return [Quote(inner, node)] if inner else []
+            if tag == "dl":
+                return self._dl(node)
+            # a table, or a region selected at a table's body or row: that table's rows
+            return self._table(node)
+        finally:
+            self.nested -= 1
+
+    def _leaf(self, node: Node, tag: str) -> list[Block]:
+        """A structure that holds no blocks: a heading, a code block, a rule."""
         if tag in HEADINGS:
             buf = InlineBuf()
             self._titled(node, buf)
@@ -139,21 +201,9 @@ class Converter:
                 return []
             plain = _collapsed(buf.plain)
             return [Heading(int(tag[1]), _escape.escape_heading_end(text), plain, node)]
-        if tag in _LISTS:
-            return self._list(node)
         if tag == "pre":
             return self._pre(node)
-        if tag == "blockquote":
-            inner = self.blocks(node)
-            return [Quote(inner, node)] if inner else []
-        if tag == "table" or tag in _TABLE_PARTS:
-            # a region selected at a table's body or row is that table's rows
-            return self._table(node)
-        if tag == "dl":
-            return self._dl(node)
-        if tag == "hr":
-            return [Rule(node)]
-        return self.blocks(node)
+        return [Rule(node)]
 
     def _flush(self, buf: InlineBuf, owner: Node, out: list[Block]) -> None:
         if not buf.md:
@@ -225,11 +275,34 @@ class Converter:
         buf.plain.append(plain)
 
     def _inline_children(self, node: Node, buf: InlineBuf, state: int) -> None:
+        state += _DEEPER
+        if state >= _INLINE_CAP:
+            self._flat(node, buf)
+            return
         for child in node.children:
             if isinstance(child, str):
                 self._text(child, buf)
             elif child.removed is None:
                 self._inline(child, buf, state)
+
+    def _flat(self, node: Node, buf: InlineBuf) -> None:
+        """Inline content nested past ``MAX_INLINE``: its text in order, by a walk (a line
+        break stays one, a block inside a heading is a space, as ``_inline`` writes them)."""
+        stack: list[Node | str] = node.children[::-1]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                self._text(item, buf)
+            elif item.removed is None:
+                if item.tag == "br":
+                    buf.md.append("\n")
+                    buf.plain.append("\n")
+                    continue
+                if item.tag in BLOCK_TAGS:
+                    buf.md.append(" ")
+                    buf.plain.append(" ")
+                    stack.append(" ")  # written after its content
+                stack.extend(item.children[::-1])
 
     # state bits: 1 in link, 2 in emphasis, 4 in strong, 8 in strikethrough, 16 in heading
     def _inline(self, node: Node, buf: InlineBuf, state: int) -> None:

@@ -12,6 +12,11 @@ rule also implements "tabs -> the active panel" (inactive panels are hidden) and
 "accordions -> expanded sections" (a closed ``<details>`` keeps its
 ``<summary>`` only).
 
+Every visible element is copied, however deep it sits: the parse bounds the depth
+(``_bounded``), and no pass over this tree recurses on it (the converter enters plain
+containers in place and caps the nesting of the structures it recurses into, ``_convert``),
+so a page nested hundreds of ``<div>`` deep keeps its headings, lists and paragraphs.
+
 Obvious chrome is not copied either: landmark tags and roles (``nav``, ``aside``,
 ``footer``, ``role=navigation`` ...) and elements whose class/id words are strong
 chrome signals (cookie, share, newsletter, related, comments, ads), as long as their
@@ -29,8 +34,6 @@ from pressmark.markdown._bounded import parse_page
 from pressmark.markdown._dom import Tree
 from pressmark.markdown._escape import printable
 from pressmark.markdown._rawcut import RawCut
-
-MAX_DEPTH: Final = 160  # deeper subtrees are flattened to text: bounded recursion later
 
 _DROP: Final = frozenset((
     "script", "style", "noscript", "template", "head", "title", "meta", "link", "base", "svg",
@@ -120,6 +123,14 @@ class Node:
 
     def text(self) -> str:
         """Collapsed plain text of the subtree (pruned parts included)."""
+        node = self
+        # wrappers around one element and no text of their own have its text (the space
+        # a block adds at the ends is collapsed away): skipped, so asking every level of
+        # a deep chain of them costs a hop per level, not a walk of the chain below
+        while len(node.elems) == 1 and node.elems[0].text_len == node.text_len:
+            node = node.elems[0]
+        if node is not self:
+            return node.text()
         if not self.elems:  # only strings below (most calls): the walk would join them
             return " ".join("".join(cast("list[str]", self.children)).split())
         out: list[str] = []
@@ -361,16 +372,7 @@ def _build(tree: Tree, lex_root: Any, root: Node, nodes: list[Node], skipped: se
             nodes.append(node)
             children.append(node)
             elems.append(node)
-            if depth >= MAX_DEPTH:
-                flat = cut.restore(tree.text(child))
-                size = 0
-                if flat:
-                    node.children.append(flat)
-                    if not flat.isspace():
-                        size = len(" ".join(flat.split()))
-                _own_text(node, size)
-            else:
-                stack.append((child, node))
+            stack.append((child, node))
         _own_text(parent, own)
 
 
