@@ -12,6 +12,12 @@ page; the pages between are counted apart). Then, per kind:
   else than the reference (precision under 0.2: chrome, or another text of the page)
   are listed by name.
 
+And the outputs that are only site chrome (``chrome`` column), whatever validation said:
+every line of the Markdown is a line that more than ``CHROME_PAGES`` other pages of the
+same set also output (a footer, a navigation bar, a pager), and the output is mostly not
+the reference's text (precision under ``ELSEWHERE``: test pages that share their content
+repeat it too). Those that passed are listed (issue #33 asks for none).
+
     python bench/validation_outcomes.py [--set NAME ...] [--json FILE] [--list N]
 
 Run it with another checkout's interpreter to compare versions on the same pages (the
@@ -32,6 +38,7 @@ HERE = Path(__file__).resolve().parent
 GOOD = 0.8       # F1 from which a page kept its content
 BAD = 0.5        # F1 under which it did not
 ELSEWHERE = 0.2  # precision under which the output is mostly not the reference's text
+CHROME_PAGES = 3  # other pages of a set that output a line, for it to be the site's chrome
 
 
 def _load(name: str, path: Path) -> ModuleType:
@@ -57,6 +64,7 @@ def main() -> None:
     from pressmark.markdown import POLICY_VERSION, to_markdown
 
     rows: list[dict[str, object]] = []
+    lines: list[frozenset[str]] = []  # each row's distinct Markdown lines
     for split in catalog.splits(args.sets):
         truth, paths = ev.load_split(split.path)
         urls = json.loads((split.path / "ground-truth.json").read_text(encoding="utf-8"))
@@ -72,11 +80,28 @@ def main() -> None:
                 "passed": result.validation.passed, "reasons": list(result.validation.reasons),
                 "markdown_chars": len(result.markdown),
             })
+            lines.append(frozenset(line.strip() for line in result.markdown.split("\n")
+                                   if line.strip()))
+    _mark_chrome(rows, lines)
     if args.json is not None:
         with args.json.open("w", encoding="utf-8") as out:
             for row in rows:
                 out.write(json.dumps(row, ensure_ascii=False) + "\n")
     _report(rows, POLICY_VERSION, args.list)
+
+
+def _mark_chrome(rows: list[dict[str, object]], lines: list[frozenset[str]]) -> None:
+    """``chrome``: the output is made only of lines other pages of its set output too, and
+    is mostly not the page's reference."""
+    seen: dict[str, Counter[str]] = defaultdict(Counter)
+    for row, held in zip(rows, lines, strict=True):
+        seen[str(row["split"])].update(held)
+    for row, held in zip(rows, lines, strict=True):
+        counts = seen[str(row["split"])]
+        precision = row["precision"]
+        assert isinstance(precision, float | int)
+        row["chrome"] = bool(held) and precision < ELSEWHERE \
+            and all(counts[line] > CHROME_PAGES for line in held)
 
 
 def _report(rows: list[dict[str, object]], version: str, listed: int) -> None:
@@ -85,17 +110,19 @@ def _report(rows: list[dict[str, object]], version: str, listed: int) -> None:
         by_kind[str(row["kind"])].append(row)
     print(f"validation outcomes, {version}: good = F1 >= {GOOD}, bad = F1 < {BAD}")
     print(f"{'kind':<14}{'pages':>6}{'good':>6}{'rejected':>9}{'bad':>6}{'passed':>8}"
-          f"{'elsewhere':>10}   rejections of good pages by reason")
+          f"{'elsewhere':>10}{'chrome':>7}{'passed':>7}   rejections of good pages by reason")
     totals: Counter[str] = Counter()
     for kind in sorted(by_kind, key=lambda k: -len(by_kind[k])):
         counts, reasons = _counts(by_kind[kind])
         totals.update(counts)
         print(f"{kind:<14}{len(by_kind[kind]):>6}{counts['good']:>6}{counts['rejected']:>9}"
-              f"{counts['bad']:>6}{counts['passed']:>8}{counts['elsewhere']:>10}   "
+              f"{counts['bad']:>6}{counts['passed']:>8}{counts['elsewhere']:>10}"
+              f"{counts['chrome']:>7}{counts['chrome_passed']:>7}   "
               + ", ".join(f"{r} {n}" for r, n in reasons.most_common()))
     counts, reasons = _counts(rows)
     print(f"{'all':<14}{len(rows):>6}{counts['good']:>6}{counts['rejected']:>9}"
-          f"{counts['bad']:>6}{counts['passed']:>8}{counts['elsewhere']:>10}   "
+          f"{counts['bad']:>6}{counts['passed']:>8}{counts['elsewhere']:>10}"
+              f"{counts['chrome']:>7}{counts['chrome_passed']:>7}   "
           + ", ".join(f"{r} {n}" for r, n in reasons.most_common()))
     for title, keep in (
         ("good pages rejected", lambda r: float(r["f1"]) >= GOOD and not r["passed"]),
@@ -103,6 +130,7 @@ def _report(rows: list[dict[str, object]], version: str, listed: int) -> None:
          lambda r: float(r["f1"]) < BAD and r["passed"] and float(r["precision"]) < ELSEWHERE),
         ("bad pages passed, the rest", lambda r: float(r["f1"]) < BAD and r["passed"]
          and float(r["precision"]) >= ELSEWHERE),
+        ("chrome-only outputs passed", lambda r: bool(r["chrome"]) and r["passed"]),
     ):
         chosen = [r for r in rows if keep(r)]
         print(f"\n{title}: {len(chosen)}")
@@ -116,6 +144,9 @@ def _counts(rows: list[dict[str, object]]) -> tuple[Counter[str], Counter[str]]:
     counts: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
     for row in rows:
+        if row["chrome"]:
+            counts["chrome"] += 1
+            counts["chrome_passed"] += bool(row["passed"])
         f1 = float(row["f1"])  # type: ignore[arg-type]
         if f1 >= GOOD:
             counts["good"] += 1
