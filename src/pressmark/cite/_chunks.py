@@ -116,19 +116,20 @@ def chunk_markdown(markdown: str, block_map: BlockMap | None = None, *,
     if isinstance(overlap, bool) or not isinstance(overlap, int) \
             or not 0 <= overlap < max_chars:
         raise ValueError("overlap must be an integer from 0 to max_chars - 1")
-    entries = block_map.entries() if block_map is not None else ()
-    blocks = _Blocks(entries)
-    units = _units(markdown, entries, max_chars)
+    top = _TopLevel(block_map.top_level() if block_map is not None else ())
+    units = _units(markdown, top.entries, max_chars)
     out: list[Chunk] = []
     for first, last, path in _pack(markdown, units, max_chars):
         start, end = units[first].start, units[last].end
         if overlap:
             start = _overlap_start(markdown, units, first, start, overlap)
         text = markdown[start:end]
+        paths = top.paths(start, end)
+        if paths is None and block_map is not None:  # it cuts into a block
+            paths = top.cut_paths(block_map, start, end)
         out.append(Chunk(chunk_id=chunk_id(text, path), index=len(out), text=text,
                          heading_path=path, markdown_span=(start, end),
-                         dom_paths=_dom_paths(blocks, start, end), source_ref=source_ref,
-                         url=url))
+                         dom_paths=paths or (), source_ref=source_ref, url=url))
     return out
 
 
@@ -341,6 +342,61 @@ def _overlap_start(markdown: str, units: list[_Unit], first: int, start: int,
     return best
 
 
+class _TopLevel:
+    """The page's top-level blocks: a chunk of whole ones names their elements alone."""
+
+    __slots__ = ("entries", "nested", "shared", "starts")
+
+    def __init__(self, top: Sequence[tuple[BlockEntry, bool]]) -> None:
+        self.nested: dict[int, _Blocks] = {}
+        self.entries = [entry for entry, _ in top]
+        self.shared = [shared for _, shared in top]
+        self.starts = [entry.start for entry in self.entries]
+
+    def paths(self, start: int, end: int) -> tuple[str, ...] | None:
+        """The elements of the blocks ``[start, end)`` holds whole, or ``None`` when it
+        cuts into one, or holds one whose inner block has its span (ask every block)."""
+        entries = self.entries
+        lo = bisect.bisect_left(self.starts, start)
+        hi = bisect.bisect_left(self.starts, end, lo)
+        if lo > 0 and entries[lo - 1].end > start:
+            return None
+        paths: dict[str, None] = {}  # in order, each once
+        for index in range(lo, hi):
+            entry = entries[index]
+            if entry.end > end or self.shared[index]:
+                return None
+            if entry.end > start and entry.dom_path:
+                paths[entry.dom_path] = None
+        return tuple(paths)
+
+
+    def cut_paths(self, block_map: BlockMap, start: int, end: int) -> tuple[str, ...]:
+        """The elements of ``[start, end)`` when it cuts into a block: a top-level block it
+        holds whole by its own element, one it cuts into (or whose inner block has its
+        span) by :func:`_dom_paths` over that block's own blocks, each worked out alone
+        and kept (blocks of different top-level blocks never hold one another)."""
+        entries = self.entries
+        first = bisect.bisect_left(self.starts, start)
+        if first > 0 and entries[first - 1].end > start:
+            first -= 1
+        last = bisect.bisect_left(self.starts, end, first)
+        paths: dict[str, None] = {}  # in order, each once
+        for index in range(first, last):
+            entry = entries[index]
+            if entry.end <= start:
+                continue
+            if start <= entry.start and entry.end <= end and not self.shared[index]:
+                found: tuple[str, ...] = (entry.dom_path,) if entry.dom_path else ()
+            else:
+                blocks = self.nested.get(index)
+                if blocks is None:
+                    blocks = self.nested[index] = _Blocks(block_map.nested(index))
+                found = _dom_paths(blocks, start, end)
+            paths.update(dict.fromkeys(found))
+        return tuple(paths)
+
+
 class _Blocks:
     """The block map's entries with what finding a span's elements fast needs: their
     starts (ascending: a container comes before what it holds) and each one's innermost
@@ -382,7 +438,7 @@ def _dom_paths(blocks: _Blocks, start: int, end: int) -> tuple[str, ...]:
     that the span touches, or its own element when none."""
     entries, parent = blocks.entries, blocks.parent
     touched = blocks.touched(start, end)
-    paths: list[str] = []
+    paths: dict[str, None] = {}  # in order, each once
     for place, index in enumerate(touched):
         entry = entries[index]
         span = (entry.start, entry.end)
@@ -400,6 +456,6 @@ def _dom_paths(blocks: _Blocks, start: int, end: int) -> tuple[str, ...]:
                  and (entries[o].start, entries[o].end) != span
                  for o in itertools.islice(touched, place + 1, None)):
             continue  # cut into: the blocks inside it stand for it
-        if entry.dom_path and entry.dom_path not in paths:
-            paths.append(entry.dom_path)
+        if entry.dom_path:
+            paths[entry.dom_path] = None
     return tuple(paths)

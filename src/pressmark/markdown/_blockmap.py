@@ -137,15 +137,58 @@ class BlockMap:
         to the root per element: chunking reads every path of a page."""
         if self._entries is None:
             nodes, spans = self._worked_out()
-            paths: list[str] = []
-            for index, (parent, tag, nth) in enumerate(nodes):
-                name = tag if _PLAIN_TAG.match(tag) else css_name(tag)
-                step = f"{name}:nth-of-type({nth})" if nth else name
-                paths.append(f"{paths[parent]} > {step}" if 0 <= parent < index else step)
+            paths = _paths(nodes)
             self._entries = tuple(
                 BlockEntry(kind, start, end, paths[node] if 0 <= node < len(paths) else "")
                 for kind, start, end, node in spans)
         return self._entries
+
+    def nested(self, index: int) -> tuple[BlockEntry, ...]:
+        """Top-level block ``index`` (of :meth:`top_level`) and every block it holds, in
+        document order: worked out for that block alone while the map is not (a chunk
+        that cuts into one long list needs that list's items, not the whole page's)."""
+        if self._placed is None:
+            entries = self.entries()
+            starts: list[int] = []
+            reach = -1
+            for position, entry in enumerate(entries):
+                if entry.start >= reach:
+                    starts.append(position)
+                    reach = entry.end
+            stop = starts[index + 1] if index + 1 < len(starts) else len(entries)
+            return entries[starts[index]:stop]
+        block, start, end = self._placed[index]
+        dom = _Dom()
+        spans: list[Span] = []
+        text = self._markdown[start:end] if self._markdown is not None else render_block(block)
+        _visit(block, text, _Shift(start), dom, spans, length=end - start)
+        paths = _paths(dom.nodes)
+        return tuple(BlockEntry(kind, s, e, paths[node] if node >= 0 else "")
+                     for kind, s, e, node in spans)
+
+    def top_level(self) -> tuple[tuple[BlockEntry, bool], ...]:
+        """The top-level blocks (the Markdown is a sequence of them), each with whether a
+        block it holds has its very span (a list of one item). WHY: a chunk made of whole
+        blocks names only these, and before the map is worked out they cost no second
+        rendering of the page; ``md --batch --chunks`` pays for the rest only on a page
+        where a chunk cuts into a block."""
+        if self._placed is None:
+            out: list[tuple[BlockEntry, bool]] = []
+            entries = self.entries()
+            reach = -1
+            for index, entry in enumerate(entries):
+                if entry.start >= reach:
+                    shared = any(other.start == entry.start and other.end == entry.end
+                                 for other in entries[index + 1:index + 2])
+                    out.append((entry, shared))
+                    reach = entry.end
+            return tuple(out)
+        dom = _Dom()
+        placed = [(block, start, end, dom.of(block.source)) for block, start, end in self._placed]
+        paths = _paths(dom.nodes)
+        return tuple((BlockEntry(_kind(block), start, end, paths[node] if node >= 0 else ""),
+                      isinstance(block, ListBlock) and _items_written(block, dom) < 2)
+                     for block, start, end, node in placed)
 
     def __iter__(self) -> Iterator[BlockEntry]:
         return iter(self.entries())
@@ -204,6 +247,27 @@ class BlockMap:
 
     def __repr__(self) -> str:
         return f"BlockMap({len(self)} blocks)"
+
+
+def _paths(nodes: Sequence[DomNode]) -> list[str]:
+    """Every DOM node's CSS path, each its parent's and one step (parents come first)."""
+    paths: list[str] = []
+    for index, (parent, tag, nth) in enumerate(nodes):
+        name = tag if _PLAIN_TAG.match(tag) else css_name(tag)
+        step = f"{name}:nth-of-type({nth})" if nth else name
+        paths.append(f"{paths[parent]} > {step}" if 0 <= parent < index else step)
+    return paths
+
+
+def _items_written(block: ListBlock, dom: _Dom) -> int:
+    """How many of a list's items have any Markdown, counted up to two."""
+    count = 0
+    for item in block.items:
+        if any(dom.text(b) for b in item.blocks):
+            count += 1
+            if count == 2:
+                break
+    return count
 
 
 def _rebuild(nodes: tuple[DomNode, ...], spans: tuple[Span, ...]) -> BlockMap:
