@@ -41,7 +41,8 @@ __all__ = ["block_hash", "collapsed_hash", "drop_comments", "prune"]
 # look-up at every use, and the loops below run per element of every page)
 CAPTION_LINKS: Final = 0.5    # link share of a figcaption that makes it a promotion, not a caption
 LIST_SHARE: Final = 0.5       # share of an element's text in lists that makes it a list
-# a region whose entries hold this many chars, and outweigh the content article pruning
+# a region whose entries hold this many chars (or any, when article pruning leaves no
+# content of it and it is no whole body), and outweigh the content article pruning
 # leaves of it this many times over, is a listing (``prune``)
 LISTING_MIN: Final = 100
 LISTING_RATIO: Final = 2.0
@@ -66,7 +67,9 @@ def prune(root: Node, hints: Collection[str], *, kind: str = "article", scale: f
     named or not) outweigh what article pruning leaves of it ``LISTING_RATIO`` times over
     is a listing too: a chapter page's table of contents, an index, an archive, a
     catalogue, whose links are what the page holds. It is pruned again as a listing
-    (``kept_listing``).
+    (``kept_listing``). So is a short one whose entries are all it holds (a module index
+    of two modules): below the page's body, nothing but entries is a list, not chrome;
+    the body itself holding nothing but links says nothing (a header's are entries too).
     """
     order = root.iter()
     if kind in ("listing", "application"):  # (an application's controls sit in lists)
@@ -74,7 +77,8 @@ def prune(root: Node, hints: Collection[str], *, kind: str = "article", scale: f
         return sorted(done.fired), done.removed, done.content + done.entries
     entries = _entry_chars(order)
     done = _prune_pass(root, order, Pass(root, order, hints, kind, scale))
-    if entries >= LISTING_MIN and LISTING_RATIO * done.content < entries:
+    if entries and (entries >= LISTING_MIN or (not done.content and root.parent is not None)) \
+            and LISTING_RATIO * done.content < entries:
         for node, before in done.marked:
             node.removed = before
         done = _prune_pass(root, order, Pass(root, order, hints, "listing", scale))

@@ -112,6 +112,22 @@ def test_a_short_post_beside_an_unnamed_sidebar_keeps_only_the_post() -> None:
     assert "retired science teacher" not in markdown
 
 
+def test_a_short_index_in_the_main_region_is_its_content() -> None:
+    """A module index of two entries: the main region holds nothing but them, so they are
+    its content, not navigation (the sidebar's links still go)."""
+    side = "".join(f"<li><a href='/p{i}.html'>Chapter {i} of the guide</a></li>" for i in range(9))
+    html = ("<html><head><title>Python Module Index</title></head><body>"
+            f"<div class='sphinxsidebar' role='navigation'><ul>{side}</ul></div>"
+            "<div class='body' role='main'><h1>Python Module Index</h1>"
+            "<table class='indextable'><tr><td><a href='api.html#module-flask'>"
+            "<code>flask</code></a></td></tr><tr><td><a href='api.html#module-flask.json'>"
+            "<code>flask.json</code></a></td></tr></table></div></body></html>")
+    result = to_markdown(html)
+    assert "flask.json" in result.markdown
+    assert "Chapter 3" not in result.markdown
+    assert result.evidence.page_kind == "listing"
+
+
 def test_the_kind_and_its_signals_are_in_the_evidence() -> None:
     result = to_markdown((PAGES / "thread_qa.html").read_bytes())
     evidence = result.evidence.to_dict()
