@@ -20,6 +20,7 @@ from pressmark.markdown._budget import (
 from pressmark.markdown._chrome import CHROME_ONLY_MAX, read_chrome
 from pressmark.markdown._completeness import prose_facts
 from pressmark.markdown._convert import Converter
+from pressmark.markdown._hidden import subtree_text
 from pressmark.markdown._kinds import declared_kind
 from pressmark.markdown._metadata import HeadNodes, read_embedded_state, read_metadata
 from pressmark.markdown._policy import POLICY_VERSION, ConversionPolicy, MarkdownError
@@ -29,7 +30,7 @@ from pressmark.markdown._result import EvidencePacket, MarkdownResult, Readiness
 from pressmark.markdown._screen import utf8_valid
 from pressmark.markdown._select import Selection, script_scale, select
 from pressmark.markdown._state import find_content
-from pressmark.markdown._tree import Document, Node, parse
+from pressmark.markdown._tree import DROPPED, Document, Node, parse
 from pressmark.markdown._validate import (
     SOFT_404_CHARS,
     Facts,
@@ -234,6 +235,8 @@ def to_markdown(
         page_kind=selection.kind.name if selection.kind is not None else "other",
         kind_signals=selection.kind.report() if selection.kind is not None else {},
         selection_notes=tuple(selection.notes),
+        hidden_text=tuple(doc.hidden.report(
+            selection.root, lambda lex: subtree_text(doc.tree, lex, DROPPED, doc.cut))),
     )
     doc.release()  # nothing below needs the tree (see Document.release)
     result = MarkdownResult(

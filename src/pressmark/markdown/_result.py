@@ -98,8 +98,14 @@ class EvidencePacket:
     # worked out when first read; for embedded-state content the elements are those of
     # the HTML written from the state, not the page's)
     block_map: BlockMap = field(default_factory=BlockMap)
+    # text inside the kept region a reader would not see, left out of the Markdown
+    # (``_hidden``): each passage's element path, reason, length and text; in the JSON
+    # only when there is some (most pages have none)
+    hidden_text: tuple[dict[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
+        extra: dict[str, Any] = {"hidden_text": [dict(h) for h in self.hidden_text]} \
+            if self.hidden_text else {}
         return {
             "policy_version": self.policy_version,
             "url_requested": self.url_requested,
@@ -116,6 +122,7 @@ class EvidencePacket:
             "validation": self.validation.to_dict(),
             "sample_provenance": [p.to_dict() for p in self.sample_provenance],
             "block_map": self.block_map.to_dict(),
+            **extra,
         }
 
     def to_json(self) -> str:

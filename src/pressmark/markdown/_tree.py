@@ -7,7 +7,8 @@ slotted objects is cheaper than crossing into C for every look.
 
 What is left out on purpose: scripts, styles, templates, form controls, embedded
 objects, comments, and anything hidden from a reader (``hidden``,
-``aria-hidden="true"``, inline ``display:none``/``visibility:hidden``). That one
+``aria-hidden="true"``, inline styles and ``<style>`` rules that hide: ``_hidden``
+decides and notes each, for the evidence's ``hidden_text``). That one
 rule also implements "tabs -> the active panel" (inactive panels are hidden) and
 "accordions -> expanded sections" (a closed ``<details>`` keeps its
 ``<summary>`` only).
@@ -33,6 +34,7 @@ from pressmark.markdown._boilerplate import id_rule, words_rule
 from pressmark.markdown._bounded import parse_page
 from pressmark.markdown._dom import Tree
 from pressmark.markdown._escape import printable
+from pressmark.markdown._hidden import HiddenWatch, has_style, read_sheet
 from pressmark.markdown._rawcut import RawCut
 
 _DROP: Final = frozenset((
@@ -42,6 +44,7 @@ _DROP: Final = frozenset((
     "input", "textarea", "datalist", "output", "progress", "meter", "noembed", "noframes",
     "slot", "dialog"
 ))
+DROPPED: Final = _DROP  # what a hidden element's listed text leaves out too (``_hidden``)
 # ``<button>`` is copied when selection runs: an application keeps its content inside
 # controls (an API explorer's operations: method, path, summary); a button that is a
 # label ("Share", "Next") is pruned as one (``_prune``). Its text counts as link text: a
@@ -167,24 +170,10 @@ class Node:
         return out
 
 
-def _hidden(attrs: dict[str, str | None]) -> bool:
-    if "hidden" in attrs:
-        return True
-    aria = attrs.get("aria-hidden")
-    if aria and aria.strip().lower() == "true":
-        return True
-    style = attrs.get("style")
-    if style:
-        compact = style.replace(" ", "").lower()
-        if "display:none" in compact or "visibility:hidden" in compact:
-            return True
-    return False
-
-
 class Document:
     """The parsed page: the Lexbor tree (for ``<head>``) and our body tree."""
 
-    __slots__ = ("body", "cut", "limits", "nodes", "parser", "skipped", "tree")
+    __slots__ = ("body", "cut", "hidden", "limits", "nodes", "parser", "skipped", "tree")
 
     def __init__(self, tree: Tree, body: Node, nodes: list[Node], cut: RawCut) -> None:
         self.tree = tree              # the reader of Lexbor's tree (``_dom``)
@@ -194,6 +183,7 @@ class Document:
         self.skipped: set[str] = set()  # landmark chrome rules applied while copying
         self.nodes = nodes            # every element, parents before children
         self.limits: tuple[str, ...] = ()  # parse-limit:* caps the page was cut to
+        self.hidden = HiddenWatch(None)  # hidden elements left out (``_hidden``)
 
     def release(self) -> None:
         """Break the links down the tree once the page is converted.
@@ -247,14 +237,19 @@ def parse(html: str | None, *, skip_chrome: bool = True, utf8: bytes | None = No
     body = Node("body", {}, None, 0, 0, 0)
     nodes: list[Node] = [body]
     skipped: set[str] = set()
+    sheet = None
+    if has_style(html if html is not None else utf8):
+        sheet = read_sheet([raw.restore(node.text(deep=True)) for node in parser.tags("style")])
+    watch = HiddenWatch(sheet)
     if lex_body is not None:
         body.attrs = lex_body.attributes
         _build(tree, tree.handle(lex_body), body, nodes, skipped,
-               skip_chrome=skip_chrome, cut=raw)
+               skip_chrome=skip_chrome, cut=raw, watch=watch)
     else:
         body.text_len = body.link_len = body.own_len = body.own_link = 0
     _measure(nodes)
     doc = Document(tree, body, nodes, raw)
+    doc.hidden = watch
     doc.skipped = skipped
     doc.limits = limits
     return doc
@@ -311,7 +306,7 @@ def _chrome(lex: Any, tag: str, attrs: dict[str, str | None], parent_tag: str,
 
 
 def _build(tree: Tree, lex_root: Any, root: Node, nodes: list[Node], skipped: set[str], *,
-           skip_chrome: bool, cut: RawCut) -> None:
+           skip_chrome: bool, cut: RawCut, watch: HiddenWatch) -> None:
     """Copy the visible elements; ``nodes`` gets them parents-first (creation order).
 
     Each element's own text (its text children, collapsed) is measured here, where the
@@ -328,6 +323,7 @@ def _build(tree: Tree, lex_root: Any, root: Node, nodes: list[Node], skipped: se
     chrome_tags = _CHROME_TAGS
     strong = _STRONG_WORD_RULES
     limit = _ChromeLimit(tree, lex_root, cut)
+    sheeted = watch.sheet is not None
     while stack:
         lex, parent = stack.pop()
         counts: dict[str, int] = {}
@@ -353,9 +349,13 @@ def _build(tree: Tree, lex_root: Any, root: Node, nodes: list[Node], skipped: se
             counts[tag] = n
             if summary_only and tag != "summary":
                 continue
-            if attrs and ("hidden" in attrs or "style" in attrs
-                          or "aria-hidden" in attrs) and _hidden(attrs):
-                continue
+            if attrs and ("style" in attrs or "hidden" in attrs or "aria-hidden" in attrs
+                          or "data-pressmark-hidden" in attrs
+                          or (sheeted and ("class" in attrs or "id" in attrs))):
+                why = watch.reason(tag, attrs, parent)  # (``HiddenWatch.wants``, inline)
+                if why is not None:  # left out, and noted (``_hidden``)
+                    watch.note(parent, tag, n, why, child, attrs=attrs)
+                    continue
             # only these can be chrome (``_chrome``: an inline element only by its role,
             # a block by a strong id or class word, asked here first: the memoised rules
             # are cheap, and most elements are spared the call)

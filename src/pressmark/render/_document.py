@@ -34,6 +34,7 @@ from playwright.async_api import Page
 
 from pressmark.egress import EgressDenied, parse_url
 from pressmark.render._errors import HTML_TOO_LARGE, NAVIGATION_REFUSED, RenderError
+from pressmark.render._hidden import MARK_HIDDEN_JS
 from pressmark.render._readiness import NAVIGATING
 
 # Only these can be navigated to, and a page may only end on one of them.
@@ -91,6 +92,7 @@ CAPTURE_JS = r"""
   for (const sel of remove) {
     try { document.querySelectorAll(sel).forEach((el) => el.remove()); } catch (e) {}
   }
+  try { (MARK_HIDDEN)(); } catch (e) {}  // the browser's verdict on hidden text (_hidden)
   const root = document.documentElement;
   const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '';
   const html = root ? doctype + root.outerHTML : '';
@@ -111,7 +113,7 @@ CAPTURE_JS = r"""
       ? window.__pressmarkFollowed.slice(0, 1) : [],
   };
 }
-"""
+""".replace("MARK_HIDDEN", MARK_HIDDEN_JS.strip())
 
 
 def same_origin(a: str, b: str) -> bool:

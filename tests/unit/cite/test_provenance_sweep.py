@@ -36,6 +36,7 @@ import pytest
 from pressmark.cite import chunk
 from pressmark.cite._views import reading_view
 from pressmark.markdown import parse_html, to_markdown
+from pressmark.markdown._hidden import HiddenWatch, read_sheet
 from pressmark.snapshot import resolve_source_ref
 from pressmark.store import FilesystemSnapshotStore
 from pressmark.testing import make_snapshot
@@ -67,20 +68,16 @@ _SPACE = re.compile(r"\s+")
 KNOWN = {("wikipedia-2.html", "table")}
 
 
-def _hidden(node: object) -> bool:
+def _hidden(node: object, watch: HiddenWatch) -> bool:
+    """The converter's own decision (``markdown._hidden``), the parent's background aside."""
     attrs = node.attributes  # type: ignore[attr-defined]
-    if "hidden" in attrs:
-        return True
-    if (attrs.get("aria-hidden") or "").strip().lower() == "true":
-        return True
-    style = (attrs.get("style") or "").replace(" ", "").lower()
-    return "display:none" in style or "visibility:hidden" in style
+    return watch.reason(node.tag, attrs, None) is not None  # type: ignore[attr-defined, arg-type]
 
 
 _QUOTE_END = object()
 
 
-def visible_text(node: object) -> str:
+def visible_text(node: object, watch: HiddenWatch) -> str:
     out: list[str] = []
     stack = [node]
     while stack:
@@ -92,7 +89,7 @@ def visible_text(node: object) -> str:
         if tag == "-text":
             out.append(item.text_content or "")  # type: ignore[attr-defined]
             continue
-        if tag in _NEVER_SHOWN or (tag != "-comment" and _hidden(item)):
+        if tag in _NEVER_SHOWN or (tag != "-comment" and _hidden(item, watch)):
             continue
         if tag == "q":  # quotation marks a browser adds around it, as the converter does
             out.append('"')
@@ -167,6 +164,7 @@ def test_chunks_are_spans_and_block_paths_select_their_text(tmp_path: Path) -> N
             continue
         pages += 1
         tree = parse_html(replayed.body)[0]
+        watch = HiddenWatch(read_sheet([n.text(deep=True) for n in tree.tags("style")]))
         for entry in result.evidence.block_map:
             if entry.kind == "rule":
                 continue  # "---" has no text to find
@@ -176,7 +174,7 @@ def test_chunks_are_spans_and_block_paths_select_their_text(tmp_path: Path) -> N
                 continue  # an image alone: nothing the element's text would hold
             checked += 1
             node = tree.css_first(entry.dom_path)
-            ok = node is not None and holds(squeezed(visible_text(node)), want)
+            ok = node is not None and holds(squeezed(visible_text(node, watch)), want)
             if (name, entry.kind) in KNOWN:
                 known_seen.add((name, entry.kind)) if not ok else None
                 continue
