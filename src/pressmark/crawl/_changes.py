@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Final, Literal
 
 from pressmark.crawl._manifest import PageRecord
@@ -55,6 +55,9 @@ class Changes:
     def __init__(self, previous: Sequence[PageRecord]) -> None:
         self._earlier = {page.url: page for page in previous}
         self._seen: set[str] = set()
+        self._counts: Counter[str] = Counter()
+        """This crawl's records by change, counted as they are recorded (a crawl into a
+        directory keeps no records in memory to count them from at the end)."""
 
     @property
     def active(self) -> bool:
@@ -65,18 +68,27 @@ class Changes:
             return record
         self._seen.add(record.url)
         change = classify(record, self._earlier.get(record.url))
-        return record if change is None else dataclasses.replace(record, change=change)
+        if change is None:
+            return record
+        self._counts[change] += 1
+        return dataclasses.replace(record, change=change)
 
     def seen(self, pages: Sequence[PageRecord]) -> None:
-        """Pages recorded before this run (a resume): they were visited."""
+        """Pages recorded before this run (a resume): they were visited, and count."""
         self._seen.update(page.url for page in pages)
+        self._counts.update(page.change for page in pages if page.change is not None)
 
-    def report(self, pages: Sequence[PageRecord]) -> dict[str, Any] | None:
+    def recount(self, pages: Iterable[PageRecord]) -> None:
+        """Count again from the records that were written (lines a full disk refused are
+        not the crawl's)."""
+        self._counts = Counter(page.change for page in pages if page.change is not None)
+
+    def report(self) -> dict[str, Any] | None:
         """The manifest's ``changes``: pages counted by change, and the earlier pages with
         a body this crawl did not request (sorted); ``None`` on a first crawl."""
         if not self._earlier:
             return None
-        counts = Counter(page.change for page in pages if page.change is not None)
+        counts = self._counts
         unvisited = sorted(url for url, page in self._earlier.items()
                            if url not in self._seen and page.outcome in _CAPTURED
                            and page.body_hash is not None)

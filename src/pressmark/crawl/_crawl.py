@@ -25,7 +25,7 @@ from pressmark.crawl._engine import OUTPUT_STOPS, Engine
 from pressmark.crawl._fetcher import LiveFetcher, PageFetcher, ReplayFetcher
 from pressmark.crawl._linkmemo import LinkMemo
 from pressmark.crawl._manifest import CrawlManifest, PageRecord
-from pressmark.crawl._output import OutputDir
+from pressmark.crawl._output import OutputDir, PageFile
 from pressmark.crawl._pagework import make_pool
 from pressmark.crawl._policy import CrawlError, CrawlPolicy, Seed
 from pressmark.crawl._process import StoreSpec
@@ -204,13 +204,17 @@ async def crawl(
         duration = prior_s + (time.monotonic() - t0)
         complete = not interrupted and runner.stop_reason not in (
             "interrupted", "time-budget", *OUTPUT_STOPS)
+        # A large crawl into a directory hands back its pages.jsonl, read when asked
+        # (taken as it is once the last lines are written, below).
+        page_file = PageFile(out.pages_path, seal=False) if out and runner.spilled else None
         manifest = CrawlManifest(
             started_at=started_at, finished_at=_utc_now(),
             seeds=tuple(url for _, url, _ in seed_list), policy=policy.describe(),
             summary=runner.summary.to_dict(duration), sitemap=runner.sitemap.to_dict(),
-            complete=complete, pages=tuple(runner.pages),
+            complete=complete,
+            pages=tuple(runner.pages) if page_file is None else page_file,
             stop_reason="interrupted" if interrupted else runner.stop_reason,
-            changes=runner.changes.report(runner.pages),
+            changes=runner.changes.report(),
         )
         try:
             if out is not None:
@@ -220,6 +224,8 @@ async def crawl(
                 journal.close()
             if out is not None:
                 out.close()
+            if page_file is not None:
+                page_file.seal()
             if links is not None:
                 links.close()
             if pool is not None:

@@ -141,6 +141,10 @@ class Engine:
         self.summary = CrawlSummary()
         self.sitemap = SitemapReport()
         self.pages: list[PageRecord] = []
+        """Finished pages; with an output directory only the first :data:`KEPT_PAGES`
+        (``spilled`` then: its ``pages.jsonl`` holds them, and a crawl's memory must not
+        grow a kilobyte a page)."""
+        self.spilled = False
         self.changes = Changes(previous)
         """A recrawl's pages against the earlier crawl's (``crawl._changes``)."""
         self.dispatched = 0
@@ -249,10 +253,12 @@ class Engine:
                 self.journal.drop()
             dropped = {id(record) for record in self.out.drop_pages()}
             self.pages = [page for page in self.pages if id(page) not in dropped]
-            summary = CrawlSummary()
+            summary = CrawlSummary()  # what pages.jsonl says, now that it is final
             summary.urls_refused = self.summary.urls_refused
-            for page in self.pages:
+            written = [PageRecord.from_dict(line) for line in self.out.iter_page_dicts()]
+            for page in written:
                 summary.add(page)
+            self.changes.recount(written)
             self.summary = summary
         if self.links is not None:
             # Derived data: a missing line only means a page is parsed again.
@@ -269,9 +275,16 @@ class Engine:
                                             message="robots.txt disallows this URL"))
         if self.out is not None:
             self.out.append_page(record)
+        self._keep(record)
         self.summary.add(record)
-        self.pages.append(record)
         self._note_done(record)
+
+    def _keep(self, record: PageRecord) -> None:
+        if self.spilled:
+            return
+        self.pages.append(record)
+        if self.out is not None and len(self.pages) > KEPT_PAGES:
+            self.pages, self.spilled = [], True  # pages.jsonl has them (CrawlManifest.pages)
 
     def restore(self, items: list[FrontierItem], done: list[PageRecord]) -> None:
         """Rebuild an interrupted crawl: done pages stay done, every journaled URL is offered
@@ -279,7 +292,7 @@ class Engine:
         self.changes.seen(done)
         for page in done:
             self.summary.add(page)
-            self.pages.append(page)
+            self._keep(page)
             if self.frontier.mark_seen(page.url):
                 self.frontier.admitted += 1
         self.ledger.restore(items, [(p.url, p.depth, _charged(p)) for p in done])
@@ -513,8 +526,8 @@ class Engine:
             self._maybe_flush()
         else:
             self._flush_journal()
+        self._keep(record)
         self.summary.add(record)
-        self.pages.append(record)
         self._note_done(record)
         if not _charged(record):
             self.dispatched -= 1  # never requested: recorded, but not charged to max_pages
@@ -592,6 +605,11 @@ class Engine:
         for index, (url, host) in enumerate(links):
             self.admit(url, host, item.depth + 1, item.url, "link", path=(*item.path, index))
         self.summary.refuse(work.refused)
+
+
+KEPT_PAGES = 10_000
+"""Records a crawl into a directory keeps in memory at most (11 MB); past them its
+``CrawlManifest.pages`` reads its ``pages.jsonl``."""
 
 
 def _charged(record: PageRecord) -> bool:

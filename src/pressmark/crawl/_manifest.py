@@ -8,6 +8,7 @@ The JSON shapes are the ``pressmark-crawl/1`` output format described in
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -236,7 +237,11 @@ class CrawlManifest:
     summary: dict[str, Any]
     sitemap: dict[str, Any]
     complete: bool
-    pages: tuple[PageRecord, ...] = field(default=())
+    pages: Sequence[PageRecord] = field(default=())
+    """Every page in the order it finished: a tuple, or for a crawl that wrote more than
+    10,000 records into a directory the records of its ``pages.jsonl``, read when asked
+    (:class:`~pressmark.crawl._output.PageFile`: a large crawl's records are not all kept
+    in memory)."""
     stop_reason: str | None = None
     changes: dict[str, Any] | None = None
     """A recrawl's pages counted by ``change`` and the earlier pages it did not request

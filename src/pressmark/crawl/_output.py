@@ -25,9 +25,10 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Iterator
+from array import array
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from pressmark.crawl._manifest import PageRecord
 from pressmark.crawl._policy import CrawlError
@@ -225,3 +226,100 @@ class OutputDir:
                 os.close(self._pages)
                 self._pages = None
             self.release_reserve()
+
+
+_TAIL = 4096
+
+
+class PageFile(Sequence[PageRecord]):
+    """A finished crawl's page records, read from its ``pages.jsonl`` when asked.
+
+    WHY: a crawl that writes a directory returns this as ``CrawlManifest.pages`` past
+    10,000 records (``_engine.KEPT_PAGES``) instead of keeping every record in memory
+    (about a kilobyte each, with the robots.txt denials three records a page on a typical
+    site: 600 MB at 200,000 pages). It holds
+    the file's identity and length at the crawl's end: records appended or a file put
+    in its place later (a recrawl of the same directory) are not this crawl's, and
+    reading them is a :class:`CrawlError`. Iteration streams; indexing reads one line
+    (the lines' offsets are found on first use, 8 bytes a record).
+    """
+
+    def __init__(self, path: Path, *, seal: bool = True) -> None:
+        self.path = path
+        self._ident: tuple[int, int, bytes] | None = None
+        self._size = 0
+        self._offsets: array[int] | None = None
+        if seal:
+            self.seal()
+
+    def seal(self) -> None:
+        """Take the file as it is now (the crawl's last lines written) as the records."""
+        self._ident, self._size, self._offsets = None, 0, None
+        try:
+            fh = self.path.open("rb")
+        except FileNotFoundError:
+            return
+        with fh:
+            info = os.fstat(fh.fileno())
+            self._size = info.st_size
+            self._ident = (info.st_dev, info.st_ino, self._tail(fh))
+
+    def _tail(self, fh: Any) -> bytes:
+        """The digest of the last 4 KiB of the records (inode numbers are reused at once:
+        a file put in this one's place is told apart by what it holds)."""
+        fh.seek(max(0, self._size - _TAIL))
+        return hashlib.sha256(fh.read(min(self._size, _TAIL))).digest()
+
+    def _open(self) -> Any:
+        fh = self.path.open("rb")
+        info = os.fstat(fh.fileno())
+        if (self._ident is None or (info.st_dev, info.st_ino) != self._ident[:2]
+                or info.st_size < self._size or self._tail(fh) != self._ident[2]):
+            fh.close()
+            raise CrawlError(f"{self.path} was replaced since this crawl ended")
+        fh.seek(0)
+        return fh
+
+    def _lines(self) -> Iterator[bytes]:
+        if self._ident is None:
+            return
+        with self._open() as fh:
+            left = self._size
+            for line in fh:
+                if left <= 0:
+                    return
+                left -= len(line)
+                if line.endswith(b"\n"):
+                    yield line
+
+    def __iter__(self) -> Iterator[PageRecord]:
+        for line in self._lines():
+            yield PageRecord.from_dict(json.loads(line))
+
+    def _index(self) -> array[int]:
+        if self._offsets is None:
+            offsets, at = array("q"), 0
+            for line in self._lines():
+                offsets.append(at)
+                at += len(line)
+            self._offsets = offsets
+        return self._offsets
+
+    def __len__(self) -> int:
+        return len(self._index())
+
+    @overload
+    def __getitem__(self, index: int) -> PageRecord: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[PageRecord]: ...
+    def __getitem__(self, index: int | slice) -> PageRecord | Sequence[PageRecord]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        offsets = self._index()
+        at = offsets[index]  # IndexError as a tuple gives it
+        with self._open() as fh:
+            fh.seek(at)
+            return PageRecord.from_dict(json.loads(fh.readline()))
+
+    def __repr__(self) -> str:
+        return f"PageFile({str(self.path)!r})"

@@ -2,11 +2,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from pressmark.crawl import CrawlError, CrawlPolicy, PageRecord, Politeness, Seed, crawl
+from pressmark.crawl._output import PageFile
 from pressmark.crawl._policy import FollowCandidate
 from pressmark.crawl._progress import NullProgress
 
@@ -115,13 +117,46 @@ async def test_output_directory(tmp_path: Path) -> None:
         await crawl(ORIGIN + "/", POLICY, fetcher=FakeFetcher(SITE), out_dir=out)
 
 
+async def test_a_large_crawl_into_a_directory_returns_its_pages_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past KEPT_PAGES records are read from pages.jsonl when asked (a million-page crawl
+    does not keep them in memory): the records an in-memory crawl returns, as left."""
+    small = await crawl(ORIGIN + "/", POLICY, fetcher=FakeFetcher(SITE), out_dir=tmp_path / "s")
+    assert isinstance(small.pages, tuple) and len(small.pages) == 40
+    monkeypatch.setattr("pressmark.crawl._engine.KEPT_PAGES", 5)
+    out = tmp_path / "out"
+    m = await crawl(ORIGIN + "/", POLICY, fetcher=FakeFetcher(SITE), out_dir=out)
+    memory = await crawl(ORIGIN + "/", POLICY, fetcher=FakeFetcher(SITE))
+    assert isinstance(memory.pages, tuple)
+    assert isinstance(m.pages, PageFile)
+    fields = ("url", "depth", "status", "outcome", "snapshot_sha256", "title")
+    def rows(pages: Sequence[PageRecord]) -> list[tuple[object, ...]]:
+        return sorted(tuple(p.to_dict()[f] for f in fields) for p in pages)
+    assert rows(m.pages) == rows(memory.pages) and len(m.pages) == 40
+    lines = (out / "pages.jsonl").read_text().splitlines()
+    assert [p.url for p in m.pages] == [json.loads(line)["url"] for line in lines]
+    assert m.pages[-1].url == json.loads(lines[-1])["url"] and m.pages[3] == list(m.pages)[3]
+    assert [p.url for p in m.pages[1:3]] == [json.loads(x)["url"] for x in lines[1:3]]
+    with (out / "pages.jsonl").open("a") as fh:  # a line added later is not this crawl's
+        fh.write(lines[0] + "\n")
+    assert len(PageFile(out / "pages.jsonl", seal=False)) == 0  # not sealed: nothing yet
+    assert len(m.pages) == 40 and len(list(m.pages)) == 40
+    await crawl(ORIGIN + "/", CrawlPolicy(markdown=False, workers=0, max_depth=1),
+                fetcher=FakeFetcher(SITE), out_dir=out)  # a recrawl: another pages.jsonl
+    with pytest.raises(CrawlError, match="replaced"):
+        list(m.pages)
+
+
 async def test_resume_after_interrupt_gives_same_page_set(tmp_path: Path) -> None:
     out = tmp_path / "out"
     stop = asyncio.Event()
 
-    class StopAfter(NullProgress):
+    seen: list[PageRecord] = []
+
+    class StopAfter(NullProgress):  # (a crawl into a directory keeps no records in memory)
         def page(self, record: PageRecord, engine: object) -> None:
-            if len(getattr(engine, "pages", ())) >= 15:
+            seen.append(record)
+            if len(seen) >= 15:
                 stop.set()
 
     first = await crawl(ORIGIN + "/", POLICY, fetcher=FakeFetcher(SITE, delay=0.001),

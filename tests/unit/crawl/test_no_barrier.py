@@ -199,9 +199,12 @@ async def test_resume_in_the_middle_of_overlapping_depths(tmp_path: Path) -> Non
     out = tmp_path / "out"
     stop = asyncio.Event()
 
-    class StopAfter(NullProgress):
+    seen: list[PageRecord] = []
+
+    class StopAfter(NullProgress):  # (a crawl into a directory keeps no records in memory)
         def page(self, record: PageRecord, engine: object) -> None:
-            if len(getattr(engine, "pages", ())) >= 8:
+            seen.append(record)
+            if len(seen) >= 8:
                 stop.set()
 
     budget = 15
