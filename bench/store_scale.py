@@ -14,7 +14,13 @@ most 10,000 pages each (``DemoSite`` seeds 7, 8, ...; one port per host), crawls
   fresh process's view (a new store instance);
 * with ``--files-store``, the same crawl into ``--store-format files`` for comparison.
 
+The CPU seconds of the crawl's process tree are reported beside the wall time: on a
+shared machine the wall time says as much about the neighbours as about the crawl.
+A mirrored site can be kept and reused (``--site DIR``: host ``k`` is ``DIR/site<k>``,
+mirrored once; the 20,000-page site is the first two hosts of the 200,000-page one).
+
     python bench/store_scale.py --pages 20000 [--markdown] [--output files|bundles]
+    python bench/store_scale.py --pages 200000 --site /var/tmp/pm-site [--mirror-only]
 
 Targets (issue #36): store bytes <= 1.1x the gzip WARC; store inodes <= 20 + pages/1,000;
 output inodes <= 100 per 1,000 pages with bundles; at 200,000 pages, throughput within
@@ -25,7 +31,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -61,14 +69,25 @@ SERVER = """    server {{
 
 
 def mirror_site(root: Path, seed: int, pages: int, origin: str) -> int:
-    """Write every allowed HTML page of ``DemoSite(seed, pages)`` (and robots.txt)."""
+    """Write every allowed HTML page of ``DemoSite(seed, pages)`` (and robots.txt).
+
+    A page the site answers 200 is rendered in process for ``origin`` (a tenth of the cost
+    of asking the demo server for it); anything else (a redirect, which urllib follows)
+    goes through the server and is written as a client sees it, robots.txt without its
+    sitemap lines (the crawl is about pages, not about a sitemap's 200,000 entries).
+    """
     from pressmark.demo import DemoSite, run_demo_server_in_thread
+    from pressmark.demo._http import Request, Response
 
     site = DemoSite(seed=seed, pages=pages)
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     written = 0
     with run_demo_server_in_thread(site) as server:
         def get(path: str) -> bytes:
+            answer = site.respond(Request(method="GET", target=path, version="HTTP/1.1",
+                                          headers=(), origin=origin))
+            if isinstance(answer, Response) and answer.status == 200:
+                return answer.body
             with opener.open(server.url + path, timeout=30) as resp:
                 return bytes(resp.read()).replace(server.url.encode(), origin.encode())
 
@@ -87,9 +106,37 @@ def mirror_site(root: Path, seed: int, pages: int, origin: str) -> int:
     return written
 
 
+def site_host(base: Path, k: int, pages: int) -> tuple[Path, int]:
+    """Host ``k`` (``DemoSite`` seed 7 + k, ``pages`` pages) under ``base``, mirrored once.
+
+    Its origin (a port picked when it was mirrored) is written into the pages, so a kept
+    host is served on the same port again (``port``); ``done`` says the mirror finished.
+    """
+    root = base / f"site{k}"
+    done = root / "done"
+    if done.exists():
+        recorded, count = done.read_text().split()
+        if int(recorded) == pages:
+            return root, int(count)
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    port = free_port()
+    (root / "port").write_text(str(port))
+    count = mirror_site(root, 7 + k, pages, f"http://127.0.0.1:{port}")
+    done.write_text(f"{pages} {count}")
+    return root, count
+
+
 def start_nginx(sites: list[tuple[Path, int]], prefix: Path) -> subprocess.Popen[bytes]:
     import socket
 
+    for _, port in sites:  # a kept host's port must still be ours to take
+        with socket.socket() as probe:  # (as nginx binds: TIME_WAIT sockets do not count)
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError as exc:
+                raise RuntimeError(f"port {port} of a kept site is taken: mirror again") from exc
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     servers = "\n".join(SERVER.format(port=port, root=root) for root, port in sites)
     conf = prefix / "nginx.conf"
@@ -168,6 +215,11 @@ def main() -> int:
                         help="where the site and outputs go (default: a temp dir)")
     parser.add_argument("--keep", action="store_true", help="keep the site and outputs")
     parser.add_argument("--samples", type=int, default=2000)
+    parser.add_argument("--site", type=Path, default=None,
+                        help="keep the mirrored hosts here and reuse them (site<k>/)")
+    parser.add_argument("--mirror-only", action="store_true", help="mirror, then stop")
+    parser.add_argument("--no-export", action="store_true",
+                        help="skip the WARC exports (the size comparison; slow at 200,000)")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="pm-scale-", dir=args.work))
@@ -182,15 +234,18 @@ def main() -> int:
         started = time.monotonic()
         served = 0
         for k in range(hosts):
-            root = work / f"site{k}"
-            root.mkdir()
-            port = free_port()
             per = min(PER_HOST, args.pages - k * PER_HOST)
-            served += mirror_site(root, 7 + k, per, f"http://127.0.0.1:{port}")
-            sites.append((root, port))
+            if args.site is not None:
+                args.site.mkdir(parents=True, exist_ok=True)
+                args.site.chmod(0o755)
+            root, count = site_host(args.site or work, k, per)
+            served += count
+            sites.append((root, int((root / "port").read_text())))
         report["served_pages"] = served
         print(f"{served} pages mirrored on {hosts} host(s) in "
               f"{time.monotonic() - started:.0f} s", flush=True)
+        if args.mirror_only:
+            return 0
         prefix = work / "nginx"
         prefix.mkdir()
         nginx = start_nginx(sites, prefix)
@@ -206,7 +261,10 @@ def main() -> int:
             runs.append(("files", ["--store-format", "files"]))
         for label, extra in runs:
             out = work / f"out-{label}"
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             wall, rss, _ = measure([pm, "crawl", *common, "--out", str(out), *extra])
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
             manifest = json.loads((out / "manifest.json").read_text())
             fetched = sum(manifest["summary"]["by_outcome"].get(k, 0)
                           for k in ("ok", "not-modified"))
@@ -214,6 +272,10 @@ def main() -> int:
             out_disk, _, out_inodes = disk_usage(out)
             row = {"wall_s": round(wall, 1), "pages_recorded": manifest["summary"]["pages"],
                    "pages_fetched": fetched, "pages_per_s": round(fetched / wall, 1),
+                   "cpu_s": round(cpu, 1),
+                   "cpu_ms_per_page": round(cpu * 1000 / max(1, fetched), 3),
+                   "pages_per_cpu_s": round(fetched / max(cpu, 1e-9), 1),
+                   "load_1min_after": round(os.getloadavg()[0], 1),
                    "peak_rss_mib": round(rss, 1), "store_bytes_on_disk": store_disk,
                    "store_bytes_apparent": store_apparent, "store_inodes": store_inodes,
                    "output_bytes_on_disk": out_disk, "output_inodes": out_inodes}
@@ -223,7 +285,9 @@ def main() -> int:
         from pressmark.store import export_warc, open_store
 
         store = open_store(seg)
-        for name, target in (("warc_generic", _Plain(store)), ("warc_copy", store)):
+        exports = () if args.no_export else (("warc_generic", _Plain(store)),
+                                              ("warc_copy", store))
+        for name, target in exports:
             path = work / f"{name}.warc.gz"
             t0 = time.perf_counter()
             count = export_warc(target, path)  # type: ignore[arg-type]
@@ -234,8 +298,8 @@ def main() -> int:
         report["lookups"] = lookups(seg, args.samples)
         pages = report["segments"]["pages_fetched"]
         report["ratios"] = {
-            "store_disk_over_warc": round(report["segments"]["store_bytes_on_disk"]
-                                          / report["warc_generic"]["bytes"], 3),
+            "store_disk_over_warc": None if args.no_export else round(
+                report["segments"]["store_bytes_on_disk"] / report["warc_generic"]["bytes"], 3),
             "store_inodes": report["segments"]["store_inodes"],
             "store_inodes_target": 20 + pages // 1000,
             "output_inodes_per_1000_pages": round(

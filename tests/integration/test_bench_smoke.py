@@ -16,6 +16,7 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
     ["ssrf_vs_advocate.py"],
     ["fetch_throughput.py", "--pages", "20", "--rounds", "1", "--repeat", "1"],
     ["shell_classifier.py", "--pages", "40", "--show", "0"],
+    ["store_crash.py", "--seconds", "3", "--writers", "2", "--min-acked", "1"],
 ], ids=lambda args: args[0])
 def test_bench_runs(args: list[str]) -> None:
     done = subprocess.run([sys.executable, str(BENCH / args[0]), *args[1:]],
