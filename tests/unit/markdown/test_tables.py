@@ -285,7 +285,10 @@ def test_hostile_spans_stay_bounded() -> None:
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert cpu < 1.0, cpu           # CPU seconds: the machine's load does not count
+    # CPU seconds (the load does not count, though it still slows a core and tracemalloc
+    # triples the cost): ~0.1 s bare, 0.36 s traced, 1.23 s once in a loaded full run;
+    # the uncapped grid would be 10,000 x 10,000 slots per cell, minutes and gigabytes
+    assert cpu < 5.0, cpu
     assert peak < 100 * 2**20, peak
     assert result.markdown.count("x") == 160 * 66
     assert "table-limit:spans" in result.warnings
