@@ -58,8 +58,9 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "RenderError", "RenderOptions", "RenderResult", "Renderer", "find_chromium",
     ),
     "pressmark.cite": (
-        "CitationError", "QuoteCheck", "Verifier", "chunk", "chunk_id", "chunk_markdown",
-        "citation", "diff_captures", "diff_pages", "verify_quote",
+        "CitationError", "QuoteCheck", "Verifier", "chunk", "chunk_id",
+        "chunk_markdown", "citation", "diff_captures", "diff_pages", "divergence",
+        "verify_quote",
     ),
     "pressmark.markdown": (
         "ConversionPolicy", "MarkdownError", "MarkdownResult", "POLICY_VERSION", "describe_output",

@@ -22,11 +22,13 @@ from pressmark.cite._chunks import chunk, chunk_id, chunk_markdown
 
 if TYPE_CHECKING:
     from pressmark.cite._diff import diff_captures, diff_pages
+    from pressmark.cite._divergence import divergence
     from pressmark.cite._pages import CitationError
     from pressmark.cite._verify import QuoteCheck, Verifier, citation, verify_quote
 
 _LAZY: dict[str, str] = {
     **dict.fromkeys(("diff_captures", "diff_pages"), "pressmark.cite._diff"),
+    "divergence": "pressmark.cite._divergence",
     "CitationError": "pressmark.cite._pages",
     **dict.fromkeys(("QuoteCheck", "Verifier", "citation", "verify_quote"),
                     "pressmark.cite._verify"),
@@ -42,6 +44,7 @@ __all__ = [
     "citation",
     "diff_captures",
     "diff_pages",
+    "divergence",
     "verify_quote",
 ]
 

@@ -134,6 +134,10 @@ def _exit_code(manifest: CrawlManifest, out_dir: Path) -> int:
 @click.option("--replay", is_flag=True,
               help="Re-run from the store (--store, or OUT/store: then OUT is re-derived in "
                    "place) with no network at all.")
+@click.option("--agent-views", is_flag=True,
+              help="Also capture each HTML page's agent-facing versions (its answer to "
+                   "Accept: text/markdown, its rel=alternate text/markdown link, the "
+                   "site's /llms.txt once) and compare them with the page's Markdown.")
 def crawl(  # noqa: PLR0917  # click passes every option as a parameter
           urls: tuple[str, ...], out_dir: Path, max_pages: int, max_depth: int | None,
           discovery: str, render: str, concurrency: int, render_concurrency: int | None,
@@ -146,7 +150,8 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
           time_budget: float | None,
           user_agent: str | None, quiet: bool, resume: bool, no_revalidate: bool, engine: str,
           ray_address: str | None, shards: int, render_workers: int,
-          expect_heading: str | None, expect_language: str | None, replay: bool) -> None:
+          expect_heading: str | None, expect_language: str | None, replay: bool,
+          agent_views: bool) -> None:
     """Crawl from URL... into OUT: snapshots, Markdown, evidence and a manifest."""
     egress = build_policy(origins, ports, proxy)
     if resume:
@@ -189,7 +194,7 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
             time_budget_s=time_budget, user_agent=user_agent, workers=workers,
             revalidate=not no_revalidate,
             page_deadline_s=page_timeout,
-            render_concurrency=render_concurrency,
+            render_concurrency=render_concurrency, agent_views=agent_views,
         )
         runner = None
         if engine == "ray":

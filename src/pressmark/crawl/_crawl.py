@@ -215,6 +215,7 @@ async def crawl(
             pages=tuple(runner.pages) if page_file is None else page_file,
             stop_reason="interrupted" if interrupted else runner.stop_reason,
             changes=runner.changes.report(),
+            agent_views=None if runner.agent_views is None else runner.agent_views.report(),
         )
         try:
             if out is not None:

@@ -20,14 +20,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import errno
 import functools
 import itertools
 import math
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from pressmark.crawl._agentviews import AgentViewReport, page_views
 from pressmark.crawl._canonical import canonical_or_refusal
 from pressmark.crawl._changes import Changes
 from pressmark.crawl._fetcher import PageFetcher
@@ -57,6 +59,7 @@ from pressmark.crawl._workers import (
 from pressmark.crawl._writer import StoreWriter
 
 if TYPE_CHECKING:
+    from pressmark.crawl._fetcher import Fetched
     from pressmark.crawl._linkmemo import LinkMemo
     from pressmark.crawl._progress import Progress
     from pressmark.store import SnapshotRef, SnapshotStore
@@ -146,6 +149,8 @@ class Engine:
         grow a kilobyte a page)."""
         self.spilled = False
         self.changes = Changes(previous)
+        self.agent_views = AgentViewReport() if policy.agent_views else None
+        """A crawl with ``agent_views``: its views counted (``crawl._agentviews``)."""
         """A recrawl's pages against the earlier crawl's (``crawl._changes``)."""
         self.dispatched = 0
         self.in_flight = 0
@@ -591,11 +596,26 @@ class Engine:
                         self._output_failed(exc)
                         raise _NoRoom from exc
                     return store_failed(item, fetched, f"{type(exc).__name__}: {exc}")
+            views = await self._agent_views(item, seed, fetched, source_ref)
         finally:
             self.storing -= 1
             self.frontier.partition(item.host).in_flight += 1  # released again in _page
             self._wake.set()
-        return finished_record(item, fetched, work, source_ref, kept)
+        record = finished_record(item, fetched, work, source_ref, kept)
+        if views is not None:
+            self.agent_views.add(views)  # type: ignore[union-attr]  # set with views
+            record = dataclasses.replace(record, agent_views=views)
+        return record
+
+    async def _agent_views(self, item: FrontierItem, seed: Seed | None, fetched: Fetched,
+                           source_ref: str | None) -> tuple[dict[str, Any], ...] | None:
+        """The page's agent views when the crawl asks for them (``crawl._agentviews``)."""
+        snap = fetched.snapshot
+        if self.agent_views is None or snap is None or fetched.error is not None \
+                or not hasattr(self.fetcher, "agent_views"):
+            return None
+        return await page_views(self.fetcher, item, seed, snap,  # type: ignore[arg-type]
+                                source_ref, writer=self.writer, pool=self.pool)
 
     def _admit_links(self, item: FrontierItem, work: PageWork) -> None:
         links = work.links

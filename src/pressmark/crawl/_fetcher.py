@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from pressmark.crawl._policy import CrawlPolicy, Seed
     from pressmark.egress import Resolver
     from pressmark.fetch import Pacer
+    from pressmark.fetch._agent import AgentView, SiteViews
     from pressmark.fetch._robots import RobotsAnswer
     from pressmark.fetch._shell import ShellCheck
     from pressmark.render import Renderer
@@ -156,6 +157,7 @@ class LiveFetcher:
         from pressmark.render import LazyRenderer  # noqa: PLC0415  # light; no browser import
 
         self._lazy = renderer if isinstance(renderer, LazyRenderer) else None
+        self._sites: SiteViews | None = None
 
     def rendering(self) -> frozenset[str]:
         """The URLs being rendered right now."""
@@ -250,6 +252,20 @@ class LiveFetcher:
                            error=PageFailure(kind="store-error",
                                            message=f"{type(exc).__name__}: {exc}"))
         return dataclasses.replace(fetched, source_ref=ref.source_ref)
+
+    async def agent_views(self, item: FrontierItem, seed: Seed | None, page: Snapshot,
+                          ) -> list[tuple[AgentView, Snapshot | None]]:
+        """The page's agent views (``crawl._agentviews``), requested as the page was: its
+        seed's headers and user agent, robots.txt, this crawl's egress, limits and pacing."""
+        from pressmark.fetch import SourceConfig  # noqa: PLC0415  # loaded on first use
+        from pressmark.fetch._agent import SiteViews, fetch_agent_views  # noqa: PLC0415
+
+        if self._sites is None:
+            self._sites = SiteViews()
+        headers, ua = (seed.headers, seed.user_agent) if seed is not None else (None, None)
+        config = SourceConfig(url=item.url, headers=headers, user_agent=ua,
+                              respect_robots=self.policy.robots)
+        return await fetch_agent_views(page, config, self.options, sites=self._sites)
 
     async def fetch_document(self, url: str) -> bytes:
         from pressmark.fetch import SourceConfig, fetch_source  # noqa: PLC0415  # loaded on first use

@@ -64,6 +64,9 @@ class PageRecord:
     change: str | None = None
     """A recrawl's page against the earlier crawl's record of its URL: ``new``, ``changed``,
     ``not-modified``, ``unchanged-content`` or ``gone`` (``crawl._changes``)."""
+    agent_views: tuple[dict[str, Any], ...] | None = None
+    """The page's agent-facing versions (``AgentView.to_dict``) when the crawl asked for
+    them (``CrawlPolicy.agent_views``), else ``None``."""
 
     def __post_init__(self) -> None:
         if self.outcome == "error" and self.error is not None \
@@ -96,6 +99,7 @@ class PageRecord:
             "readiness_ms": self.readiness_ms,
             "duplicate_of": self.duplicate_of,
             "change": self.change,
+            "agent_views": None if self.agent_views is None else list(self.agent_views),
         }
 
     @classmethod
@@ -126,6 +130,8 @@ class PageRecord:
             readiness_ms=data.get("readiness_ms"),
             duplicate_of=data.get("duplicate_of"),
             change=data.get("change"),
+            agent_views=None if data.get("agent_views") is None
+            else tuple(data["agent_views"]),
         )
 
 
@@ -246,6 +252,10 @@ class CrawlManifest:
     changes: dict[str, Any] | None = None
     """A recrawl's pages counted by ``change`` and the earlier pages it did not request
     (``crawl._changes``); ``None`` on a first crawl."""
+    agent_views: dict[str, Any] | None = None
+    """A crawl with ``agent_views``: pages with a captured view, views by kind and outcome,
+    how many were compared and diverged, each site's ``/llms.txt`` (``crawl._agentviews``);
+    ``None`` otherwise."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -259,4 +269,5 @@ class CrawlManifest:
             "complete": self.complete,
             "stop_reason": self.stop_reason,
             "changes": self.changes,
+            "agent_views": self.agent_views,
         }

@@ -144,6 +144,11 @@ class CrawlPolicy:
     """Address-space limit (``RLIMIT_AS``) of each parser process: a page whose work passes
     it is recorded as ``error`` kind ``parse-out-of-memory`` and its worker replaced (not
     with ``workers=0``). ``None``: no limit."""
+    agent_views: bool = False
+    """Also request each HTML page's agent-facing versions (``Accept: text/markdown``, its
+    ``rel="alternate" type="text/markdown"`` link, its site's ``/llms.txt`` once), store
+    them and compare them with the page's Markdown (``crawl._agentviews``). Off: not one
+    extra request."""
     render_concurrency: int | None = None
     """Browser pages rendering at once, apart from ``politeness.concurrency`` (a render
     holds a request slot only while its document is requested); ``None`` sizes them
@@ -181,6 +186,8 @@ class CrawlPolicy:
             raise CrawlError("render_concurrency must be >= 1")
         if self.store_format not in ("segments", "files"):
             raise CrawlError(f"unknown store format {self.store_format!r}")
+        if self.agent_views and self.mode != "live":
+            raise CrawlError("agent_views needs a live crawl (a replay requests nothing)")
         if self.output not in ("files", "bundles"):
             raise CrawlError(f"unknown output layout {self.output!r}")
         for pattern in (*self.include, *self.exclude):
@@ -216,6 +223,7 @@ class CrawlPolicy:
             "revalidate": self.revalidate,
             # only when not the default, so identities of earlier crawls still match
             **({"output": self.output} if self.output != "files" else {}),
+            **({"agent_views": True} if self.agent_views else {}),
         }
 
 

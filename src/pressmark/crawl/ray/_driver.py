@@ -130,6 +130,9 @@ def prepare(seeds: SeedLike | Sequence[SeedLike], policy: CrawlPolicy | None, *,
     policy.validate()
     if shards < 1:
         raise CrawlError("shards must be >= 1")
+    if policy.agent_views:  # the shards would request them; the driver cannot count them yet
+        raise CrawlError("agent_views is not supported by the Ray engine yet (use "
+                         "--engine local)")
     seed_list = normalise_seeds(seeds, policy)
     if resume and out_dir is None:
         raise CrawlError("resume needs the output directory of the interrupted crawl")
