@@ -176,3 +176,28 @@ def test_cli_crawl_agent_views(site: AgentSite, tmp_path: Path) -> None:
     kinds = {view["kind"]: view for view in row["agent_views"]}
     assert set(kinds) == {"accept-markdown", "llms-txt"}
     assert kinds["accept-markdown"]["divergence"]["agrees"] is False
+
+
+def test_cli_fetch_agent_views(site: AgentSite, tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    args = ["fetch", site.url + "/differ", "--allow-loopback", site.url, "--store", str(store)]
+    mark = len(site.requests)
+    result = CliRunner().invoke(main, [*args, "--json", "--agent-views"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    kinds = {view["kind"]: view for view in document["agent_views"]}
+    assert set(kinds) == {"accept-markdown", "llms-txt"}
+    diverging = kinds["accept-markdown"]["divergence"]
+    assert [p["text"] for p in diverging["only_in_view"]] == [CHANGED_B, AGENT_ONLY]
+    verifier = Verifier(open_store(store))
+    for passage in (*diverging["only_in_view"], *diverging["only_in_page"]):
+        assert verifier.verify_citation(passage["citation"]).verdict == "exact"
+    # robots.txt once, the page, its Markdown answer, llms.txt
+    assert sorted(p for p, _ in site.requests[mark:]) == sorted(
+        ["/robots.txt", "/differ", "/differ", "/llms.txt"])
+    mark = len(site.requests)
+    plain = CliRunner().invoke(main, [*args, "--format", "markdown"])
+    assert plain.exit_code == 0 and "agent view" not in plain.stderr
+    assert all("text/markdown" not in a for _, a in site.requests[mark:])
+    said = CliRunner().invoke(main, [*args, "--format", "markdown", "--agent-views"])
+    assert "agent view accept-markdown: captured (text/markdown), divergence" in said.stderr

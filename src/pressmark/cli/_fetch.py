@@ -26,6 +26,7 @@ from pressmark import render as render_module
 from pressmark import store as store_module
 from pressmark._errors import PressmarkError
 from pressmark.cli._egress_options import build_policy, egress_options
+from pressmark.cli._fetch_views import agent_views, say_views
 from pressmark.cli._hints import (
     EXIT_CODES_EPILOG,
     EXIT_FAILURE,
@@ -38,6 +39,7 @@ from pressmark.fetch import (
     FetchFailure,
     FetchOptions,
     FetchResult,
+    RobotsCache,
     SourceConfig,
     classify_shell,
     fetch_source,
@@ -109,7 +111,8 @@ def _failure_json(url: str, kind: str, message: str, code: str | None) -> dict[s
 
 async def _run(url: str, *, render: str, store_dir: Path | None, policy: EgressPolicy,
                max_bytes: int | None, timeout_ms: int | None, retries: int | None,
-               user_agent: str | None, respect_robots: bool) -> FetchResult:
+               user_agent: str | None, respect_robots: bool, views: bool = False,
+               ) -> tuple[FetchResult, list[dict[str, Any]] | None]:
     store: store_module.SnapshotStore | None = None
     if store_dir is not None:
         store = store_module.open_store(store_dir, create=True)  # either format
@@ -130,9 +133,15 @@ async def _run(url: str, *, render: str, store_dir: Path | None, policy: EgressP
                            f"{type(exc).__name__}: {exc}")
                 return FetchResult(url=url, error=FetchFailure(
                     kind="invalid-config", message=message, code=getattr(exc, "code", None),
-                    url=url))
-        options = FetchOptions(egress=policy, resolver=resolver, store=store, renderer=renderer)
-        return await fetch_source(source, options)
+                    url=url)), None
+        # One robots.txt download for the page and its agent views.
+        robots = RobotsCache(policy=policy, resolver=resolver) if views else None
+        options = FetchOptions(egress=policy, resolver=resolver, store=store, renderer=renderer,
+                               robots=robots)
+        result = await fetch_source(source, options)
+        if not views:
+            return result, None
+        return result, await agent_views(result, source, options, store)
     finally:
         if renderer is not None:
             await renderer.aclose()
@@ -156,10 +165,14 @@ async def _run(url: str, *, render: str, store_dir: Path | None, policy: EgressP
 @click.option("--retries", type=click.IntRange(min=0, max=10), help="Retries of a plain fetch.")
 @click.option("--user-agent", help="User-Agent (its product token is matched in robots.txt).")
 @click.option("--no-robots", is_flag=True, help="Do not consult robots.txt.")
+@click.option("--agent-views", "views", is_flag=True,
+              help="Also fetch the page's agent-facing versions (Accept: text/markdown, its "
+                   "rel=alternate text/markdown link, the site's /llms.txt) and compare them "
+                   "with its Markdown (JSON: agent_views; otherwise a line each on stderr).")
 def fetch(url: str, *, fmt: str | None, as_markdown: bool, as_json: bool, render: str,
           store_dir: Path | None, origins: tuple[str, ...], ports: tuple[int, ...],
           proxy: str | None, max_bytes: int | None, timeout_ms: int | None,
-          retries: int | None, user_agent: str | None, no_robots: bool) -> None:
+          retries: int | None, user_agent: str | None, no_robots: bool, views: bool) -> None:
     """Fetch URL through the guarded, polite fetcher and print it (see --format).
 
     The output goes to stdout; warnings, errors and hints go to stderr.
@@ -188,9 +201,10 @@ def fetch(url: str, *, fmt: str | None, as_markdown: bool, as_json: bool, render
             click.echo(f"error: invalid-config: {invalid.message}", err=True)
         sys.exit(EXIT_USAGE)
     try:
-        result = asyncio.run(_run(url, render=render, store_dir=store_dir, policy=policy,
-                                  max_bytes=max_bytes, timeout_ms=timeout_ms, retries=retries,
-                                  user_agent=user_agent, respect_robots=not no_robots))
+        result, found = asyncio.run(_run(
+            url, render=render, store_dir=store_dir, policy=policy, max_bytes=max_bytes,
+            timeout_ms=timeout_ms, retries=retries, user_agent=user_agent,
+            respect_robots=not no_robots, views=views))
     except PressmarkError as exc:
         if as_json:
             click.echo(json.dumps(_failure_json(url, "invalid-config", exc.message, exc.code),
@@ -204,6 +218,8 @@ def fetch(url: str, *, fmt: str | None, as_markdown: bool, as_json: bool, render
         if store_dir is None and result.source_ref is not None:
             document["source_ref_resolvable"] = False
             document["note"] = UNRESOLVABLE_NOTE
+        if found is not None:
+            document["agent_views"] = found
         click.echo(json.dumps(document, indent=2, ensure_ascii=False))
     else:
         for warning in result.warnings:
@@ -217,6 +233,8 @@ def fetch(url: str, *, fmt: str | None, as_markdown: bool, as_json: bool, render
         if store_dir is not None and result.source_ref is not None:
             # the body went to stdout; say where the snapshot went and how to cite it
             click.echo(f"stored in {store_dir}: {result.source_ref}", err=True)
+        if found is not None:
+            say_views(found)
     if render == "never" and result.snapshot is not None and \
             result.snapshot.content_type == "html" and not result.snapshot.not_modified:
         verdict = classify_shell(result.snapshot.body, result.url)
