@@ -134,6 +134,10 @@ def _exit_code(manifest: CrawlManifest, out_dir: Path) -> int:
 @click.option("--replay", is_flag=True,
               help="Re-run from the store (--store, or OUT/store: then OUT is re-derived in "
                    "place) with no network at all.")
+@click.option("--keep-hidden-text", is_flag=True,
+              help="Keep text a reader would not see (display:none, off-screen, "
+                   "aria-hidden, ...) in the Markdown; by default it is left out. The "
+                   "evidence lists it and the manifest counts it either way.")
 @click.option("--agent-views", is_flag=True,
               help="Also capture each HTML page's agent-facing versions (its answer to "
                    "Accept: text/markdown, its rel=alternate text/markdown link, the "
@@ -151,7 +155,7 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
           user_agent: str | None, quiet: bool, resume: bool, no_revalidate: bool, engine: str,
           ray_address: str | None, shards: int, render_workers: int,
           expect_heading: str | None, expect_language: str | None, replay: bool,
-          agent_views: bool) -> None:
+          keep_hidden_text: bool, agent_views: bool) -> None:
     """Crawl from URL... into OUT: snapshots, Markdown, evidence and a manifest."""
     egress = build_policy(origins, ports, proxy)
     if resume:
@@ -195,6 +199,7 @@ def crawl(  # noqa: PLR0917  # click passes every option as a parameter
             revalidate=not no_revalidate,
             page_deadline_s=page_timeout,
             render_concurrency=render_concurrency, agent_views=agent_views,
+            keep_hidden_text=keep_hidden_text,
         )
         runner = None
         if engine == "ray":

@@ -287,6 +287,10 @@ def _parser(prog: str) -> argparse.ArgumentParser:
                         help="with --chunks: the chunks' size (default 2000)")
     parser.add_argument("--overlap", type=int, default=0, metavar="N",
                         help="with --chunks: characters a chunk repeats of the one before")
+    parser.add_argument("--keep-hidden-text", action="store_true",
+                        help="keep text a reader would not see (display:none, off-screen, "
+                             "aria-hidden, ...) in the Markdown; by default it is left out "
+                             "(the evidence's hidden_text lists it either way)")
     parser.add_argument("--jobs", default="auto", type=_jobs, metavar="N|auto",
                         help="worker processes for --batch; auto (the default): one per core, "
                              f"at most one per {PAGES_PER_WORKER} pages")
@@ -317,6 +321,8 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             parser.error(f"not a directory: {source}")
         if args.chunks and not (args.max_chars >= 64 and 0 <= args.overlap < args.max_chars):
             parser.error("--max-chars must be at least 64, --overlap from 0 to --max-chars - 1")
+        if args.keep_hidden_text:
+            parser.error("--keep-hidden-text converts one page (FILE or -), not --batch")
         return _run_batch(source, args.out_dir, args.jobs, args.as_json,
                           max_chars=args.max_chars if args.chunks else 0, overlap=args.overlap)
     if args.chunks:
@@ -332,7 +338,11 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         # Nothing piped in: waiting silently for HTML typed at a terminal helps nobody.
         parser.error("give an HTML FILE, or pipe HTML in (pressmark md - reads a terminal too)")
     _load_converter()
-    from pressmark.markdown import MarkdownError, to_markdown  # noqa: PLC0415 - loaded above
+    from pressmark.markdown import (  # noqa: PLC0415 - loaded above
+        ConversionPolicy,
+        MarkdownError,
+        to_markdown,
+    )
 
     if source in (None, "-"):
         data = sys.stdin.buffer.read()
@@ -346,7 +356,11 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         sys.stderr.write(f"error: {refusal[0]}: {refusal[1]}\n")
         return EXIT_USAGE
     try:
-        result = to_markdown(data, url=args.url)
+        if args.keep_hidden_text:
+            result = to_markdown(data, url=args.url,
+                                 policy=ConversionPolicy(keep_hidden_text=True))
+        else:
+            result = to_markdown(data, url=args.url)
     except MarkdownError as exc:  # a conversion budget (conversion-limit:*): no Markdown
         sys.stderr.write(f"error: {exc.code}: {exc.message}\n")
         return EXIT_FAILURE

@@ -64,6 +64,9 @@ class PageRecord:
     change: str | None = None
     """A recrawl's page against the earlier crawl's record of its URL: ``new``, ``changed``,
     ``not-modified``, ``unchanged-content`` or ``gone`` (``crawl._changes``)."""
+    hidden_text: int = 0
+    """Passages of text a reader would not see that the page's evidence lists
+    (``hidden_text``): left out of its Markdown, or kept with ``keep_hidden_text``."""
     agent_views: tuple[dict[str, Any], ...] | None = None
     """The page's agent-facing versions (``AgentView.to_dict``) when the crawl asked for
     them (``CrawlPolicy.agent_views``), else ``None``."""
@@ -99,6 +102,7 @@ class PageRecord:
             "readiness_ms": self.readiness_ms,
             "duplicate_of": self.duplicate_of,
             "change": self.change,
+            "hidden_text": self.hidden_text,
             "agent_views": None if self.agent_views is None else list(self.agent_views),
         }
 
@@ -130,6 +134,7 @@ class PageRecord:
             readiness_ms=data.get("readiness_ms"),
             duplicate_of=data.get("duplicate_of"),
             change=data.get("change"),
+            hidden_text=int(data.get("hidden_text") or 0),
             agent_views=None if data.get("agent_views") is None
             else tuple(data["agent_views"]),
         )
@@ -156,6 +161,9 @@ class CrawlSummary:
         large denied count, which is the crawler obeying the site, not failing."""
         self.duplicates = 0
         """Pages whose body repeats an earlier page's (``duplicate_of``)."""
+        self.hidden_text_pages = 0
+        self.hidden_text_passages = 0
+        """Pages whose evidence lists hidden text, and the passages listed."""
         self.render_fallbacks = 0
         """Pages that looked like JavaScript shells and were kept unrendered (no browser,
         or the render failed): the plain snapshot stands in."""
@@ -173,6 +181,9 @@ class CrawlSummary:
                 self.robots_denied_paths[_first_segment(page.url)] += 1
         if page.duplicate_of is not None:
             self.duplicates += 1
+        if page.hidden_text:
+            self.hidden_text_pages += 1
+            self.hidden_text_passages += page.hidden_text
         if any(w.startswith("render-fallback:") for w in page.warnings):
             self.render_fallbacks += 1
         if page.rendered and page.outcome != "not-modified":  # a 304 keeps a render, runs none
@@ -222,6 +233,8 @@ class CrawlSummary:
             "robots_denied_paths": dict(sorted(self.robots_denied_paths.items())),
             "render_fallbacks": self.render_fallbacks,
             "duplicates": self.duplicates,
+            "hidden_text_pages": self.hidden_text_pages,
+            "hidden_text_passages": self.hidden_text_passages,
         }
 
 

@@ -136,7 +136,8 @@ class PageWorker:
             passed=work.validation[0], reasons=work.validation[1])
         return PageRecord(url=directory, final_url=None, depth=item.depth, status=snap.status,
                           outcome="ok", title=work.title, markdown_path=work.markdown_path,
-                          evidence_path=work.evidence_path, validation=validation)
+                          evidence_path=work.evidence_path, validation=validation,
+                          hidden_text=work.hidden_text)
 
     async def run(self, item: FrontierItem, fetched: Fetched, put_in_worker: bool,
                   kept: PageRecord | None) -> PageWork | None:
@@ -173,6 +174,7 @@ class PageWorker:
             strip_tracking=policy.strip_tracking_params, readiness=fetched.readiness,
             store=self.store_spec if put_in_worker else None,
             expect=self._expectations(item), output=policy.output,
+            keep_hidden=policy.keep_hidden_text,
         )
         if self.pool is None:  # workers=0: inline, bounded by the pre-scan's caps
             work = process_page(job)
@@ -189,7 +191,8 @@ class PageWorker:
                 and _is_directory(item.url):
             self._directories[item.url] = (snap.body_hash, PageWork(
                 title=work.title, markdown_path=work.markdown_path,
-                evidence_path=work.evidence_path, validation=work.validation))
+                evidence_path=work.evidence_path, validation=work.validation,
+                hidden_text=work.hidden_text))
         if key is not None and want_links and work.parsed and self.links is not None:
             self.links.add(key, KnownLinks(title=work.html_title, links=work.links,
                                            refused=work.refused, warnings=work.warnings))

@@ -144,6 +144,9 @@ class CrawlPolicy:
     """Address-space limit (``RLIMIT_AS``) of each parser process: a page whose work passes
     it is recorded as ``error`` kind ``parse-out-of-memory`` and its worker replaced (not
     with ``workers=0``). ``None``: no limit."""
+    keep_hidden_text: bool = False
+    """Keep text a reader would not see in the Markdown (``ConversionPolicy.keep_hidden_text``);
+    by default it is left out. Either way the evidence lists it and the manifest counts it."""
     agent_views: bool = False
     """Also request each HTML page's agent-facing versions (``Accept: text/markdown``, its
     ``rel="alternate" type="text/markdown"`` link, its site's ``/llms.txt`` once), store
@@ -224,6 +227,7 @@ class CrawlPolicy:
             # only when not the default, so identities of earlier crawls still match
             **({"output": self.output} if self.output != "files" else {}),
             **({"agent_views": True} if self.agent_views else {}),
+            **({"keep_hidden_text": True} if self.keep_hidden_text else {}),
         }
 
 

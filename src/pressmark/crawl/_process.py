@@ -54,6 +54,8 @@ class PageJob:
     """A seed's ``(expected_heading, expected_language)`` for this page's validation."""
     output: Output = "files"
     """Markdown and evidence as sharded files, or appended to bundles (_bundles.py)."""
+    keep_hidden: bool = False
+    """Hidden text stays in the Markdown (``ConversionPolicy.keep_hidden_text``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -77,6 +79,8 @@ class PageWork:
     disk_full: str | None = None
     """Why the page's snapshot or files could not be written for want of room (the crawl
     stops then); ``None`` otherwise."""
+    hidden_text: int = 0
+    """Hidden passages the evidence lists (``hidden_text``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,9 +201,11 @@ def process_page(job: PageJob, *, inline: bool = False) -> PageWork:
             return PageWork(title=title, links=links, refused=refused, error=message,
                             source_ref=source_ref, parsed=True, warnings=limits,
                             html_title=title, disk_full=message)
+    evidence = getattr(result, "evidence", None)
     return PageWork(title=getattr(result, "title", None) or title, links=links, refused=refused,
                     markdown_path=md_path, evidence_path=ev_path, validation=valid,
-                    source_ref=source_ref, parsed=True, warnings=limits, html_title=title)
+                    source_ref=source_ref, parsed=True, warnings=limits, html_title=title,
+                    hidden_text=len(getattr(evidence, "hidden_text", ()) or ()))
 
 
 def _convert(text: str, url: str, job: PageJob) -> Any:
@@ -210,17 +216,19 @@ def _convert(text: str, url: str, job: PageJob) -> Any:
     # The request travels along, so the evidence keeps it and validation can tell a
     # redirect to a login or home page from the page that was asked for.
     requested = snap.requested_url or url
-    if job.expect is None:
+    if job.expect is None and not job.keep_hidden:
         return to_markdown(text, url=url, readiness=readiness, requested_url=requested)
+    heading, language = job.expect or (None, None)
     return to_markdown(text, url=url, readiness=readiness, requested_url=requested,
-                       policy=_policy_for(*job.expect))
+                       policy=_policy_for(heading, language, keep_hidden=job.keep_hidden))
 
 
 @functools.lru_cache(maxsize=64)
-def _policy_for(heading: str | None, language: str | None) -> Any:
+def _policy_for(heading: str | None, language: str | None, *, keep_hidden: bool) -> Any:
     from pressmark.markdown import ConversionPolicy  # noqa: PLC0415  # loaded on first use
 
-    return ConversionPolicy(required_heading=heading, expected_language=language)
+    return ConversionPolicy(required_heading=heading, expected_language=language,
+                            keep_hidden_text=keep_hidden)
 
 
 

@@ -57,6 +57,7 @@ def finished_record(item: FrontierItem, fetched: Fetched, work: PageWork | None,
         return record
     return dataclasses.replace(record, title=kept.title, markdown_path=kept.markdown_path,
                                evidence_path=kept.evidence_path, validation=kept.validation,
+                               hidden_text=kept.hidden_text,
                                duplicate_of=kept.url if kept.url != item.url else None)
 
 
@@ -93,6 +94,7 @@ def page_record(item: FrontierItem, fetched: Fetched, work: PageWork | None,
         evidence_path=None if work is None else work.evidence_path,
         validation=validation, bytes=len(snap.bytes),
         readiness_ms=None if fetched.readiness is None else fetched.readiness[2],
+        hidden_text=0 if work is None else work.hidden_text,
     )
 
 

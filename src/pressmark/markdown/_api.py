@@ -164,10 +164,12 @@ def to_markdown(
         # so the text and its bytes give one tree (kept, it is text before the doctype:
         # quirks mode, the head's elements moved into the body)
         text = html[1:] if html.startswith("\ufeff") else html
-    doc = parse(text, skip_chrome=policy.select_main, utf8=utf8)
+    doc = parse(text, skip_chrome=policy.select_main, utf8=utf8,
+                keep_hidden=policy.keep_hidden_text)
     head = HeadNodes(doc.tree)
     if not doc.cut.verify(head.raw_texts):  # the tree is not the page's (``_rawcut``)
-        doc = parse(text, skip_chrome=policy.select_main, utf8=utf8, cut=False)
+        doc = parse(text, skip_chrome=policy.select_main, utf8=utf8, cut=False,
+                    keep_hidden=policy.keep_hidden_text)
         head = HeadNodes(doc.tree)
     resolve = _Resolver(_base_url(head.base_attrs, url))
     state = read_embedded_state(head, doc.cut)

@@ -335,11 +335,14 @@ def _selector_rules(prelude: str, body: str) -> list[_Rule]:
 class HiddenWatch:
     """Decides, during the tree copy, which elements are hidden, and notes them."""
 
-    __slots__ = ("sheet", "spots")
+    __slots__ = ("keep", "sheet", "spots")
 
-    def __init__(self, sheet: Sheet | None) -> None:
+    def __init__(self, sheet: Sheet | None, *, keep: bool = False) -> None:
         self.sheet = sheet
         self.spots: list[_Spot] = []
+        self.keep = keep
+        """Hidden elements stay in the tree (``ConversionPolicy.keep_hidden_text``): still
+        noted and listed, each passage marked ``kept``."""
 
     def wants(self, attrs: dict[str, str | None]) -> bool:
         """Whether :meth:`reason` has anything to read (a cheap first look)."""
@@ -389,7 +392,8 @@ class HiddenWatch:
                 continue
             out.append({"dom_path": f"{path_of(spot.parent)} > {spot.tag}:nth-of-type("
                                     f"{spot.nth})",
-                        "reason": spot.reason, "chars": len(text), "text": text[:MAX_TEXT]})
+                        "reason": spot.reason, "chars": len(text), "text": text[:MAX_TEXT],
+                        **({"kept": True} if self.keep else {})})
         return out
 
 

@@ -39,6 +39,9 @@ class ConversionPolicy:
     images: ImageMode = "markdown"
     links: bool = True
     keep_title: bool = True        # the page's h1 stays in the body (also ``MarkdownResult.title``)
+    # text a reader would not see (``_hidden``) stays in the Markdown, still listed in the
+    # evidence's hidden_text (each passage ``kept``); off: it is left out
+    keep_hidden_text: bool = False
     # validation
     min_markdown_chars: int = 200
     min_paragraphs: int = 1

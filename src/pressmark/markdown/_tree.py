@@ -223,13 +223,14 @@ PLACE_PARAGRAPH: Final = 80    # chars: a paragraph this long is prose
 
 
 def parse(html: str | None, *, skip_chrome: bool = True, utf8: bytes | None = None,
-          cut: bool = True, native: bool = True) -> Document:
+          cut: bool = True, native: bool = True, keep_hidden: bool = False) -> Document:
     """``utf8``: ``html`` encoded as UTF-8, when the caller has those bytes (``parse_html``);
     ``html`` may then be None (``parse_page``).
 
     ``cut``: Lexbor skips script and style bodies (``_rawcut``); the caller verifies the
     cut against the tree (``Document.cut``) and parses again without it if it fails.
     ``native``: read Lexbor's tree through the C reader when it is there (``_dom``).
+    ``keep_hidden``: hidden elements stay in the tree, still noted (``_hidden``).
     """
     parser, limits, raw = parse_page(html, utf8=utf8, cut=cut)
     tree = Tree(parser, native=native)
@@ -240,7 +241,7 @@ def parse(html: str | None, *, skip_chrome: bool = True, utf8: bytes | None = No
     sheet = None
     if has_style(html if html is not None else utf8):
         sheet = read_sheet([raw.restore(node.text(deep=True)) for node in parser.tags("style")])
-    watch = HiddenWatch(sheet)
+    watch = HiddenWatch(sheet, keep=keep_hidden)
     if lex_body is not None:
         body.attrs = lex_body.attributes
         _build(tree, tree.handle(lex_body), body, nodes, skipped,
@@ -355,7 +356,8 @@ def _build(tree: Tree, lex_root: Any, root: Node, nodes: list[Node], skipped: se
                 why = watch.reason(tag, attrs, parent)  # (``HiddenWatch.wants``, inline)
                 if why is not None:  # left out, and noted (``_hidden``)
                     watch.note(parent, tag, n, why, child, attrs=attrs)
-                    continue
+                    if not watch.keep:
+                        continue
             # only these can be chrome (``_chrome``: an inline element only by its role,
             # a block by a strong id or class word, asked here first: the memoised rules
             # are cheap, and most elements are spared the call)

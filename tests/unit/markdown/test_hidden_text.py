@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pressmark.markdown import to_markdown
+from pressmark.markdown import ConversionPolicy, to_markdown
 from pressmark.markdown._hidden import (
     MIN_HIDDEN_CHARS,
     _declarations,
@@ -43,6 +43,23 @@ def test_static(case: dict[str, Any]) -> None:
         assert case["passage"] in result.markdown
         assert flags == ()
         assert "hidden_text" not in result.evidence.to_dict()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["file"] for c in CASES])
+def test_keep_hidden_text(case: dict[str, Any]) -> None:
+    """``keep_hidden_text``: every hidden passage stays in the Markdown, still listed
+    (``kept``); a page with nothing hidden converts to the very same bytes."""
+    html = (PAGES / case["file"]).read_text(encoding="utf-8")
+    url = "http://harbour.test/" + case["file"]
+    default = to_markdown(html, url=url)
+    kept = to_markdown(html, url=url, policy=ConversionPolicy(keep_hidden_text=True))
+    assert case["passage"] in kept.markdown
+    if case["hidden"]:
+        assert [(f["reason"], f["text"], f["kept"]) for f in kept.evidence.hidden_text] == [
+            (case["reason"], case["passage"], True)]
+        assert kept.markdown != default.markdown
+    else:
+        assert kept.markdown == default.markdown and kept.evidence.hidden_text == ()
 
 
 def test_short_hidden_labels_are_not_listed() -> None:
