@@ -22,7 +22,7 @@ UNTRUSTED_NOTICE = (
 """Put beside every page text a tool returns, so a client can keep it out of its instructions."""
 
 TOOL_NAMES = ("fetch_page", "crawl_site", "read_markdown", "resolve_citation", "get_chunks",
-              "verify_quote")
+              "verify_quote", "diff_captures")
 MARKDOWN_PAGE_BYTES = 100 * 1024
 """Markdown returned per call (UTF-8 bytes); the rest comes with ``next_offset``."""
 

@@ -7,7 +7,7 @@ tool against them.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -175,5 +175,44 @@ class CitationOut(BaseModel):
     body: str | None = Field(description="UNTRUSTED: the exact text body (capped), null for "
                                          "binary content.")
     body_truncated: bool
+    untrusted_content: bool = Field(description=_UNTRUSTED)
+    notice: str
+
+
+class DiffSideOut(BaseModel):
+    kind: str
+    text: str = Field(description="UNTRUSTED: page text (the block's Markdown).")
+    markdown_span: list[int]
+    dom_path: str
+    citation: dict[str, Any] = Field(description="A citation of this block of its capture "
+                                                 "(verify_quote finds it again).")
+
+
+class BlockChangeOut(BaseModel):
+    change: Literal["added", "removed", "changed"]
+    old: DiffSideOut | None
+    new: DiffSideOut | None
+
+
+class DiffCaptureOut(BaseModel):
+    source_ref: str | None
+    fetched_at: str | None
+    status: int | None
+
+
+class DiffCapturesOut(BaseModel):
+    format: str
+    url: str
+    old: DiffCaptureOut
+    new: DiffCaptureOut
+    gone: bool = Field(description="The page answered an HTTP error in the new capture.")
+    same_snapshot: bool
+    same_markdown: bool
+    policy_version: str | None
+    counts: dict[str, int]
+    changes: list[BlockChangeOut]
+    truncated: bool = Field(description="The diff compared fewer blocks than the pages hold.")
+    total_changes: int
+    next_start: int | None = Field(description="More changes: call again with start=next_start.")
     untrusted_content: bool = Field(description=_UNTRUSTED)
     notice: str

@@ -29,6 +29,7 @@ from pressmark.mcp._options import UNTRUSTED_NOTICE, McpOptions
 from pressmark.mcp._schema import (
     CitationOut,
     CrawlSiteOut,
+    DiffCapturesOut,
     FetchPageOut,
     GetChunksOut,
     ReadMarkdownOut,
@@ -85,6 +86,13 @@ _VERIFY_DOC = (
     "not-found (with the closest passage and its similarity; other_snapshots lists other "
     "captures of the page that do hold it). Cite only what is exact or normalised."
     + _UNTRUSTED_DOC)
+
+_DIFF_DOC = (
+    "What changed between two captures in the store (two source_refs, older first, e.g. "
+    "two crawl_site or fetch_page results of one page): the blocks of the Markdown added, "
+    "removed or changed, each side with its text, span, page element and a citation that "
+    "verify_quote finds again. Changes come in pieces: continue with start=next_start. "
+    "Reads the local store only; no network." + _UNTRUSTED_DOC)
 
 
 def build_server(options: McpOptions, *, tools: PressmarkTools | None = None) -> MCPServer:
@@ -149,6 +157,14 @@ def build_server(options: McpOptions, *, tools: PressmarkTools | None = None) ->
             description="The citation's policy_version, if it has one.")] = None,
     ) -> Annotated[CallToolResult, VerifyQuoteOut]:
         return await _call(impl.verify_quote(source_ref, quote, policy_version), _verify_text)
+
+    @server.tool(description=_DIFF_DOC, annotations=local)
+    async def diff_captures(
+        old_ref: Annotated[str, Field(description="The older capture's source_ref.")],
+        new_ref: Annotated[str, Field(description="The newer capture's source_ref.")],
+        start: Annotated[int, Field(ge=0, description="First change (next_start).")] = 0,
+    ) -> Annotated[CallToolResult, DiffCapturesOut]:
+        return await _call(impl.diff_captures(old_ref, new_ref, start), _diff_text)
 
     return server
 
@@ -240,6 +256,25 @@ def _chunks_text(data: dict[str, Any]) -> str:
         lines.append(_fence(f"headings: {path}\n\n{piece['text']}"))
     if data["next_start"] is not None:
         lines.append(f"[more: get_chunks(source_ref, start={data['next_start']})]")
+    return "\n".join(lines)
+
+
+def _diff_text(data: dict[str, Any]) -> str:
+    counts = data["counts"]
+    lines = [f"old: {data['old']['source_ref']}", f"new: {data['new']['source_ref']}",
+             f"changes: {counts['added']} added, {counts['removed']} removed, "
+             f"{counts['changed']} changed" + (" (gone)" if data["gone"] else "")
+             + (" (same Markdown)" if data["same_markdown"] else ""),
+             _fence(f"url: {data['url']}")]
+    for item in data["changes"]:
+        sides = [(name, item[name]) for name in ("old", "new") if item[name] is not None]
+        # the blocks are the page's words: inside a fence; spans and paths are the server's
+        lines.append(f"{item['change']} " + " ".join(
+            f"{name}={side['markdown_span'][0]}:{side['markdown_span'][1]}"
+            for name, side in sides))
+        lines.append(_fence("\n---\n".join(side["text"] for _, side in sides)))
+    if data["next_start"] is not None:
+        lines.append(f"[more: diff_captures(old_ref, new_ref, start={data['next_start']})]")
     return "\n".join(lines)
 
 

@@ -257,6 +257,35 @@ class PressmarkTools:
             raise ToolFailure(exc.code, exc.message) from exc
         return capped({**check.to_dict(), "untrusted_content": True, "notice": UNTRUSTED_NOTICE})
 
+    async def diff_captures(self, old_ref: str, new_ref: str, start: int = 0,
+                            ) -> dict[str, Any]:
+        """The block-level diff of two captures in the store (``pressmark.cite``'s
+        ``diff_captures``: blocks added, removed, changed, each side citable), its changes
+        from ``start`` capped per call like the Markdown (continue with ``next_start``)."""
+        from pressmark.cite import CitationError, diff_captures  # noqa: PLC0415  # lazy
+
+        try:
+            diff = await self._bounded(
+                asyncio.to_thread(diff_captures, self.store, old_ref, new_ref), new_ref)
+        except CitationError as exc:
+            raise ToolFailure(exc.code, exc.message) from exc
+        data = diff.to_dict()
+        changes: list[dict[str, Any]] = data.pop("changes")
+        out: list[dict[str, Any]] = []
+        size = 0
+        at = max(0, start)
+        while at < len(changes):
+            cost = sum(len(side["text"].encode("utf-8")) for side in
+                       (changes[at]["old"], changes[at]["new"]) if side is not None)
+            if out and size + cost > MARKDOWN_PAGE_BYTES:
+                break
+            size += cost
+            out.append(changes[at])
+            at += 1
+        return capped({**data, "changes": out, "total_changes": len(changes),
+                       "next_start": at if at < len(changes) else None,
+                       "untrusted_content": True, "notice": UNTRUSTED_NOTICE})
+
     async def resolve_citation(self, source_ref: str) -> dict[str, Any]:
         """Verify ``source_ref`` against the store; the exact body for text (capped)."""
         snapshot = self._resolve(source_ref)
