@@ -258,6 +258,76 @@ async def test_progress_aggregates_across_shards(tmp_path: Path) -> None:
     assert lines[-1].startswith(f"crawl complete: {len(manifest.pages)} pages")
 
 
+class _GatedCluster:
+    """Routes that wait for the test to let each batch through (an owner slow to answer)."""
+
+    def __init__(self) -> None:
+        self.batches: list[tuple[list[str], asyncio.Future[None]]] = []
+        self.acknowledged: set[str] = set()
+
+    async def route(self, shard: int, links: list[Any]) -> None:
+        gate: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.batches.append(([link.url for link in links], gate))
+        await gate
+        self.acknowledged.update(link.url for link in links)
+
+    async def fetch_document(self, shard: int, url: str) -> Any:
+        raise AssertionError("no documents here")
+
+    async def pace(self, shard: int, url: str) -> None:
+        return None
+
+
+async def _run_ready() -> None:
+    """Let every task that can run, run (no clock involved)."""
+    for _ in range(20):
+        await asyncio.sleep(0)
+
+
+async def test_a_page_is_recorded_only_after_its_foreign_links_are_acknowledged(
+    tmp_path: Path,
+) -> None:
+    """CI failure of 9919234 (Ray crawl fetched 7 pages past max_pages): page B's foreign
+    links waited in the outbox while B awaited its store put; page A's flush, looping,
+    took them, and B's own flush found the outbox empty and returned at once. B's record
+    reached pages.jsonl before its links reached their owner's journal, the driver saw B
+    finished without children and released pages ranked after them. Now a flush returns
+    only once every batch that may carry the caller's links is acknowledged."""
+    from pressmark.crawl.executor import NullProgress
+    from pressmark.crawl.ray._files import StartedLog
+    from pressmark.crawl.ray._shard import ShardEngine
+
+    foreign = next(h for h in (f"h{i}.test" for i in range(64)) if shard_of(h, 2) == 1)
+    cluster = _GatedCluster()
+    engine = ShardEngine(index=0, shards=2, cluster=cluster,
+                         started=StartedLog(tmp_path / "started.log"),
+                         policy=_policy(scope=(foreign,)),
+                         seeds=[], fetcher=MultiHostFetcher({}), out=None, journal=None,
+                         progress=NullProgress(), pool=None, stop=asyncio.Event())
+    a, b = f"http://{foreign}/a", f"http://{foreign}/b"
+    assert engine.admit(a, foreign, 1, "http://x.test/", "link", path=(0, 0))
+    first = asyncio.create_task(engine.flush_outbox())  # page A
+    await _run_ready()
+    assert [urls for urls, _ in cluster.batches] == [[a]]
+    assert engine.admit(b, foreign, 1, "http://x.test/", "link", path=(0, 1))  # page B
+    cluster.batches[0][1].set_result(None)  # A's batch acknowledged
+    await _run_ready()
+
+    async def flush_b() -> bool:
+        await engine.flush_outbox()
+        return b in cluster.acknowledged  # what B's record may be written after
+
+    second = asyncio.create_task(flush_b())
+    while not second.done():
+        await _run_ready()
+        for _, gate in cluster.batches:
+            if not gate.done():
+                gate.set_result(None)
+    assert second.result() is True
+    await first
+    assert cluster.acknowledged == {a, b}
+
+
 # -- politeness across shards ------------------------------------------------------------------
 
 

@@ -125,7 +125,8 @@ class ShardEngine(Engine):
         self._unapplied = False
         """Limits or links arrived that the dispatcher has not released from yet."""
         self._outbox: dict[int, list[RoutedLink]] = {}
-        self._sending = 0
+        self._sends: set[asyncio.Future[None]] = set()
+        """Batches of foreign links on their way to their owners, not acknowledged yet."""
 
     def owns(self, host: str) -> bool:
         return shard_of(host, self.shards) == self.index
@@ -213,14 +214,32 @@ class ShardEngine(Engine):
         return True
 
     async def flush_outbox(self) -> None:
-        """Hand every pending foreign link to its owner and wait for the acknowledgements."""
-        while self._outbox:
+        """Hand every pending foreign link to its owner and wait for the acknowledgements:
+        of the batch taken here, and of every batch already on its way, since one of those
+        may carry the caller's links. (A page's links wait in the outbox while the page
+        awaits its store put; another page's flush can take them then. Returning before
+        that batch was acknowledged let the page's record reach ``pages.jsonl`` before its
+        links reached their owner's journal: the driver saw the page finished with fewer
+        children than it has, and under ``max_pages`` released pages ranked after the
+        missing ones.)"""
+        if self._outbox:
             box, self._outbox = self._outbox, {}
-            self._sending += 1
-            try:
-                await asyncio.gather(*(self.cluster.route(k, v) for k, v in sorted(box.items())))
-            finally:
-                self._sending -= 1
+            batch = asyncio.ensure_future(self._send(box))
+            self._sends.add(batch)
+            batch.add_done_callback(self._sent)
+        pending = set(self._sends)
+        if pending:
+            await asyncio.wait(pending)  # not gather: a cancelled page cancels no one's batch
+            for sent in pending:
+                sent.result()  # a batch that failed fails every page it may carry
+
+    async def _send(self, box: dict[int, list[RoutedLink]]) -> None:
+        await asyncio.gather(*(self.cluster.route(k, v) for k, v in sorted(box.items())))
+
+    def _sent(self, send: asyncio.Future[None]) -> None:
+        self._sends.discard(send)
+        if not send.cancelled():
+            send.exception()  # retrieved: the pages that waited on it report it
 
     def accept(self, links: Sequence[RoutedLink]) -> None:
         """Links another shard found; journaled before the sender's call returns."""
