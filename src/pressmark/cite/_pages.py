@@ -18,6 +18,7 @@ from pressmark.markdown._blockmap import BlockMap
 
 if TYPE_CHECKING:
     from pressmark.cite._views import Chain
+    from pressmark.markdown import MarkdownResult
     from pressmark.snapshot import Snapshot
 
 TEXT_KINDS = frozenset({"html", "xml", "json", "text"})
@@ -79,6 +80,25 @@ def page_of(snapshot: Snapshot, source_ref: str) -> CitedPage:
     from pressmark.markdown import to_markdown  # noqa: PLC0415  # the converter, when used
 
     result = to_markdown(snapshot.body, url=base["url"], requested_url=snapshot.requested_url)
+    return cited_page(snapshot, source_ref, result)
+
+
+def convert_snapshot(snapshot: Snapshot) -> MarkdownResult:
+    """``to_markdown`` of an HTML snapshot exactly as :func:`page_of` (and a crawl) runs it."""
+    from pressmark.markdown import to_markdown  # noqa: PLC0415  # the converter, when used
+
+    return to_markdown(snapshot.body, url=snapshot.url or snapshot.requested_url,
+                       requested_url=snapshot.requested_url)
+
+
+def cited_page(snapshot: Snapshot, source_ref: str, result: MarkdownResult) -> CitedPage:
+    """The page of an HTML snapshot whose conversion the caller already has
+    (:func:`convert_snapshot`'s): the workbench converts once for its views and the diff."""
+    base: dict[str, Any] = {"source_ref": source_ref, "source_id": snapshot.source_id,
+                            "url": snapshot.url or snapshot.requested_url,
+                            "fetched_at": snapshot.fetched_at,
+                            "snapshot_sha256": snapshot.snapshot_sha256,
+                            "status": snapshot.status}
     return CitedPage(**base, title=result.title, markdown=result.markdown,
                      block_map=result.evidence.block_map,
                      policy_version=result.policy_version,

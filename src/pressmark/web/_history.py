@@ -1,4 +1,6 @@
-"""Compare two captures of one source: a line diff of their Markdown and the stability score.
+"""Compare two captures of one source: the block-level diff ``pressmark diff`` reports
+(:func:`pressmark.cite.diff_pages`, each side citable), a line diff of their Markdown and
+the stability score.
 
 Older captures have no Markdown file of their own (``DIR/markdown/`` holds the
 latest conversion per source), so both sides are converted afresh from the
@@ -23,12 +25,15 @@ from pressmark._errors import PressmarkError
 from pressmark.web._evidence import public_fields
 
 if TYPE_CHECKING:
+    from pressmark.cite._diff import CaptureDiff
     from pressmark.snapshot import Snapshot
 
 MAX_DIFF_LINES = 5000
 """Diff lines shown at most."""
 MAX_DIFF_INPUT_LINES = 20_000
 """Lines of each side's Markdown that are diffed at most."""
+MAX_BLOCK_CHANGES = 500
+"""Block changes shown at most (the counts are of all of them)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -47,16 +52,34 @@ class Comparison:
     truncated: bool
     stability: dict[str, Any] | None
     note: str | None
+    blocks: CaptureDiff | None = None
+    """The block-level diff (``pressmark diff``'s); the page shows its first
+    :data:`MAX_BLOCK_CHANGES` changes."""
 
 
 def convert(snapshot: Snapshot) -> tuple[str, Any]:
-    """Markdown of one capture, and the full result (``None`` for non-HTML bodies)."""
+    """Markdown of one capture, and the full result (``None`` for non-HTML bodies): the
+    conversion a crawl and a citation run (``pressmark.cite``'s ``convert_snapshot``)."""
     if snapshot.content_type != "html":
         return snapshot.body if snapshot.content_type != "binary" else "", None
-    from pressmark.markdown import to_markdown  # noqa: PLC0415 - the parser loads on first diff
+    from pressmark.cite._pages import convert_snapshot  # noqa: PLC0415 - loads the parser
 
-    result = to_markdown(snapshot.body, url=snapshot.url)
+    result = convert_snapshot(snapshot)
     return result.markdown, result
+
+
+def block_diff(old: Snapshot, new: Snapshot, old_result: Any, new_result: Any,
+               ) -> CaptureDiff | None:
+    """``pressmark diff``'s block-level diff of two captures from their conversions
+    (``None`` unless both are HTML)."""
+    if old_result is None or new_result is None:
+        return None
+    from pressmark.cite._diff import diff_pages  # noqa: PLC0415 - with the converter
+    from pressmark.cite._pages import cited_page  # noqa: PLC0415
+    from pressmark.snapshot import build_source_ref  # noqa: PLC0415
+
+    return diff_pages(cited_page(old, build_source_ref(old), old_result),
+                      cited_page(new, build_source_ref(new), new_result))
 
 
 def compare(old: Snapshot, new: Snapshot) -> Comparison:
@@ -73,6 +96,7 @@ def compare(old: Snapshot, new: Snapshot) -> Comparison:
         from pressmark.markdown import stability as stability_of  # noqa: PLC0415 - as above
 
         stability = public_fields(stability_of(old_result, new_result))
+    blocks = block_diff(old, new, old_result, new_result)
     lines, added, removed, truncated = diff_lines(old_md, new_md)
     note = None if lines else "The Markdown of both captures is identical."
     longest = max(old_md.count("\n"), new_md.count("\n")) + 1
@@ -82,7 +106,7 @@ def compare(old: Snapshot, new: Snapshot) -> Comparison:
         truncated = True
     return Comparison(
         lines=lines, added=added, removed=removed, truncated=truncated,
-        stability=stability, note=note,
+        stability=stability, note=note, blocks=blocks,
     )
 
 

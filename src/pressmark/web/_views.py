@@ -21,7 +21,7 @@ from pressmark.snapshot import Snapshot
 from pressmark.web._archive import Archive
 from pressmark.web._data import CrawlDir, PageQuery
 from pressmark.web._evidence import markdown_markup, provenance, summary
-from pressmark.web._history import Comparison, compare
+from pressmark.web._history import MAX_BLOCK_CHANGES, Comparison, compare
 from pressmark.web._inert import capture_title, capture_tree, shell_html
 from pressmark.web._overview import overview_context
 from pressmark.web._rendered import line_of, render_markdown
@@ -244,7 +244,8 @@ class Views:
         return self._render(
             request,
             "diff.html",
-            {"row": row, "record": record, "old": old, "new": new, "cmp": comparison},
+            {"row": row, "record": record, "old": old, "new": new, "cmp": comparison,
+             "max_blocks": MAX_BLOCK_CHANGES},
         )
 
     def api_verify(self, request: Request) -> Response:

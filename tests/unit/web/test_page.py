@@ -8,6 +8,8 @@ from urllib.parse import quote
 from starlette.testclient import TestClient
 
 import pressmark.markdown
+from pressmark.cite import diff_captures
+from pressmark.store import FilesystemSnapshotStore, SnapshotStore
 from pressmark.web._sample import SampleCrawl
 
 
@@ -117,3 +119,29 @@ def test_diff(client: TestClient, crawl: SampleCrawl) -> None:
     else:  # the Markdown layer has not landed: the view says so instead of failing
         assert "Markdown conversion unavailable" in response.text
     assert client.get(f"/history/{row}/diff", params={"a": old}).status_code == 404
+
+
+def test_diff_shows_the_blocks_pressmark_diff_reports(
+        client: TestClient, sample: tuple[SampleCrawl, SnapshotStore | None]) -> None:
+    """The workbench's diff is ``pressmark.cite.diff_captures``: the same blocks."""
+    crawl, memory = sample
+    store = memory or FilesystemSnapshotStore(crawl.root / "store")
+    row = crawl.rows["history"]
+    source_id = crawl.records[row - 1]["source_id"]
+    old_ref, new_ref = sorted((ref for ref in store.list(source_id)),
+                              key=lambda ref: ref.fetched_at)
+    expected = diff_captures(store, old_ref.source_ref, new_ref.source_ref)
+    assert expected.changes  # the sample's two captures differ
+    response = client.get(f"/history/{row}/diff", params={
+        "a": old_ref.snapshot_sha256, "b": new_ref.snapshot_sha256})
+    counts = expected.counts()
+    assert (f'{counts["added"]} added</span> · <span class="del">{counts["removed"]} removed'
+            f'</span> · {counts["changed"]} changed') in response.text
+    shown = re.findall(r'<tr class="d-(add|del)"><td class="ln">([0-9–]*)</td>'
+                       r'<td class="ln">([0-9–]*)</td>', response.text.split('id="blocks"')[1]
+                       .split("</table>")[0])
+    spans = [("del", f"{c.old.markdown_span[0]}–{c.old.markdown_span[1]}", "")
+             for c in expected.changes if c.old is not None]
+    spans += [("add", "", f"{c.new.markdown_span[0]}–{c.new.markdown_span[1]}")
+              for c in expected.changes if c.new is not None]
+    assert sorted(shown) == sorted(spans)
