@@ -4,9 +4,11 @@ changes, and each reported block resolves by its citation."""
 
 from __future__ import annotations
 
+import asyncio
 import html
 import json
 import re
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,7 +16,8 @@ from click.testing import CliRunner
 
 from pressmark.cite import Verifier, diff_captures
 from pressmark.cli import main
-from pressmark.crawl import CrawlManifest, CrawlPolicy, Politeness, crawl
+from pressmark.crawl import CrawlManifest, CrawlPolicy, PageRecord, Politeness, crawl
+from pressmark.crawl._progress import NullProgress
 from pressmark.demo import DemoServer
 from pressmark.egress import EgressPolicy
 from pressmark.store import open_store
@@ -143,3 +146,43 @@ async def test_recrawl_reports_exactly_the_edits(
     flagged = runner.invoke(main, ["diff", origin + edited, "--store", str(out),
                                    "--exit-code"])
     assert flagged.exit_code == 1
+
+
+class _StopAfter(NullProgress):
+    """Sets the crawl's stop event once ``pages`` pages are recorded (an interrupted run)."""
+
+    def __init__(self, stop: asyncio.Event, pages: int) -> None:
+        self.stop, self.left = stop, pages
+
+    def page(self, record: PageRecord, engine: object) -> None:
+        self.left -= 1
+        if self.left <= 0:
+            self.stop.set()
+
+
+async def test_a_resumed_recrawl_keeps_its_change_counts(
+        make_demo_server: Callable[..., DemoServer], tmp_path: Path) -> None:
+    """A recrawl interrupted and resumed compares every page with the earlier crawl, as an
+    uninterrupted recrawl does: the same ``change`` per URL, the same counts."""
+    server = make_demo_server(pages=30)
+    origin = server.url
+    out, twin = tmp_path / "crawl", tmp_path / "twin"
+    first = await crawl(origin + "/", policy(origin), out_dir=out)
+    shutil.copytree(out, twin)
+    articles = [path for path in server.site.paths_of_kind("article")
+                if path in {p.url.removeprefix(origin) for p in first.pages}][:2]
+    server.serve(server.site.edited(
+        replace={articles[0]: [(f"<p>{paragraphs(server, articles[0])[1]}</p>", "")]},
+        delete=[articles[1]]))
+    whole = await crawl(origin + "/", policy(origin), out_dir=twin)
+    stop = asyncio.Event()
+    cut = await crawl(origin + "/", policy(origin), out_dir=out, stop=stop,
+                      progress=_StopAfter(stop, 8))
+    assert not cut.complete
+    resumed = await crawl(origin + "/", policy(origin), out_dir=out, resume=True)
+    assert resumed.complete
+    lines = [json.loads(line) for line in (out / "pages.jsonl").read_text().splitlines()]
+    assert len(lines) > 8  # both runs' records
+    assert {line["url"]: line["change"] for line in lines} == by_url(whole)
+    assert resumed.changes == whole.changes
+    assert whole.changes is not None and whole.changes["counts"]["gone"] == 1

@@ -118,6 +118,8 @@ class OutputDir:
         self.links_path = root / ".cache" / "links.jsonl"
         """The links found in each snapshot (see :mod:`pressmark.crawl._linkmemo`)."""
         self.reserve_path = self.state_dir / "reserve"
+        self.previous_path = self.state_dir / "previous.jsonl"
+        """A recrawl's earlier page records, for its ``change`` after a resume."""
         self._pages: int | None = None
         self._buffer: list[tuple[str, PageRecord]] = []
 
@@ -129,7 +131,11 @@ class OutputDir:
         page records and manifest are replaced, the store, Markdown and evidence stay (a
         page the server reports unchanged keeps them). An interrupted crawl is refused
         (resume it, or use a new directory) unless ``replace`` (a replay re-deriving a
-        crawl in place from its own store)."""
+        crawl in place from its own store).
+
+        The earlier records move to ``.state/previous.jsonl``: a recrawl that is
+        interrupted and resumed still compares its pages with them (their ``change``, the
+        manifest's ``changes``), and still keeps the Markdown of a page found unchanged."""
         previous: list[PageRecord] = []
         if not resume and (self.pages_path.exists() or self.manifest_path.exists()):
             if not (replace or self._finished()):
@@ -137,9 +143,13 @@ class OutputDir:
                     f"{self.root} holds an interrupted crawl; continue it with resume=True "
                     "(--resume) or use a new directory")
             previous = self.read_pages()
-            self.pages_path.unlink(missing_ok=True)
-            self.manifest_path.unlink(missing_ok=True)
             shutil.rmtree(self.state_dir, ignore_errors=True)  # frontier journals, identity
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+            if self.pages_path.exists():
+                self.pages_path.replace(self.previous_path)
+            self.manifest_path.unlink(missing_ok=True)
+        elif resume:
+            previous = self._read(self.previous_path)
         side = (self.markdown_dir, self.evidence_dir) if output == "files" else ()
         for d in (self.root, self.store_dir, *side, self.state_dir):
             d.mkdir(parents=True, exist_ok=True)
@@ -153,12 +163,15 @@ class OutputDir:
 
     def read_pages(self) -> list[PageRecord]:
         """Finished pages of an earlier run; a torn last line is cut off the file."""
-        if not self.pages_path.exists():
+        return self._read(self.pages_path)
+
+    def _read(self, path: Path) -> list[PageRecord]:
+        if not path.exists():
             return []
-        raw = self.pages_path.read_bytes()
+        raw = path.read_bytes()
         good_end = raw.rfind(b"\n") + 1
         if good_end != len(raw):
-            with self.pages_path.open("r+b") as fh:
+            with path.open("r+b") as fh:
                 fh.truncate(good_end)
         return [PageRecord.from_dict(json.loads(line)) for line in raw[:good_end].splitlines()
                 if line.strip()]
