@@ -5,6 +5,7 @@ changes, and each reported block resolves by its citation."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import html
 import json
 import re
@@ -186,3 +187,32 @@ async def test_a_resumed_recrawl_keeps_its_change_counts(
     assert {line["url"]: line["change"] for line in lines} == by_url(whole)
     assert resumed.changes == whole.changes
     assert whole.changes is not None and whole.changes["counts"]["gone"] == 1
+
+
+async def test_a_sharded_recrawl_reports_the_same_changes(
+        make_demo_server: Callable[..., DemoServer], tmp_path: Path) -> None:
+    """``--engine ray``'s sharded crawl (LocalEngine: the same shards and driver, no Ray):
+    a recrawl marks each page's ``change`` and counts them as the in-process crawl does.
+    (Shards send no validators, so both fetch in full here: ``unchanged-content``.)"""
+    from pressmark.crawl.ray import LocalEngine
+
+    server = make_demo_server(pages=30)
+    origin = server.url
+    full = dataclasses.replace(policy(origin), revalidate=False)
+    sharded, local = tmp_path / "sharded", tmp_path / "local"
+    first = await LocalEngine(shards=2).run(origin + "/", full, out_dir=sharded)
+    assert first.changes is None
+    await crawl(origin + "/", full, out_dir=local)
+    articles = [path for path in server.site.paths_of_kind("article")
+                if path in {p.url.removeprefix(origin) for p in first.pages}][:2]
+    server.serve(server.site.edited(
+        replace={articles[0]: [(f"<p>{paragraphs(server, articles[0])[1]}</p>", "")]},
+        delete=[articles[1]]))
+    again = await LocalEngine(shards=2).run(origin + "/", full, out_dir=sharded)
+    expected = await crawl(origin + "/", full, out_dir=local)
+    assert by_url(again) == by_url(expected)
+    assert again.changes == expected.changes
+    assert expected.changes is not None
+    assert expected.changes["counts"]["gone"] == 1 and expected.changes["counts"]["changed"] >= 1
+    manifest = json.loads((sharded / "manifest.json").read_text())
+    assert manifest["changes"] == expected.changes

@@ -149,7 +149,7 @@ class OutputDir:
                 self.pages_path.replace(self.previous_path)
             self.manifest_path.unlink(missing_ok=True)
         elif resume:
-            previous = self._read(self.previous_path)
+            previous = self.read_previous()
         side = (self.markdown_dir, self.evidence_dir) if output == "files" else ()
         for d in (self.root, self.store_dir, *side, self.state_dir):
             d.mkdir(parents=True, exist_ok=True)
@@ -164,6 +164,10 @@ class OutputDir:
     def read_pages(self) -> list[PageRecord]:
         """Finished pages of an earlier run; a torn last line is cut off the file."""
         return self._read(self.pages_path)
+
+    def read_previous(self) -> list[PageRecord]:
+        """A recrawl's earlier page records (``.state/previous.jsonl``; ``[]`` otherwise)."""
+        return self._read(self.previous_path)
 
     def _read(self, path: Path) -> list[PageRecord]:
         if not path.exists():

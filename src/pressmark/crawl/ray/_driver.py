@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from pressmark.crawl import CrawlError, CrawlManifest, CrawlPolicy, PageRecord
+from pressmark.crawl._changes import Changes
 from pressmark.crawl.executor import (
     TICK_S,
     CrawlSummary,
@@ -271,12 +272,16 @@ async def coordinate(
         if interrupted:
             stop_reason = failure or "interrupted"
         duration = prep.prior_s + (time.monotonic() - t0)
+        # The shards marked each record's change; the counts and the earlier pages no
+        # shard requested are the whole crawl's, so they are taken here.
+        changes = Changes(prep.out.read_previous() if policy.mode == "live" else ())
+        changes.seen(pages)
         manifest = CrawlManifest(
             started_at=prep.started_at, finished_at=_utc_now(),
             seeds=tuple(url for _, url, _ in prep.seeds), policy=policy.describe(),
             summary=view.summary.to_dict(duration), sitemap=_merge_sitemaps(results),
             complete=not interrupted and stop_reason not in ("interrupted", "time-budget"),
-            pages=tuple(pages), stop_reason=stop_reason,
+            pages=tuple(pages), stop_reason=stop_reason, changes=changes.report(),
         )
         merge_shard_stores(prep, len(handles))
         prep.out.write_manifest(manifest.to_dict())

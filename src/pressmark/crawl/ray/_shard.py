@@ -351,11 +351,15 @@ class ShardRuntime:
         self._writer = StoreWriter(target) if target is not None else None
         self._target = target
         pool = make_pool(policy) if policy.workers else None
+        # A recrawl's earlier records of this shard's hosts: each page's ``change``
+        # (the driver counts them, and the earlier pages no shard reached).
+        previous = [r for r in out.read_previous() if self._owns_url(r.url)] \
+            if policy.mode == "live" else []
         engine = ShardEngine(
             index=cfg.index, shards=cfg.shards, cluster=self.cluster, started=started,
             policy=policy, seeds=list(cfg.seeds), fetcher=fetcher, out=out, journal=journal,
             progress=NullProgress(), pool=pool, stop=stop, writer=self._writer,
-            store_spec=worker_store_spec(target),
+            store_spec=worker_store_spec(target), previous=previous,
         )
         engine.restore(items, done + lost)
         return engine
