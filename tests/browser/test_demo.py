@@ -96,7 +96,6 @@ async def test_div_only_article_falls_back_to_body(
     demo_renderer: Any, demo_server: Any, demo_site: Any
 ) -> None:
     import asyncio
-    import time
 
     def served(path: str) -> str:
         with urllib.request.urlopen(demo_server.url + path) as response:
@@ -108,13 +107,12 @@ async def test_div_only_article_falls_back_to_body(
             break
     else:
         pytest.fail("no div-only article among the first twelve")
-    started = time.monotonic()
-    result = await demo_renderer.render(demo_server.url + path, RenderOptions(timeout_ms=10_000))
-    elapsed = time.monotonic() - started
+    # The body fallback is taken about a second in (fallback_after_ms), or at the deadline's
+    # final check: a deadline far off (60 s) tells the two apart however loaded the machine.
+    result = await demo_renderer.render(demo_server.url + path, RenderOptions(timeout_ms=60_000))
     assert result.readiness.passed, result.readiness
     assert result.readiness.reason == "fallback-body+stable"
-    assert result.readiness.elapsed_ms < 5_000  # not the 10 s deadline
-    assert elapsed < 6.0
+    assert result.readiness.elapsed_ms < 30_000  # not the deadline's final check
     assert f"<h1>{html.escape(demo_site.content(path).title, quote=False)}</h1>" in result.html
 
 

@@ -35,7 +35,9 @@ async def test_endless_loop_then_recovers(small: Any, pages: PageServer) -> None
     with pytest.raises(RenderError) as info:
         await small.render(pages.origin + "/loop", RenderOptions(timeout_ms=1500))
     assert info.value.code == "render-timeout"
-    assert time.monotonic() - started < 3.5  # 1.5 s, plus opening and closing the context
+    # 1.5 s, plus opening and closing the context (seconds when the machine is loaded);
+    # the loop itself never ends
+    assert time.monotonic() - started < 1.5 + 10.0
     result = await small.render(pages.origin + "/static", RenderOptions())
     assert result.readiness.passed
 
@@ -63,8 +65,8 @@ async def test_killed_browser_is_replaced(small: Any, pages: PageServer) -> None
     launches = small.pool.launches
     (pid,) = small.pool.pids
     spec = ReadinessSpec(stability_window_ms=5000)
-    pending = asyncio.ensure_future(
-        small.render(pages.origin + "/live", RenderOptions(readiness=spec, timeout_ms=8000))
+    pending = asyncio.ensure_future(  # a deadline far off: failing at once is told apart
+        small.render(pages.origin + "/live", RenderOptions(readiness=spec, timeout_ms=60_000))
     )
     before = len(pages.paths)
     for _ in range(400):  # kill it mid-render, not mid-setup
@@ -77,7 +79,7 @@ async def test_killed_browser_is_replaced(small: Any, pages: PageServer) -> None
     with pytest.raises(RenderError) as info:
         await pending
     assert info.value.code == "browser-crashed"
-    assert time.monotonic() - started < 2.0  # failed at once, not at its deadline
+    assert time.monotonic() - started < 20.0  # failed at once, not at its 60 s deadline
     result = await small.render(pages.origin + "/static", RenderOptions())
     assert result.readiness.passed
     assert small.pool.launches == launches + 1
@@ -95,7 +97,9 @@ async def test_hung_browser_is_killed_and_replaced(small: Any, pages: PageServer
         with pytest.raises(RenderError) as info:
             await small.render(pages.origin + "/static", RenderOptions(timeout_ms=1500))
         assert info.value.code in {"render-timeout", "browser-crashed"}
-        assert time.monotonic() - started < 1500 / 1000 + 1.0 + 3.0 + 0.5  # + close timeout
+        # the deadline, the grace and the close timeout (6 s), with room for a loaded machine;
+        # a stopped browser is never waited for without a bound
+        assert time.monotonic() - started < 1500 / 1000 + 1.0 + 3.0 + 0.5 + 10.0
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGCONT)

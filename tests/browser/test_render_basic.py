@@ -73,7 +73,9 @@ async def test_not_ready_returns_dom_with_warning_within_timeout(
     elapsed = time.monotonic() - started
     assert result.readiness.elapsed_ms >= 1500
     assert result.timings["total_ms"] <= 2000 + 50  # the renderer keeps its own deadline
-    assert elapsed < 3.5  # plus opening and closing the context
+    # plus opening and closing the context: seconds on a loaded machine, never the 30 s
+    # of a wait that ignored the deadline
+    assert elapsed < 2.0 + 10.0
     assert not result.readiness.passed
     assert result.readiness.reason == "main-selector-failed: main text 22 < 200 chars"
     assert "Too little text." in result.html
@@ -172,7 +174,7 @@ async def test_server_that_never_answers_is_a_timeout_error(
     with pytest.raises(RenderError) as info:
         await renderer.render(pages.origin + "/hang", RenderOptions(timeout_ms=1500))
     assert info.value.code == "render-timeout"
-    assert time.monotonic() - started < 3.5
+    assert time.monotonic() - started < 1.5 + 10.0  # the deadline, not a 30 s default
 
 
 async def test_network_idle_pattern_c(renderer: Any, pages: PageServer) -> None:

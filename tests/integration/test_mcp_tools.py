@@ -123,7 +123,7 @@ async def test_a_call_never_outlives_the_servers_time_limit(
     finally:
         await tools.aclose()
     assert info.value.code == "timeout"
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 30  # the 1.5 s limit, not the server's 60 s
 
 
 async def test_chunks_and_quotes_of_a_fetched_page(demo_server: object, demo_origin: str,

@@ -26,7 +26,7 @@ from pressmark.store import (
     SnapshotStoreError,
     StoreBusy,
 )
-from pressmark.store._lock import SourceLock
+from pressmark.store._lock import _HEARTBEAT, SourceLock
 from pressmark.testing import make_snapshot
 
 from ._helpers import record_path, snap, source_dir
@@ -152,12 +152,14 @@ def test_heartbeat_refreshes_a_held_lock(tmp_path: Path) -> None:
 
 
 def test_heartbeat_keeps_a_long_critical_section_from_being_broken(tmp_path: Path) -> None:
-    holder = FilesystemSnapshotStore(tmp_path, lock_stale_after=0.6, lock_refresh_every=0.05)
+    # Stale after 2 s, refreshed every 0.05 s: the heartbeat thread may be starved for
+    # nearly 2 s on a loaded machine before the other writer could break the lock.
+    holder = FilesystemSnapshotStore(tmp_path, lock_stale_after=2.0, lock_refresh_every=0.05)
     holder.put(snap(1))
     state = holder.source_state("src", create=False)
     assert state is not None
     # Judged by age alone, as a lock from another machine would be:
-    other = FilesystemSnapshotStore(tmp_path, lock_stale_after=0.6, lock_wait=1.5)
+    other = FilesystemSnapshotStore(tmp_path, lock_stale_after=2.0, lock_wait=2.5)
     outcome: list[BaseException | None] = []
 
     def write() -> None:
@@ -170,7 +172,7 @@ def test_heartbeat_keeps_a_long_critical_section_from_being_broken(tmp_path: Pat
     with holder.lock(state):
         thread = threading.Thread(target=write)
         thread.start()
-        thread.join(5)
+        thread.join(30)
     assert len(outcome) == 1 and isinstance(outcome[0], StoreBusy)
     other.put(snap(2))  # released: goes through at once
     assert holder.latest("src") == snap(2)
@@ -181,9 +183,15 @@ def test_default_refresh_is_shorter_than_a_shortened_stale_after(tmp_path: Path)
     store.put(snap(1))
     state = store.source_state("src", create=False)
     assert state is not None
-    with store.lock(state):
-        time.sleep(0.8)
-        assert _age(source_dir(tmp_path, "src") / "source.lock") < 0.5
+    lock_path = source_dir(tmp_path, "src") / "source.lock"
+    with store.lock(state) as held:
+        assert _HEARTBEAT._every[held._path] < 0.5  # refreshed sooner than it goes stale
+        old = time.time() - 30  # and the thread does refresh it (an event, not a sleep)
+        os.utime(lock_path, (old, old), follow_symlinks=False)
+        deadline = time.monotonic() + 30
+        while _age(lock_path) > 5 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert _age(lock_path) < 5
     with pytest.raises(ValueError, match="lock_refresh_every"):
         FilesystemSnapshotStore(tmp_path, lock_refresh_every=0)
     for knobs in ({"lock_stale_after": 0}, {"lock_wait": -1}, {"lock_stale_after": float("nan")}):
@@ -192,13 +200,13 @@ def test_default_refresh_is_shorter_than_a_shortened_stale_after(tmp_path: Path)
 
 
 def test_unrefreshed_lock_is_broken_after_the_stale_knob(tmp_path: Path) -> None:
-    store = FilesystemSnapshotStore(tmp_path, lock_stale_after=0.4, lock_wait=5)
+    store = FilesystemSnapshotStore(tmp_path, lock_stale_after=0.4, lock_wait=60)
     store.put(snap(1))
     lock = source_dir(tmp_path, "src") / "source.lock"
     lock.write_text('{"host": "elsewhere", "pid": 1, "start": 1, "token": "x"}')
     started = time.monotonic()
     store.put(snap(2))
-    assert 0.3 <= time.monotonic() - started < 4
+    assert 0.3 <= time.monotonic() - started < 30  # broken by age, not waited out (60 s)
     assert not lock.exists()
 
 
@@ -395,7 +403,7 @@ def test_verify_reports_nothing_while_others_write_and_prune(tmp_path: Path) -> 
 
 
 def test_lock_of_a_killed_but_unreaped_writer_is_broken_at_once(tmp_path: Path) -> None:
-    store = FilesystemSnapshotStore(tmp_path, lock_wait=10)
+    store = FilesystemSnapshotStore(tmp_path, lock_wait=30)
     store.put(snap(1))
     directory = source_dir(tmp_path, "src")
     holder = subprocess.Popen(
@@ -412,7 +420,7 @@ def test_lock_of_a_killed_but_unreaped_writer_is_broken_at_once(tmp_path: Path) 
         time.sleep(0.2)  # not reaped: /proc still shows the pid, as a zombie
         started = time.monotonic()
         store.put(snap(2))  # the lock is fresh (< 60 s) but its owner is gone
-        assert time.monotonic() - started < 5
+        assert time.monotonic() - started < 20  # not waited out (30 s), nor its age (60 s)
     finally:
         holder.kill()
         holder.communicate()
