@@ -11,7 +11,7 @@ PY     := $(VENV)/bin/python
 STAMP      := $(VENV)/.pressmark-installed
 DEMO_STAMP := $(VENV)/.pressmark-demo-installed
 
-.PHONY: demo test lint unit bench setup bytecode chromium clean
+.PHONY: demo test lint unit bench setup bytecode chromium pywb clean
 
 setup: $(STAMP) bytecode chromium
 
@@ -43,6 +43,11 @@ bytecode: $(STAMP)
 chromium:
 	@sh scripts/ensure-chromium.sh
 
+# pywb replays the store's pages in the WARC fidelity tests; it pins old dependencies, so
+# it has a venv of its own (~/.cache/pressmark-test/pywb), installed once.
+pywb:
+	@sh scripts/ensure-pywb.sh "$(PYTHON)"
+
 # The demo installs pressmark[render] only and never installs a browser: without a
 # Chromium the JavaScript shells stay unrendered, and the demo says so and how to get one.
 demo: $(DEMO_STAMP)
@@ -56,7 +61,7 @@ lint: $(STAMP)
 unit: $(STAMP)
 	$(PY) -m pytest -m "not browser" tests/unit
 
-test: setup lint
+test: setup lint pywb
 	$(PY) -m pytest
 
 bench: setup
