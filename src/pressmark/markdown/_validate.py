@@ -5,7 +5,8 @@ Reasons (stable strings):
 ``too-little-text``            Markdown text shorter than ``min_markdown_chars``
 ``too-few-paragraphs``         fewer paragraphs than ``min_paragraphs``
 ``boilerplate-ratio-exceeded`` chrome left in the output above ``boilerplate_ratio_max``
-``canonical-mismatch``         ``<link rel=canonical>`` names another page than ``url``
+``canonical-mismatch``         ``<link rel=canonical>`` names another document than ``url``
+                               (not the same document on a mirror, version or edition)
 ``soft-404``                   title or headings read like an error page
 ``required-heading-missing``   no heading matches ``required_heading``
 ``language-mismatch``          declared language is not ``expected_language``
@@ -21,8 +22,8 @@ Reasons (stable strings):
 ``not-found-marker``           the template says "not found" (``<body class="error404">``,
                                ``prerender-status-code`` 404), whatever the status was
 ``chrome-only``                the kept text is the site's frame: footer, copyright, navigation
-                               or pager blocks, with under ``CHROME_REST`` chars of anything
-                               else (``_chrome``)
+                               or pager blocks, most of it and with under ``CHROME_REST`` chars
+                               of anything else (``_chrome``)
 ``truncated``                  a parse limit cut the page (``parse-limit:text`` or
                                ``parse-limit:elements``): the Markdown stops where the page
                                was cut
@@ -158,6 +159,48 @@ def _norm_url(url: str) -> tuple[str, str, str]:
     return (parsed.host.removeprefix("www."), path, parsed.query or "")
 
 
+# Last path segments that name a folder's default document, not a document of their own.
+_DEFAULT_DOCUMENTS: Final = frozenset({"index", "default", "home", "main"})
+
+
+def _document_name(url: str) -> str:
+    """The name a URL gives its document: the last path segment without its extension
+    (``/en/master/usage/quickstart.html`` -> ``quickstart``), the folder's name for a
+    folder's default document (``/usage/index.html`` -> ``usage``); ``""`` for a root."""
+    path = url.split("#", 1)[0].split("?", 1)[0]
+    if "://" in path:
+        path = path.split("://", 1)[1].partition("/")[2]
+    segments = [segment for segment in path.lower().split("/") if segment]
+    while segments:
+        stem = segments[-1].rsplit(".", 1)[0] if "." in segments[-1] else segments[-1]
+        if stem not in _DEFAULT_DOCUMENTS:
+            return stem
+        segments.pop()
+    return ""
+
+
+def names_another_page(url: str, canonical: str) -> bool:
+    """Does ``<link rel=canonical>`` name another document than the URL?
+
+    The same document at another address is not one: a mirror or a local copy of a
+    documentation site (its canonical is the official host), another version or edition
+    of it (``/3.12/`` and ``/3/``, ``.com`` and ``.de``), tracking parameters the
+    canonical leaves out. What is one: another document name, or the site's home page
+    (or any root) named by a deeper page (a client-side route that did not resolve, a
+    soft redirect), or another query where the canonical keeps one (a query-routed
+    ``article.php?id=``). Where neither names a document (two roots), their hosts are
+    compared."""
+    ours, theirs = _norm_url(url), _norm_url(canonical)
+    if ours == theirs:
+        return False
+    if theirs[2] and theirs[2] != ours[2]:
+        return True
+    name, named = _document_name(url), _document_name(canonical)
+    if not name and not named:
+        return ours[0] != theirs[0]
+    return name != named
+
+
 @functools.cache
 def _login_route() -> re.Pattern[str]:
     """Compiled on first use: only a fetch that ended elsewhere asks (``pressmark md`` never)."""
@@ -259,7 +302,9 @@ def validate(facts: Facts, policy: ConversionPolicy) -> ValidationReport:
         fail("boilerplate-ratio-exceeded", f"{ratio:.0%} of the kept text is link-dense "
              f"or repeated blocks, boilerplate_ratio_max is {policy.boilerplate_ratio_max:.0%}")
     frame = facts.frame
-    if policy.check_chrome and frame is not None and frame.chrome \
+    # the frame is most of what was kept, and little else is: an index's letter bar
+    # beside its few entries is not a page of chrome
+    if policy.check_chrome and frame is not None and frame.chrome > frame.rest \
             and frame.rest < CHROME_REST:
         kinds = ", ".join(sorted(frame.kinds))
         fail("chrome-only", f"{frame.chrome} of {frame.chrome + frame.rest} kept chars are "
@@ -276,7 +321,7 @@ def validate(facts: Facts, policy: ConversionPolicy) -> ValidationReport:
             fail("partial-content", f"the kept region holds {prose.kept} chars of prose, the "
                  f"page's {where} {yardstick}")
     if (policy.check_canonical and facts.url and facts.canonical_url
-            and _norm_url(facts.url) != _norm_url(facts.canonical_url)):
+            and names_another_page(facts.url, facts.canonical_url)):
         fail("canonical-mismatch", f"the page names {facts.canonical_url} as canonical")
     if policy.check_soft_404 and is_soft_404(facts.title, facts.headline, facts.headings,
                                                  facts.text_chars):

@@ -87,6 +87,21 @@ def test_a_short_page_with_its_footer_is_not_chrome_only() -> None:
     assert PROSE in result.markdown
 
 
+def test_a_short_index_beside_its_letter_bar_is_not_chrome_only() -> None:
+    # a genindex of a few entries: its letter bar is a menu line, the entries are the rest
+    page = sphinx_page(
+        '<h1 id="index">Index</h1><div class="genindex-jumpbox"><a href="#R"><strong>R</strong>'
+        '</a> | <a href="#S"><strong>S</strong></a></div><h2 id="R">R</h2><table class='
+        '"indextable genindextable"><tr><td><ul><li>reboot<ul><li><a href="ch-os.html#i0">'
+        'signaling</a></li></ul></li><li><a href="ch-os.html#i1">reboot-required</a></li>'
+        '</ul></td></tr></table><h2 id="S">S</h2><table class="indextable genindextable"><tr>'
+        '<td><ul><li>signaling<ul><li><a href="ch-os.html#i0">reboot</a></li></ul></li></ul>'
+        '</td></tr></table>')
+    result = to_markdown(page, policy=ConversionPolicy(min_markdown_chars=0))
+    assert "reboot-required" in result.markdown
+    assert "chrome-only" not in result.validation.reasons, result.validation.details
+
+
 TOC = "".join(f'<li class="toctree-l1"><a class="reference internal" href="ch{i}.html">'
               f"{i}. Chapter number {i} of the manual</a></li>" for i in range(1, 31))
 

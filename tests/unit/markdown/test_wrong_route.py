@@ -61,3 +61,27 @@ def test_not_found_markers(marker: str) -> None:
 def test_an_article_about_404_errors_is_not_a_marker() -> None:
     html = ARTICLE.replace("<body>", '<body class="article topic-http">')
     assert to_markdown(html, url="https://a.test/news/1").validation.passed
+
+
+@pytest.mark.parametrize(
+    ("url", "canonical", "another"),
+    [
+        # the same document at another address: a local copy, a mirror, a version, an edition
+        ("file:///usr/share/doc/tool/html/usage/quickstart.html",
+         "https://www.tool.test/en/master/usage/quickstart.html", False),
+        ("http://127.0.0.1:8000/usage/index.html", "https://docs.tool.test/en/3/usage/", False),
+        ("https://news.test/how-to-retire-early", "https://news.test.de/how-to-retire-early",
+         False),
+        ("https://a.test/news/1?utm_source=feed", "https://a.test/news/1", False),
+        ("https://a.test/", "https://www.a.test/index.html", False),
+        # another document: another name, the home page, another query it keeps
+        ("https://a.test/news/1", "https://a.test/news/2", True),
+        ("https://a.test/news/harbour-notes", "https://a.test/", True),
+        ("https://a.test/article.php?id=5", "https://a.test/article.php?id=7", True),
+        ("https://a.test/", "https://b.test/", True),
+    ],
+)
+def test_canonical_names_another_document(url: str, canonical: str, another: bool) -> None:
+    html = ARTICLE.replace("</title>", f"</title><link rel='canonical' href='{canonical}'>")
+    result = to_markdown(html, url=url)
+    assert ("canonical-mismatch" in result.validation.reasons) is another
