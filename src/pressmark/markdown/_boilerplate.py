@@ -149,7 +149,24 @@ def id_rule(value: str) -> str | None:
     (``id="sharing-with-a-single-developer"``); its words describe the text, not
     a page component, so a slug of ``SLUG_WORDS`` words or more matches nothing.
     """
+    known = _IDS_SEEN.get(value, "")
+    if known != "":
+        return known
+    if _composed(value):
+        if len(_IDS_SEEN) >= MEMO_SIZE:
+            _IDS_SEEN.clear()
+        _IDS_SEEN[value] = None
+        return None
     return _remembered(_IDS_SEEN, value, SLUG_WORDS)
+
+
+def _composed(value: str) -> bool:
+    """An id joined from identifiers, each camelCase, into ``SLUG_WORDS`` words or more
+    (``operations-user-loginUser``: an API explorer's tag and operation): data naming
+    the content, as a heading's slug is, not a page component."""
+    if not _CAMEL.search(value) or _SPLIT.search(value) is None:
+        return False
+    return len([w for w in _SPLIT.split(_CAMEL.sub(" ", value)) if w]) >= SLUG_WORDS
 
 
 def _remembered(memo: dict[str, str | None], value: str, slug_words: int) -> str | None:

@@ -191,7 +191,8 @@ def _text_block(reading: ChromeReading, plain: str, source: Node | None,  # noqa
         kind = "notice"
     elif is_pager_line(plain):
         kind = "pager"
-    elif links and source is not None and 0 < source.own_len <= MENU_LINE and (
+    elif links and source is not None and source.tag != "button" \
+            and 0 < source.own_len <= MENU_LINE and (
             (links >= MENU_LINKS and not listed and source.own_link > LINK_SHARE * source.own_len)
             or (not reading.listing and source.own_len <= LONE_LINK
                 and source.own_link >= LONE_SHARE * source.own_len)):

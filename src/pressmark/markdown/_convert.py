@@ -149,6 +149,21 @@ class Converter:
                     self._text(child, buf)
             elif child.removed is not None:
                 continue
+            elif child.tag == "button" and child.blocky:
+                # a control that pruning kept is content (an API explorer's operation:
+                # method, path, summary, each in a block of its own): one line of text
+                if buf.md:
+                    self._flush(buf, owner, out)
+                    buf = InlineBuf()
+                control = InlineBuf()
+                for part in child.children:  # (its parts are fields: a space between)
+                    if isinstance(part, str):
+                        self._text(part, control)
+                    elif part.removed is None:
+                        self._inline(part, control, 0)
+                        control.md.append(" ")
+                        control.plain.append(" ")
+                self._flush(control, child, out)
             elif child.tag in BLOCK_TAGS or child.blocky:
                 if buf.md:
                     self._flush(buf, owner, out)

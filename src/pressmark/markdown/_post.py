@@ -310,8 +310,10 @@ def survey(blocks: list[Block], hints: frozenset[str]) -> Survey:
                 listed += len(plain)
             src = block.source
             # a menu line (two links or more, mostly links) or a link alone ("Read more");
-            # one link in a sentence ("Obsolete, see [X](x) instead.") is prose
-            if (src is not None and 0 < src.own_len < LONG_BLOCK and (
+            # one link in a sentence ("Obsolete, see [X](x) instead.") is prose; a control
+            # pruning kept is content (an operation: method, path, summary), though its
+            # text counts as link text
+            if (src is not None and 0 < src.own_len < LONG_BLOCK and src.tag != "button" and (
                     (links - images >= MENU_LINKS and src.own_link > 0.5 * src.own_len)
                     or src.own_link >= LONE_LINK * src.own_len)) or (
                         hints and collapsed_hash(plain) in hints):

@@ -203,13 +203,27 @@ def _prune_rule(node: Node, ctx: Pass) -> str | None:
     rule = _named(node, ctx)
     if rule is not None or node.text_len == 0:
         return rule
-    if node.tag not in BLOCK_TAGS:
+    if node.tag not in BLOCK_TAGS and not (ctx.listing and node.blocky and _wraps_section(node)):
         return inline_rule(node, ctx)
     if node.tag == "figcaption" and node.link_len >= CAPTION_LINKS * node.text_len:
         return "exclude_caption"  # a link set as a caption: a promotion or a credit
     if navigation(node, ctx.sections, listing=ctx.listing):
         return "link_density"
     return said_rule(node, ctx)
+
+
+def _wraps_section(node: Node) -> bool:
+    """An inline element around a section (a ``<span>`` around a heading and its entries,
+    as client-side frameworks write them, the heading a child or a grandchild) is a
+    container: on a listing or an application it is judged as one, the inline rules read
+    a phrase, not a section of entries. (A ``<font>`` around a list of links and no
+    heading is still read as a cluster of links.)"""
+    for child in node.elems:
+        if child.tag in HEADINGS:
+            return True
+        if child.tag in BLOCK_TAGS and any(inner.tag in HEADINGS for inner in child.elems):
+            return True
+    return False
 
 
 def _named(node: Node, ctx: Pass) -> str | None:

@@ -70,6 +70,14 @@ CASES = [
      ["/journals/{id}/entries/{offset}", "Read the entry at an offset", "DELETE",
       "Report the service health", "Operations on admin"],
      ["Authorize", "Explore"]),
+    # an explorer whose tag sections are <span>s around a heading and the operations, each
+    # operation a <button> of blocks (method, path, summary), its id naming tag and operation
+    ("app_api_explorer_sections", {"application", "listing"},
+     ["### pet Everything about your pets",
+      "PUT [/pet](#/pet/updatePet) Update an existing pet",
+      "GET [/user/login](#/user/loginUser) Logs user into the system",
+      "GET [/store/order/{orderId}](#/store/getOrderById) Find purchase order by ID"],
+     ["Authorize", "Explore", "Copy to clipboard"]),
     ("thread_qa", {"thread"},
      ["Is rotation supposed to delete the old segments", "answered Mar 3, 2024 at 9:12",
       "[dana_k]", "read only when the journal is opened"],
@@ -104,6 +112,13 @@ def test_each_kind_keeps_its_main_content(name: str, kinds: set[str], kept: list
         assert text in markdown, f"{name} lost {text!r}:\n{markdown}"
     for text in dropped:
         assert text not in markdown, f"{name} kept {text!r}:\n{markdown}"
+
+
+def test_an_explorers_operations_pass_validation() -> None:
+    # each kept operation is a control's one line of content, not a lone link (chrome)
+    result = to_markdown((PAGES / "app_api_explorer_sections.html").read_bytes())
+    assert result.validation.passed, result.validation.details
+    assert result.markdown.count("\n\nGET ") == 7
 
 
 def test_a_short_post_beside_an_unnamed_sidebar_keeps_only_the_post() -> None:
