@@ -49,7 +49,7 @@ _WORD_RULES: Final[dict[str, str]] = {}
 for _rule, _words in {
     "exclude_nav": "nav navbar navigation menu menubar submenu breadcrumb breadcrumbs crumbs "
                    "pagination pager prev previous skip skiplink toc",
-    "exclude_footer": "footer",
+    "exclude_footer": "footer legal legalnotice",
     "exclude_aside": "sidebar aside rail widget widgets",
     "exclude_cookie_banner": "cookie cookies consent gdpr ccpa cmp onetrust",
     "exclude_dialog": "modal popup overlay dialog lightbox interstitial",

@@ -23,8 +23,10 @@ each counted outside chrome (elements a boilerplate rule named, ``_select``):
 ``entries``      chars of short blocks that are mostly links (list items, index entries,
                  menu items alike: ``Node.entry`` of the body; the chrome-named are not
                  counted, so what remains is mostly the page's own lists)
-``code``         chars of code blocks, and inline code spans counted by their text
-``definitions``  definition-list terms (``<dt>``): API entries, glossaries, index entries
+``code``         chars of code blocks, and inline code spans counted by their text (not
+                 inside the link of an entry: a name in a table of contents)
+``definitions``  definition-list terms (``<dt>``): API entries, glossaries (not a term that
+                 is a link with no description: a table of contents set as a ``<dl>``)
 ``data``         cells of tables with a header row or column
 ``posts``        the prose chars of the largest group of sibling blocks of one kind (three
                  or more), each holding prose and an author or time mark (``<time>``, a
@@ -47,7 +49,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from pressmark.markdown._score import PROSE_BLOCK, PROSE_LINKS
+from pressmark.markdown._score import LINK_HEAVY, PROSE_BLOCK, PROSE_LINKS
 from pressmark.markdown._sections import CARD_MAX
 from pressmark.markdown._sections import CARD_MIN_RUN as GROUP_MIN
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
@@ -84,6 +86,9 @@ DATA_WEIGHT: Final = 0.2
 THREAD_SHARE: Final = 0.6
 # application: controls with content; ``CONTROLS_FULL`` of them make it certain
 CONTROLS_FULL: Final = 6
+# a definition term with more than this share of its text in links and no description
+# of its own is an entry, not a definition (a table of contents set as nested ``<dl>``)
+ENTRY_TERM: Final = 0.5
 # product: declared only (a price and a specification table look like many other pages)
 # the weight a page's declared kind adds to its structural evidence
 SCHEMA_VOTE: Final = 0.6
@@ -220,10 +225,12 @@ def measure(nodes: list[Node], inchrome: list[bool], scale: float,
             continue
         if tag == "pre":
             code += node.own_len
-        elif tag == "code" and node.text_len:
-            code += node.text_len
-        elif tag == "dt":
-            terms += 1
+        elif tag == "code" and node.text_len and not _in_entry(node):
+            code += node.text_len  # (a name in a table of contents' link is an entry)
+        elif tag == "dl":
+            terms += _terms(node)
+        elif tag == "dt" and (node.parent is None or node.parent.tag != "dl"):
+            terms += 1  # (a term in a wrapper inside its list)
         elif tag == "th":
             data += 1
         elif tag == "button" and is_control(node):
@@ -311,6 +318,41 @@ def _opens_with_link(node: Node) -> bool:
             stack.append(children[at])
             linked.append(inside)
     return False
+
+
+def _terms(dl: Node) -> int:
+    """The definitions among a ``<dl>``'s terms: a term followed (past the terms beside
+    it) by a description; one that is mostly a link only when that description has text
+    of its own (an API index: a linked name, then what it is). A term followed by
+    nothing, or a linked one by a nested list only, is an entry of a table of contents
+    or a list of tables set as ``<dl>`` (DocBook's)."""
+    count = 0
+    elems = dl.elems
+    end = len(elems)
+    described: Node | None = None  # the description after the current run of terms
+    for at in range(end - 1, -1, -1):  # backwards: each term sees the next description
+        child = elems[at]
+        if child.tag == "dd":
+            described = child
+        elif child.tag == "dt":
+            if described is not None and (child.link_len <= ENTRY_TERM * child.text_len
+                                          or described.own_len):
+                count += 1
+        else:
+            described = None
+    return count
+
+
+def _in_entry(node: Node) -> bool:
+    """Inside a link, in a block that is mostly links: a ``<code>`` naming an entry of a
+    table of contents or an index. (A module list's "``tide.io`` — Readers and writers"
+    describes each name: its code is reference.)"""
+    linked = False
+    step = node.parent
+    while step is not None and step.tag not in BLOCK_TAGS:
+        linked = linked or (step.tag == "a" and "href" in step.attrs)
+        step = step.parent
+    return linked and step is not None and step.own_link > LINK_HEAVY * step.own_len
 
 
 def _linked(node: Node) -> bool:

@@ -68,6 +68,12 @@ WRAPPER_PROSE: Final = 0.9
 # content's container (single-page apps open whole articles in a "modal")
 PLACE_SHARE: Final = 0.5
 PLACE_MIN: Final = 1000
+# ... but a navigation or side landmark by the page's own markup (``<nav>``, ``<aside>``,
+# ``role=navigation`` / ``complementary``) without prose wraps no content: on a short
+# page a sidebar of every page's link holds most of the text. It stays chrome while the
+# page holds this many chars besides it (else it is all the page has: a site map)
+SIDE_REST: Final = 100
+_SIDE_RULES: Final = frozenset(("exclude_nav", "exclude_aside"))
 # Chinese and Japanese say in one character what alphabetic scripts say in several: a
 # 30-character paragraph is a full sentence. Length thresholds are in alphabetic
 # characters, so on a page written mostly in those scripts every character counts this
@@ -264,7 +270,8 @@ def chrome_rule(node: Node, rule: str, raw: int, page: _Page, scale: float) -> s
 
     - a wrapper: it holds ``WRAPPER_SHARE`` of the page's text or ``WRAPPER_PROSE`` of its
       prose in its child blocks, not as a text of its own (a footer's one long copyright
-      line wraps nothing);
+      line wraps nothing), unless it is a navigation or side landmark without prose
+      beside ``SIDE_REST`` chars of the page (a short page's sidebar);
     - a place full of prose (``PLACE_SHARE``, ``PLACE_MIN``), for the rules that name a
       place rather than a kind of content;
     - an inline element that is a few words of a sentence (``_in_running_text``);
@@ -274,7 +281,9 @@ def chrome_rule(node: Node, rule: str, raw: int, page: _Page, scale: float) -> s
         return None  # chrome on a thread only: pruning decides (``_prune``)
     if node.own_len < WRAPPER_SHARE * node.text_len and (
             node.text_len > WRAPPER_SHARE * page.text
-            or (page.prose > 0 and raw >= WRAPPER_PROSE * page.prose)):
+            or (page.prose > 0 and raw >= WRAPPER_PROSE * page.prose)) and not (
+                raw == 0 and rule in _SIDE_RULES and page.text - node.text_len >= SIDE_REST
+                and _boilerplate.landmark_chrome(node)):
         return None
     if rule in _boilerplate.PLACE_RULES and raw >= PLACE_SHARE * page.prose \
             and raw * scale >= PLACE_MIN:

@@ -78,6 +78,17 @@ CASES = [
       "GET [/user/login](#/user/loginUser) Logs user into the system",
       "GET [/store/order/{orderId}](#/store/getOrderById) Find purchase order by ID"],
      ["Authorize", "Explore", "Copy to clipboard"]),
+    # a client-rendered home page whose content is a list of twelve links, inside <main>
+    # beside a sidebar <aside> listing every page (more of the page's text than the list)
+    ("spa_sidebar_index", {"listing"},
+     ["- [ansi-colors](#/ansi-colors)", "- [ms-lite](#/ms-lite)"],
+     ["[Home]", "[zod-lite]", "Package docs"]),
+    # a DocBook book's index: a title page (a legal notice of sentence length, an
+    # abstract) and a table of contents set as nested <dl>, commands in <code> in its links
+    ("docbook_book_index", {"listing"},
+     ["# The Journal Handbook", "[2.1. Opening a journal with `journal-open`](ch02.html#s1)",
+      "[10.4. Acknowledgements](ch10.html#s4)", "5.1. [Options of chapter 5](ch05.html#t1)"],
+     ["Next", "Preface"]),
     ("thread_qa", {"thread"},
      ["Is rotation supposed to delete the old segments", "answered Mar 3, 2024 at 9:12",
       "[dana_k]", "read only when the journal is opened"],
