@@ -13,8 +13,9 @@ what the links *say* or where they *stand*:
 ``headed``     a list of links that is a section of its own: right under a heading of the
                body, after some of its prose, not a table of contents ("See also",
                "Plugins"); and the items of such a list
-``data``       the value of a labelled row ("Official languages | English, Maori"), or a
-               definition list's term whose definition is prose (an API index entry)
+``data``       the value of a labelled row ("Official languages | English, Maori"), a
+               definition list's term whose definition is prose (an API index entry), or
+               a table of data: named columns over several rows (a package list)
 ``titled``     the block holds the page's title (an ``<h1>`` that is no link)
 ``listing``    the page is a listing or an application (``_kinds``): its lists and
                tables of links are what it holds, and so are the blocks holding a
@@ -43,6 +44,11 @@ DESCRIBED_ITEM: Final = 45    # chars: a link this long, on average, describes w
 DEFINED: Final = 0.5          # link share under which a definition is prose, not a menu
 IN_PAGE: Final = 0.5          # share of in-page ("#...") links making a list a table of contents
 LABEL_DEPTH: Final = 2        # wrappers (holding only the list) between a row's cell and its list
+DATA_ROWS: Final = 3          # rows below its header that make a table of data
+DATA_COLUMNS: Final = 2       # ... and named columns
+DATA_SHARE: Final = 0.8       # share of a wrapper's text its table holds (a title beside it)
+_TABLE_BOXES: Final = frozenset(("div", "section", "figure", "table", "center"))
+_ROW_GROUPS: Final = frozenset(("thead", "tbody", "tfoot"))
 _LISTS: Final = frozenset(("ul", "ol"))
 _CELLS: Final = frozenset(("td", "th", "tr"))
 # what a listing's entries are set in: kept from the link rule on a listing, as are the
@@ -64,7 +70,8 @@ def navigation(node: Node, sections: dict[int, bool], *, listing: bool) -> bool:
                     or _holds_control(node)):
         return False
     return not (_prose(node) or _described_sublist(node) or _headed(node, sections)
-                or _labelled_value(node) or _defined_term(node) or _titled(node))
+                or _labelled_value(node) or _defined_term(node) or _titled(node)
+                or _data_table(node))
 
 
 def _titled(node: Node) -> bool:
@@ -134,6 +141,35 @@ def _section_list(node: Node) -> bool:
     links = [a for a in node.iter() if a.tag == "a"]
     in_page = sum(1 for a in links if a.attr("href").startswith("#"))
     return bool(links) and in_page < IN_PAGE * len(links)
+
+
+def _data_table(node: Node) -> bool:
+    """A table of data (or its wrapper, its title beside it): a header row of column
+    names (``<th>`` cells only, two or more) over ``DATA_ROWS`` rows or more. Its cells
+    may all be links (a package list: name, popularity, size, each linked); a menu set
+    in a table has no column names, and a navigation bar's one ``<th>`` is its title."""
+    if node.tag in _ROW_GROUPS and node.parent is not None:
+        node = node.parent  # (a table's body: its table decides)
+    if node.tag not in _TABLE_BOXES:
+        return False
+    table = node
+    while table.tag != "table":  # down through the wrappers (an anchor may wrap it all)
+        inner = [child for child in table.elems if child.text_len]
+        if not inner:
+            return False
+        table = max(inner, key=_text_size)  # (the first of the largest: deterministic)
+        if table.text_len < DATA_SHARE * node.text_len:
+            return False
+    rows = [row for part in table.elems
+            for row in (part.elems if part.tag in _ROW_GROUPS else [part]) if row.tag == "tr"]
+    if len(rows) <= DATA_ROWS:
+        return False
+    head = [cell for cell in rows[0].elems if cell.text_len]
+    return len(head) >= DATA_COLUMNS and all(cell.tag == "th" for cell in head)
+
+
+def _text_size(node: Node) -> int:
+    return node.text_len
 
 
 def _labelled_value(node: Node) -> bool:

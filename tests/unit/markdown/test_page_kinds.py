@@ -193,3 +193,27 @@ def test_an_empty_result_says_why() -> None:
     result = to_markdown("<html><body><nav><a href='/a'>Home</a></nav></body></html>")
     assert result.markdown == ""
     assert "too-little-text" in result.validation.reasons
+
+
+def test_a_table_of_data_whose_cells_are_links_stays() -> None:
+    # a manual's package table: named columns over rows whose every cell is a link (name,
+    # popularity, size); a menu set in a table has no column names and still goes
+    rows = "".join(
+        f"<tr><td><a href='https://pkgs.test/{n}'><code>task-{n}</code></a></td>"
+        f"<td><a href='https://pop.test/{n}'>I:{i * 7}</a></td>"
+        f"<td><a href='https://size.test/{n}'>{i + 9}</a></td></tr>"
+        for i, n in enumerate(["gnome", "xfce", "kde", "mate", "lxde"]))
+    menu = "".join(f"<td><a href='/{w}'>{w.title()} of the site</a></td>"
+                   for w in ("home", "news", "about", "contact"))
+    html = ("<html><body><div class='chapter'><h1>Desktop environments</h1>"
+            "<p>Each desktop environment is installed by a task package; the table below "
+            "lists them with their popularity and installed size in megabytes.</p>"
+            "<div class='table'><p class='title'><b>Table 7.1. Desktops</b></p>"
+            "<table><thead><tr><th>Package</th><th>Popularity</th><th>Size</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table></div>"
+            f"<table class='bar'><tr>{menu}</tr></table>"
+            "<p>Pick one of them when the installer asks, or install another later with the "
+            "package manager of your choice.</p></div></body></html>")
+    markdown = to_markdown(html).markdown
+    assert "| [`task-lxde`](https://pkgs.test/lxde) | [I:28](https://pop.test/lxde) |" in markdown
+    assert "Contact of the site" not in markdown
