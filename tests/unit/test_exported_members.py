@@ -89,7 +89,7 @@ PUBLIC: dict[str, tuple[str, ...]] = {
 }
 
 EXECUTOR: tuple[str, ...] = (
-    "CrawlSummary", "Engine", "FrontierItem", "Key", "Ledger", "Limits", "LiveFetcher",
+    "Changes", "CrawlSummary", "Engine", "FrontierItem", "Key", "Ledger", "Limits", "LiveFetcher",
     "NullProgress", "OutputDir", "PageFailure", "PageFetcher", "Progress", "ReplayFetcher",
     "ResumeJournal", "SeedLike", "StoreWriter", "TICK_S", "Via", "canonical_parts", "crawl_stores",
     "dumps_line", "hostname_of", "item_line", "make_pool", "normalise_seeds", "own_store",

@@ -30,6 +30,7 @@ may change with the engine.
 """
 
 from pressmark.crawl._canonical import canonical_parts, hostname_of
+from pressmark.crawl._changes import Changes
 from pressmark.crawl._crawl import (
     SeedLike,
     crawl_stores,
@@ -51,6 +52,7 @@ from pressmark.crawl._writer import StoreWriter
 
 __all__ = [
     "TICK_S",
+    "Changes",
     "CrawlSummary",
     "Engine",
     "FrontierItem",

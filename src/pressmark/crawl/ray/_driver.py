@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from pressmark.crawl import CrawlError, CrawlManifest, CrawlPolicy, PageRecord
-from pressmark.crawl._changes import Changes
 from pressmark.crawl.executor import (
     TICK_S,
+    Changes,
     CrawlSummary,
     Ledger,
     Limits,
