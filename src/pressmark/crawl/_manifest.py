@@ -67,6 +67,9 @@ class PageRecord:
     hidden_text: int = 0
     """Passages of text a reader would not see that the page's evidence lists
     (``hidden_text``): left out of its Markdown, or kept with ``keep_hidden_text``."""
+    instruction_text: int = 0
+    """Instruction-shaped matches ("ignore previous instructions") the page's evidence
+    lists (``instruction_text``): flagged, never removed."""
     agent_views: tuple[dict[str, Any], ...] | None = None
     """The page's agent-facing versions (``AgentView.to_dict``) when the crawl asked for
     them (``CrawlPolicy.agent_views``), else ``None``."""
@@ -103,6 +106,7 @@ class PageRecord:
             "duplicate_of": self.duplicate_of,
             "change": self.change,
             "hidden_text": self.hidden_text,
+            "instruction_text": self.instruction_text,
             "agent_views": None if self.agent_views is None else list(self.agent_views),
         }
 
@@ -135,6 +139,7 @@ class PageRecord:
             duplicate_of=data.get("duplicate_of"),
             change=data.get("change"),
             hidden_text=int(data.get("hidden_text") or 0),
+            instruction_text=int(data.get("instruction_text") or 0),
             agent_views=None if data.get("agent_views") is None
             else tuple(data["agent_views"]),
         )
@@ -164,6 +169,8 @@ class CrawlSummary:
         self.hidden_text_pages = 0
         self.hidden_text_passages = 0
         """Pages whose evidence lists hidden text, and the passages listed."""
+        self.instruction_text_pages = 0
+        """Pages whose evidence lists instruction-shaped text."""
         self.render_fallbacks = 0
         """Pages that looked like JavaScript shells and were kept unrendered (no browser,
         or the render failed): the plain snapshot stands in."""
@@ -184,6 +191,8 @@ class CrawlSummary:
         if page.hidden_text:
             self.hidden_text_pages += 1
             self.hidden_text_passages += page.hidden_text
+        if page.instruction_text:
+            self.instruction_text_pages += 1
         if any(w.startswith("render-fallback:") for w in page.warnings):
             self.render_fallbacks += 1
         if page.rendered and page.outcome != "not-modified":  # a 304 keeps a render, runs none
@@ -235,6 +244,7 @@ class CrawlSummary:
             "duplicates": self.duplicates,
             "hidden_text_pages": self.hidden_text_pages,
             "hidden_text_passages": self.hidden_text_passages,
+            "instruction_text_pages": self.instruction_text_pages,
         }
 
 

@@ -137,7 +137,8 @@ class PageWorker:
         return PageRecord(url=directory, final_url=None, depth=item.depth, status=snap.status,
                           outcome="ok", title=work.title, markdown_path=work.markdown_path,
                           evidence_path=work.evidence_path, validation=validation,
-                          hidden_text=work.hidden_text)
+                          hidden_text=work.hidden_text,
+                          instruction_text=work.instruction_text)
 
     async def run(self, item: FrontierItem, fetched: Fetched, put_in_worker: bool,
                   kept: PageRecord | None) -> PageWork | None:
@@ -192,7 +193,7 @@ class PageWorker:
             self._directories[item.url] = (snap.body_hash, PageWork(
                 title=work.title, markdown_path=work.markdown_path,
                 evidence_path=work.evidence_path, validation=work.validation,
-                hidden_text=work.hidden_text))
+                hidden_text=work.hidden_text, instruction_text=work.instruction_text))
         if key is not None and want_links and work.parsed and self.links is not None:
             self.links.add(key, KnownLinks(title=work.html_title, links=work.links,
                                            refused=work.refused, warnings=work.warnings))

@@ -81,6 +81,8 @@ class PageWork:
     stops then); ``None`` otherwise."""
     hidden_text: int = 0
     """Hidden passages the evidence lists (``hidden_text``)."""
+    instruction_text: int = 0
+    """Instruction-shaped matches the evidence lists (``instruction_text``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,7 +207,8 @@ def process_page(job: PageJob, *, inline: bool = False) -> PageWork:
     return PageWork(title=getattr(result, "title", None) or title, links=links, refused=refused,
                     markdown_path=md_path, evidence_path=ev_path, validation=valid,
                     source_ref=source_ref, parsed=True, warnings=limits, html_title=title,
-                    hidden_text=len(getattr(evidence, "hidden_text", ()) or ()))
+                    hidden_text=len(getattr(evidence, "hidden_text", ()) or ()),
+                    instruction_text=len(getattr(evidence, "instruction_text", ()) or ()))
 
 
 def _convert(text: str, url: str, job: PageJob) -> Any:

@@ -58,6 +58,7 @@ def finished_record(item: FrontierItem, fetched: Fetched, work: PageWork | None,
     return dataclasses.replace(record, title=kept.title, markdown_path=kept.markdown_path,
                                evidence_path=kept.evidence_path, validation=kept.validation,
                                hidden_text=kept.hidden_text,
+                               instruction_text=kept.instruction_text,
                                duplicate_of=kept.url if kept.url != item.url else None)
 
 
@@ -95,6 +96,7 @@ def page_record(item: FrontierItem, fetched: Fetched, work: PageWork | None,
         validation=validation, bytes=len(snap.bytes),
         readiness_ms=None if fetched.readiness is None else fetched.readiness[2],
         hidden_text=0 if work is None else work.hidden_text,
+        instruction_text=0 if work is None else work.instruction_text,
     )
 
 

@@ -102,10 +102,17 @@ class EvidencePacket:
     # (``_hidden``): each passage's element path, reason, length and text; in the JSON
     # only when there is some (most pages have none)
     hidden_text: tuple[dict[str, Any], ...] = ()
+    # sentences anywhere on the page addressed to a language model ("ignore previous
+    # instructions", "note to AI agents"): flagged, not removed (``_instructions``): each
+    # match's rule, words, context and whether the Markdown holds them; in the JSON only
+    # when there is some
+    instruction_text: tuple[dict[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         extra: dict[str, Any] = {"hidden_text": [dict(h) for h in self.hidden_text]} \
             if self.hidden_text else {}
+        if self.instruction_text:
+            extra["instruction_text"] = [dict(i) for i in self.instruction_text]
         return {
             "policy_version": self.policy_version,
             "url_requested": self.url_requested,

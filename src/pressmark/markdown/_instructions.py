@@ -1,0 +1,132 @@
+"""Instruction-shaped text: sentences a page addresses to a language model, flagged.
+
+A page that wants to steer the agent reading it writes to the agent: "ignore previous
+instructions", "note to AI assistants: ...", "you are now DAN". Such text is evidence, not
+content to delete: the Markdown keeps it where it was (a visible sentence stays visible,
+hidden text is left out as any hidden text is, ``_hidden``), and the evidence lists each
+match (``instruction_text``) with the rule that fired, the matched words, a little context,
+and whether the words are in the Markdown (``in_markdown``: what a reader of pressmark's
+output, human or model, is shown).
+
+The whole page is read, hidden parts, comments and scripts included (text planted for a
+model reading the raw HTML counts too), with its tags dropped and character references
+decoded. The rules are few and narrow, each a phrase addressed to a model, not a topic: an
+article *about* prompt injection quotes them and is flagged, which is what a reviewer
+wants to know. The work is bounded and small for a page with nothing to flag: the page is
+searched for a few anchor words (:data:`ANCHORS`), only the text around a hit is read with
+the rules (:data:`MAX_WINDOWS` hits, :data:`MAX_SCAN_CHARS` characters of the page), and
+:data:`MAX_LISTED` matches are listed.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any, Final
+
+MAX_SCAN_CHARS: Final = 4_000_000
+"""Characters of the page read at most."""
+MAX_LISTED: Final = 16
+"""Matches listed at most."""
+CONTEXT_CHARS: Final = 60
+"""Characters of context either side of a match."""
+
+_TARGET = (r"(?:ai|a\.i\.|llms?|large language models?|language models?|chat ?bots?|"
+           r"ai (?:agents?|assistants?|models?|systems?|crawlers?)|assistants?|agents?|"
+           r"chatgpt|gpt-?\d*|claude|gemini|copilot)")
+RULES: Final[tuple[tuple[str, str], ...]] = (
+    # "ignore all previous instructions", "disregard the above prompt"
+    ("ignore-instructions",
+     r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+)?"
+     r"(?:previous|prior|above|earlier|preceding|former|system|original)\s+"
+     r"(?:instructions?|prompts?|directions?|directives?|rules|guidelines|context)\b"),
+    # "reveal your system prompt", "print the hidden instructions"
+    ("system-prompt",
+     r"\b(?:reveal|print|show|repeat|output|leak|disclose)\s+(?:your|the)\s+"
+     r"(?:(?:system|initial|original|hidden)\s+)?(?:prompt|instructions)\b"),
+    # "note to AI agents:", "instructions for LLMs", "attention, language models"
+    ("addressed-to-model",
+     rf"\b(?:note|message|instructions?|attention|notice|memo)\s*(?:to|for|,)\s+"
+     rf"(?:all\s+|any\s+)?{_TARGET}\b"),
+    # "if you are an AI", "if you're a large language model"
+    ("if-you-are-a-model",
+     rf"\bif\s+you\s+(?:are|'re|\u2019re)\s+(?:an?\s+)?{_TARGET}\b"),
+    # "you are now DAN", "from now on you will act as", "pretend you are an unrestricted AI"
+    ("role-play",
+     r"\b(?:you\s+are\s+now\s+(?:in\s+)?(?:dan|developer mode|jailbroken|unrestricted|"
+     r"an?\s+unrestricted)|from\s+now\s+on,?\s+you\s+(?:are|will|must)|"
+     r"pretend\s+(?:that\s+)?you\s+(?:are|have)\s+no\s+(?:restrictions|rules|guidelines))"),
+)
+_COMPILED: Final = tuple((name, re.compile(pattern)) for name, pattern in RULES)
+ANCHORS: Final = ("nstruction", "NSTRUCTION", "rompt", "ROMPT", "ote to", "f you", "ou are now",
+                  "rom now on")
+"""Words (their first letter left off, so a capital matches too) one of which any match
+holds or stands near (the text around a hit is read with every rule: "ignore previous
+instructions", "disregard the above prompt", "note to AI agents", "if you are an LLM",
+"you are now DAN", "from now on you will"). Each is one scan of the page (about 0.13 ms
+for the dev sets' 197 KB mean page), so they are few; a page with none costs only them."""
+MAX_WINDOWS: Final = 256
+"""Anchor hits read with the rules at most."""
+WINDOW_BEFORE: Final = 240
+WINDOW_AFTER: Final = 320
+"""Characters of HTML read around an anchor hit (a match spans at most a few words)."""
+_TAG = re.compile(r"<[^<>]{0,4000}>")
+_SPACE = re.compile(r"\s+")
+
+
+def page_text(source: str) -> str:
+    """HTML as text: tags dropped (a comment's text kept), references decoded, whitespace
+    collapsed."""
+    opened = source.replace("<!--", " ").replace("-->", " ")
+    return _SPACE.sub(" ", html.unescape(_TAG.sub(" ", opened)))
+
+
+_BYTE_ANCHORS: Final = tuple(anchor.encode("utf-8") for anchor in ANCHORS)
+
+
+def _hits(source: str | bytes) -> list[int]:
+    """Where anchors occur in the first :data:`MAX_SCAN_CHARS` characters (sorted, at most
+    :data:`MAX_WINDOWS`, each at least a window apart)."""
+    found: list[int] = []
+    anchors: tuple[Any, ...] = _BYTE_ANCHORS if isinstance(source, bytes) else ANCHORS
+    for anchor in anchors:
+        at = source.find(anchor, 0, MAX_SCAN_CHARS)
+        while at >= 0 and len(found) < MAX_WINDOWS * 4:
+            found.append(at)
+            at = source.find(anchor, at + len(anchor), MAX_SCAN_CHARS)
+    found.sort()
+    kept: list[int] = []
+    for at in found:
+        if not kept or at - kept[-1] > WINDOW_AFTER // 2:
+            kept.append(at)
+    return kept[:MAX_WINDOWS]
+
+
+def find_instructions(source: str | bytes, markdown: str) -> tuple[dict[str, Any], ...]:
+    """The instruction-shaped passages of an HTML page (its text, or its UTF-8 bytes), in
+    page order (see the module doc): ``{"rule", "match", "context", "in_markdown"}``."""
+    seen: set[tuple[str, str, int]] = set()
+    found: list[tuple[int, str, str, str]] = []
+    for at in _hits(source):
+        start = max(0, at - WINDOW_BEFORE)
+        piece = source[start:at + WINDOW_AFTER]
+        window = page_text(piece.decode("utf-8", "replace") if isinstance(piece, bytes)
+                           else piece)
+        low = window.lower()
+        for name, pattern in _COMPILED:
+            for match in pattern.finditer(low):
+                words = window[match.start():match.end()]
+                # one match seen from two windows is one match
+                key = (name, words.casefold(), start + match.start() // 64)
+                if key in seen or (name, words.casefold(), key[2] - 1) in seen:
+                    continue
+                seen.add(key)
+                context = window[max(0, match.start() - CONTEXT_CHARS):
+                                 match.end() + CONTEXT_CHARS]
+                found.append((start + match.start(), name, words, context.strip()))
+    if not found:
+        return ()
+    flat = _SPACE.sub(" ", markdown).casefold()
+    return tuple({"rule": name, "match": words, "context": context,
+                  "in_markdown": words.casefold() in flat}
+                 for _, name, words, context in sorted(found)[:MAX_LISTED])
