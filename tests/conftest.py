@@ -32,9 +32,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     the ``.py`` beside it: after an edit, the tests would silently run yesterday's code.
     ``make`` rebuilds them when a source changes.
     """
-    package = Path(__file__).resolve().parents[1] / "src" / "pressmark" / "markdown"
+    root = Path(__file__).resolve().parents[1] / "src" / "pressmark"
     stale = sorted(
-        source.name for source in [*package.glob("*.py"), *package.glob("*.c")]
+        source.name
+        for package in (root / "markdown", root / "cite")  # cite/_cut.py is compiled too
+        for source in [*package.glob("*.py"), *package.glob("*.c")]
         if any(built.stat().st_mtime < source.stat().st_mtime
                for built in package.glob(f"{source.stem}.*.so"))
     )

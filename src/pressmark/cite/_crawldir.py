@@ -74,6 +74,8 @@ def crawl_pages(out_dir: str | os.PathLike[str]) -> Iterator[CrawlPage]:
         if markdown is None:
             continue
         block_map = _block_map(_side_text(root, record.get("evidence_path"), "evidence"))
+        if block_map is not None and not _fits(block_map, markdown):
+            block_map = None  # the Markdown file was changed after the crawl wrote it
         if block_map is None and isinstance(record.get("source_ref"), str):
             if store is None:
                 store = _store(root)
@@ -141,6 +143,10 @@ def _block_map(evidence: str | None) -> BlockMap | None:
             else None
     except ValueError:
         return None
+
+
+def _fits(block_map: BlockMap, markdown: str) -> bool:
+    return all(entry.end <= len(markdown) for entry in block_map.entries())
 
 
 def _store(root: Path) -> Any:

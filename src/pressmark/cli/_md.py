@@ -60,13 +60,9 @@ Job = tuple[str, str, bool, int, int]
 def _chunk_lines(result: object, max_chars: int, overlap: int) -> str:
     """The page's chunks, one JSON object a line (``pressmark.cite.chunk``); imported only
     when ``--chunks`` asks, so a batch without it pays nothing."""
-    import json  # noqa: PLC0415
+    from pressmark.cite._chunks import chunk_lines  # noqa: PLC0415
 
-    from pressmark.cite._chunks import chunk  # noqa: PLC0415
-
-    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-    pieces = chunk(result, max_chars=max_chars, overlap=overlap)  # type: ignore[arg-type]
-    return "".join([encode(p.to_dict()) + "\n" for p in pieces])
+    return chunk_lines(result, max_chars=max_chars, overlap=overlap)  # type: ignore[arg-type]
 
 
 def _convert_one(job: Job) -> str | None:
@@ -173,7 +169,7 @@ def _run_forked(work: list[Job], jobs: int) -> list[str]:
     return failed
 
 
-def _load_converter() -> None:
+def _load_converter(*, chunks: bool = False) -> None:
     """Import the converter, and the snapshot layer every page is decoded with.
 
     The imported modules never become garbage: frozen, the collector stops walking them
@@ -185,7 +181,10 @@ def _load_converter() -> None:
     gc.disable()
     try:
         import pressmark.markdown  # noqa: PLC0415 - `--help` stays fast
-        import pressmark.snapshot  # noqa: F401, PLC0415 - as above
+        import pressmark.snapshot  # noqa: PLC0415 - as above
+
+        if chunks:  # before the fork too: every worker would import it again
+            import pressmark.cite._chunks  # noqa: F401, PLC0415 - only with --chunks
     finally:
         gc.freeze()
         gc.set_threshold(GC_YOUNG_THRESHOLD)
@@ -203,7 +202,7 @@ def _run_batch(in_dir: str, out_dir: str, jobs: int | None, with_json: bool, *,
     if jobs is None:
         jobs = auto_jobs(len(work), _cores())
     jobs = min(jobs, len(work))
-    _load_converter()  # once, before any fork
+    _load_converter(chunks=max_chars > 0)  # once, before any fork
     if jobs > 1 and hasattr(os, "fork"):
         failed = _run_forked(work, jobs)
     elif jobs > 1:

@@ -263,11 +263,17 @@ def _items_written(block: ListBlock, dom: _Dom) -> int:
     """How many of a list's items have any Markdown, counted up to two."""
     count = 0
     for item in block.items:
-        if any(dom.text(b) for b in item.blocks):
+        if _written(item.blocks, dom):
             count += 1
             if count == 2:
                 break
     return count
+
+
+def _written(blocks: list[Block], dom: _Dom) -> bool:
+    """Whether any of ``blocks`` has Markdown. A function of its own: mypyc makes a list of
+    a generator nested in a comprehension (every block rendered), not of this one."""
+    return any(dom.text(block) for block in blocks)
 
 
 def _rebuild(nodes: tuple[DomNode, ...], spans: tuple[Span, ...]) -> BlockMap:
@@ -448,7 +454,7 @@ def _list_items(block: ListBlock, text: str, where: _Where, dom: _Dom,
         if line and not line[0].isspace():
             starts.append(offset)
         offset += len(line) + 1
-    items = [item for item in block.items if any(dom.text(b) for b in item.blocks)]
+    items = [item for item in block.items if _written(item.blocks, dom)]
     if len(items) != len(starts):
         return
     list_node = block.source

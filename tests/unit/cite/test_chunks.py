@@ -115,3 +115,12 @@ def test_without_a_block_map_and_bad_arguments() -> None:
     for bad in ({"max_chars": 10}, {"max_chars": 100, "overlap": 100}, {"overlap": -1}):
         with pytest.raises(ValueError):
             chunk_markdown(markdown, **bad)  # type: ignore[arg-type]
+    for bad_type in ({"max_chars": "800"}, {"max_chars": True}, {"overlap": 1.5}):
+        with pytest.raises(ValueError):  # not the compiled cutter's TypeError
+            chunk_markdown(markdown, **bad_type)  # type: ignore[arg-type]
+
+
+def test_a_block_map_that_does_not_fit_the_markdown_is_a_value_error() -> None:
+    result = to_markdown(ARTICLE)
+    with pytest.raises(ValueError, match="does not fit"):
+        chunk_markdown(result.markdown[:100], result.evidence.block_map)

@@ -51,3 +51,25 @@ def test_usage_errors(argv: list[str], tmp_path: Path) -> None:
     with pytest.raises(SystemExit) as exc:
         main([names.get(a, a) for a in argv])
     assert exc.value.code == 2
+
+
+TRICKY = ("<html><head><title>T</title></head><body><main>"
+          "<h1>A \"quoted\" \\ heading</h1><p>Quotes \" and backslashes \\ and a tab\tand "
+          "\u2028 a line separator, \U0001f600 and \u00e9t\u00e9.</p>"
+          "<o:p>Word-processor text inside an o:p element, long enough to be kept.</o:p>"
+          "<h2>Next</h2>" + "".join(f"<p>Sentence {i} of the next part. " * 30 + "</p>"
+                                    for i in range(3))
+          + "</main></body></html>")
+
+
+@pytest.mark.parametrize(("max_chars", "overlap"), [(2000, 0), (200, 50), (64, 0)])
+def test_chunk_lines_are_json_dumps_of_each_chunk_byte_for_byte(max_chars: int,
+                                                                 overlap: int) -> None:
+    from pressmark.cite._chunks import chunk_lines
+
+    for result in (to_markdown(TRICKY.encode()),
+                   to_markdown(TRICKY, url="https://example.org/a\"b")):
+        want = "".join(json.dumps(c.to_dict(), ensure_ascii=False, separators=(",", ":"))
+                       + "\n" for c in chunk(result, max_chars=max_chars, overlap=overlap))
+        assert chunk_lines(result, max_chars=max_chars, overlap=overlap) == want
+        assert "\\\\" in want and '\\"' in want
