@@ -201,3 +201,21 @@ def test_cli_fetch_agent_views(site: AgentSite, tmp_path: Path) -> None:
     assert all("text/markdown" not in a for _, a in site.requests[mark:])
     said = CliRunner().invoke(main, [*args, "--format", "markdown", "--agent-views"])
     assert "agent view accept-markdown: captured (text/markdown), divergence" in said.stderr
+
+
+async def test_sharded_crawl_takes_the_same_agent_views(site: AgentSite, tmp_path: Path) -> None:
+    """``--engine ray``'s shards (LocalEngine: the same driver and shards, no Ray) request
+    each page's views as the in-process crawl does, and the driver counts them."""
+    from pressmark.crawl.ray import LocalEngine
+
+    local = await crawl(site.url + "/", policy(site.url, agent_views=True),
+                        out_dir=tmp_path / "local")
+    mark = len(site.requests)
+    sharded = await LocalEngine(shards=2).run(site.url + "/",
+                                              policy(site.url, agent_views=True),
+                                              out_dir=tmp_path / "sharded")
+    assert [p for p, _ in site.requests[mark:]].count("/llms.txt") == 1
+    want = {p.url: scrub(p.agent_views) for p in local.pages}
+    have = {p.url: scrub(p.agent_views) for p in sharded.pages}
+    assert json.dumps(have, sort_keys=True) == json.dumps(want, sort_keys=True)
+    assert scrub(sharded.agent_views) == scrub(local.agent_views)

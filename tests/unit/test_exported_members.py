@@ -89,8 +89,9 @@ PUBLIC: dict[str, tuple[str, ...]] = {
 }
 
 EXECUTOR: tuple[str, ...] = (
-    "Changes", "CrawlSummary", "Engine", "FrontierItem", "Key", "Ledger", "Limits", "LiveFetcher",
-    "NullProgress", "OutputDir", "PageFailure", "PageFetcher", "Progress", "ReplayFetcher",
+    "AgentViewReport", "Changes", "CrawlSummary", "Engine", "FrontierItem", "Key", "Ledger",
+    "Limits", "LiveFetcher", "NullProgress", "OutputDir", "PageFailure", "PageFetcher",
+    "Progress", "ReplayFetcher",
     "ResumeJournal", "SeedLike", "StoreWriter", "TICK_S", "Via", "canonical_parts", "crawl_stores",
     "dumps_line", "hostname_of", "item_line", "make_pool", "normalise_seeds", "own_store",
     "registrable_domain", "split_host_key", "worker_store_spec", "write_atomic",

@@ -29,6 +29,7 @@ may change with the engine.
   ``pressmark.crawl``, keeps only what a caller of a crawl uses).
 """
 
+from pressmark.crawl._agentviews import AgentViewReport
 from pressmark.crawl._canonical import canonical_parts, hostname_of
 from pressmark.crawl._changes import Changes
 from pressmark.crawl._crawl import (
@@ -52,6 +53,7 @@ from pressmark.crawl._writer import StoreWriter
 
 __all__ = [
     "TICK_S",
+    "AgentViewReport",
     "Changes",
     "CrawlSummary",
     "Engine",

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from pressmark.crawl import CrawlError, CrawlManifest, CrawlPolicy, PageRecord
 from pressmark.crawl.executor import (
     TICK_S,
+    AgentViewReport,
     Changes,
     CrawlSummary,
     Ledger,
@@ -131,9 +132,6 @@ def prepare(seeds: SeedLike | Sequence[SeedLike], policy: CrawlPolicy | None, *,
     policy.validate()
     if shards < 1:
         raise CrawlError("shards must be >= 1")
-    if policy.agent_views:  # the shards would request them; the driver cannot count them yet
-        raise CrawlError("agent_views is not supported by the Ray engine yet (use "
-                         "--engine local)")
     seed_list = normalise_seeds(seeds, policy)
     if resume and out_dir is None:
         raise CrawlError("resume needs the output directory of the interrupted crawl")
@@ -276,12 +274,20 @@ async def coordinate(
         # shard requested are the whole crawl's, so they are taken here.
         changes = Changes(prep.out.read_previous() if policy.mode == "live" else ())
         changes.seen(pages)
+        # Each shard requested its hosts' agent views (llms.txt once per origin: an origin
+        # has one owner); the counts are the whole crawl's.
+        views = AgentViewReport() if policy.agent_views else None
+        if views is not None:
+            for record in pages:
+                if record.agent_views:
+                    views.add(record.agent_views)
         manifest = CrawlManifest(
             started_at=prep.started_at, finished_at=_utc_now(),
             seeds=tuple(url for _, url, _ in prep.seeds), policy=policy.describe(),
             summary=view.summary.to_dict(duration), sitemap=_merge_sitemaps(results),
             complete=not interrupted and stop_reason not in ("interrupted", "time-budget"),
             pages=tuple(pages), stop_reason=stop_reason, changes=changes.report(),
+            agent_views=None if views is None else views.report(),
         )
         merge_shard_stores(prep, len(handles))
         prep.out.write_manifest(manifest.to_dict())
