@@ -111,3 +111,12 @@ async def test_instruction_text_is_counted(tmp_path: Path) -> None:
     assert inject.markdown_path is not None
     markdown = (tmp_path / "out" / inject.markdown_path).read_text(encoding="utf-8")
     assert "ignore all previous instructions" in markdown  # flagged, not removed
+
+
+def test_cli_fetch_keep_hidden_text(origin: str) -> None:
+    case = next(c for c in CASES if c["hidden"])
+    args = ["fetch", f"{origin}/{case['file']}", "--allow-loopback", origin, "--markdown"]
+    plain = CliRunner().invoke(main, args)
+    kept = CliRunner().invoke(main, [*args, "--keep-hidden-text"])
+    assert plain.exit_code == kept.exit_code == 0
+    assert case["passage"] not in plain.stdout and case["passage"] in kept.stdout

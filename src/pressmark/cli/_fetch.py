@@ -165,6 +165,9 @@ async def _run(url: str, *, render: str, store_dir: Path | None, policy: EgressP
 @click.option("--retries", type=click.IntRange(min=0, max=10), help="Retries of a plain fetch.")
 @click.option("--user-agent", help="User-Agent (its product token is matched in robots.txt).")
 @click.option("--no-robots", is_flag=True, help="Do not consult robots.txt.")
+@click.option("--keep-hidden-text", is_flag=True,
+              help="With --format markdown or text: keep text a reader would not see "
+                   "(display:none, off-screen, aria-hidden, ...); by default it is left out.")
 @click.option("--agent-views", "views", is_flag=True,
               help="Also fetch the page's agent-facing versions (Accept: text/markdown, its "
                    "rel=alternate text/markdown link, the site's /llms.txt) and compare them "
@@ -172,7 +175,8 @@ async def _run(url: str, *, render: str, store_dir: Path | None, policy: EgressP
 def fetch(url: str, *, fmt: str | None, as_markdown: bool, as_json: bool, render: str,
           store_dir: Path | None, origins: tuple[str, ...], ports: tuple[int, ...],
           proxy: str | None, max_bytes: int | None, timeout_ms: int | None,
-          retries: int | None, user_agent: str | None, no_robots: bool, views: bool) -> None:
+          retries: int | None, user_agent: str | None, no_robots: bool,
+          keep_hidden_text: bool, views: bool) -> None:
     """Fetch URL through the guarded, polite fetcher and print it (see --format).
 
     The output goes to stdout; warnings, errors and hints go to stderr.
@@ -229,7 +233,7 @@ def fetch(url: str, *, fmt: str | None, as_markdown: bool, as_json: bool, render
                 str(result.error.status) not in result.error.message else ""
             click.echo(f"error: {result.error.kind}{status}: {result.error.message}", err=True)
         elif result.snapshot is not None:
-            code = _print_body(result, fmt)
+            code = _print_body(result, fmt, keep_hidden=keep_hidden_text)
         if store_dir is not None and result.source_ref is not None:
             # the body went to stdout; say where the snapshot went and how to cite it
             click.echo(f"stored in {store_dir}: {result.source_ref}", err=True)
@@ -248,7 +252,7 @@ def fetch(url: str, *, fmt: str | None, as_markdown: bool, as_json: bool, render
     sys.exit(code)
 
 
-def _print_body(result: FetchResult, fmt: str) -> int:
+def _print_body(result: FetchResult, fmt: str, *, keep_hidden: bool = False) -> int:
     """Print the fetched page as ``fmt`` (html, text or markdown); the exit status."""
     snap = result.snapshot
     assert snap is not None
@@ -259,9 +263,13 @@ def _print_body(result: FetchResult, fmt: str) -> int:
         click.echo(f"error: not-html: the page is {snap.content_type} content, which has no "
                    "Markdown or main text; --format html prints it as fetched", err=True)
         return EXIT_FAILURE
-    from pressmark.markdown import to_markdown  # noqa: PLC0415  # loaded on use
+    from pressmark.markdown import ConversionPolicy, to_markdown  # noqa: PLC0415  # on use
 
-    converted = to_markdown(snap.body, url=snap.url, requested_url=snap.requested_url)
+    if keep_hidden:
+        converted = to_markdown(snap.body, url=snap.url, requested_url=snap.requested_url,
+                                policy=ConversionPolicy(keep_hidden_text=True))
+    else:
+        converted = to_markdown(snap.body, url=snap.url, requested_url=snap.requested_url)
     for warning in converted.warnings:
         click.echo(f"warning: {warning}", err=True)
     if not converted.validation.passed:
