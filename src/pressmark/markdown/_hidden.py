@@ -62,10 +62,17 @@ REASONS: Final = ("hidden-attribute", "aria-hidden", "display-none", "visibility
 
 _COMMENT: Final = re.compile(r"/\*.*?\*/", re.S)
 _SHEET_HINT: Final = re.compile(
-    r":\s*(?:none|hidden|collapse|0(?![.\d]*[1-9])|-\d{3,}|rect\(\s*0|inset\(|circle\(\s*0"
+    r":(?:(?<=(?:ay|ty|ze|nt|ft|op|ht|ip|th|rm):)|(?<=\s:))"
+    r"\s*(?:none|hidden|collapse|0(?![.\d]*[1-9])|-\d{3,}|rect\(\s*0|inset\(|circle\(\s*0"
     r"|scale)", re.I)
 """A value that may hide, in a stylesheet: a first look before a rule is read (it starts
-with ``:``, which the regex engine finds fast; a hiding property is checked after)."""
+with ``:``, which the regex engine finds fast; a hiding property is checked after).
+
+WHY the look behind the colon: every hiding property (:data:`_SHEET_PROPERTY`) ends in
+one of those two letters, or a space comes before the colon; ``margin:0``,
+``overflow:hidden``, ``border:none`` and the like, most of a stylesheet's hints, are
+passed over inside the regex engine (on the dev sets 26,000 hints became 10,500 of which
+9,300 name a hiding property), not one by one in Python."""
 _SHEET_PROPERTY: Final = re.compile(
     r"(?:display|visibility|opacity|font-size|text-indent|left|top|right|clip|clip-path"
     r"|transform)\s*$", re.I)
@@ -284,10 +291,11 @@ def read_sheet(texts: list[str]) -> Sheet | None:
     depth = at = 0  # braces open at ``at`` (counted as the matches move on: one pass)
     last = -1
     for match in _SHEET_HINT.finditer(css):
-        if not _SHEET_PROPERTY.search(css, max(0, match.start() - 16), match.start()):
-            continue
-        body_start = css.rfind("{", 0, match.start())
-        if body_start <= last or css.find("}", body_start, match.start()) >= 0:
+        start = match.start()
+        body_start = css.rfind("{", 0, start)
+        if body_start <= last or css.find("}", body_start, start) >= 0:
+            continue  # a rule already read, or no rule's body
+        if not _SHEET_PROPERTY.search(css, max(0, start - 16), start):
             continue
         depth += css.count("{", at, body_start) - css.count("}", at, body_start)
         at = last = body_start
