@@ -30,7 +30,6 @@ from pressmark.markdown._render import render
 from pressmark.markdown._result import EvidencePacket, MarkdownResult, ReadinessFacts
 from pressmark.markdown._screen import utf8_valid
 from pressmark.markdown._select import Selection, script_scale, select
-from pressmark.markdown._state import find_content
 from pressmark.markdown._tree import DROPPED, Document, Node, parse
 from pressmark.markdown._validate import (
     SOFT_404_CHARS,
@@ -271,6 +270,11 @@ def _from_state(result: MarkdownResult, dom_chars: int, *, url: str | None,
     state the article was (``main_selectors_used``). The synthetic page carries no state,
     so this never recurses twice.
     """
+    from pressmark.markdown._state import find_content  # noqa: PLC0415 - see below
+
+    # imported here: a page whose DOM has content (nearly all) never needs the state's
+    # reader, whose import (a dataclass, ``html`` and its entity table, regexes) was a
+    # twentieth of ``md --batch``'s start-up
     found = find_content(result.embedded_state)
     if found is None or found.chars <= STATE_OVER_DOM * dom_chars:
         return result
