@@ -29,7 +29,7 @@ from pressmark.markdown._post import provenance, survey, tidy
 from pressmark.markdown._render import render
 from pressmark.markdown._result import EvidencePacket, MarkdownResult, ReadinessFacts
 from pressmark.markdown._screen import utf8_valid
-from pressmark.markdown._select import Selection, script_scale, select
+from pressmark.markdown._select import Selection, select
 from pressmark.markdown._tree import DROPPED, Document, Node, parse
 from pressmark.markdown._validate import (
     SOFT_404_CHARS,
@@ -211,7 +211,7 @@ def to_markdown(
         frame=read_chrome(blocks, hints, policy.select_main, is_listing(
             counted.listed_items, counted.listed_chars, plain_chars))
         if plain_chars <= CHROME_ONLY_MAX else None,
-        prose=prose_facts(doc, selection.root, script_scale(doc))
+        prose=prose_facts(doc, selection.root, selection.scale)  # (select's: not twice)
         if policy.select_main else None,
     )
     report = validate(facts, policy)

@@ -58,7 +58,7 @@ class Selection:
     """
 
     __slots__ = ("kept", "kind", "notes", "picked", "removed_chars", "root", "rules",
-                 "selectors")
+                 "scale", "selectors")
 
     def __init__(self, *, root: Node, selectors: list[str], kind: PageKind | None = None,
                  ) -> None:
@@ -70,6 +70,7 @@ class Selection:
         self.removed_chars = 0
         self.kind = kind
         self.notes: list[str] = []
+        self.scale = 1.0    # the page's ``script_scale``, kept for the validation facts
 
 
 def _is_anchor(node: Node) -> bool:
@@ -93,6 +94,7 @@ def select(doc: Document, *, hints: Collection[str] = (), schema: str = "",
     selection = _extract(doc, _scope(_pick(doc, kind.name, headline), kind.name), hints, scale,
                          kind=kind, headline=headline)
     selection.kind = kind
+    selection.scale = scale
     if "kept_listing" in selection.rules:
         kind.name = "listing"
         selection.notes.append("kind:listing (its entries outweigh what article pruning left)")
