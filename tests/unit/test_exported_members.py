@@ -89,8 +89,9 @@ PUBLIC: dict[str, tuple[str, ...]] = {
 }
 
 EXECUTOR: tuple[str, ...] = (
-    "AgentViewReport", "Changes", "CrawlSummary", "Engine", "FrontierItem", "Key", "Ledger",
-    "Limits", "LiveFetcher", "NullProgress", "OutputDir", "PageFailure", "PageFetcher",
+    "AgentViewReport", "Changes", "CrawlSummary", "Engine", "FrontierItem", "KEPT_PAGES",
+    "Key", "Ledger", "Limits", "LiveFetcher", "NullProgress", "OutputDir", "PageFailure",
+    "PageFetcher", "PageFile",
     "Progress", "ReplayFetcher",
     "ResumeJournal", "SeedLike", "StoreWriter", "TICK_S", "Via", "canonical_parts", "crawl_stores",
     "dumps_line", "hostname_of", "item_line", "make_pool", "normalise_seeds", "own_store",

@@ -280,6 +280,10 @@ class Engine:
                                             message="robots.txt disallows this URL"))
         if self.out is not None:
             self.out.append_page(record)
+            # A depth's screen records its denials in one go (the bench site: 480,000 at
+            # the end of a 200,000-page crawl): they reach the file in batches as pages
+            # do, not all queued at once (a record and its line are a kilobyte).
+            self._maybe_flush()
         self._keep(record)
         self.summary.add(record)
         self._note_done(record)
@@ -304,7 +308,7 @@ class Engine:
         self.dispatched = sum(_charged(p) for p in done)
 
     def _note_done(self, page: PageRecord) -> None:
-        if self.ledger.state_of(page.url) is not None:
+        if self.ledger.known(page.url):
             self.ledger.finish(page.url, charged=_charged(page))
 
     # -- the loop --------------------------------------------------------------------------

@@ -45,10 +45,9 @@ import math
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-if TYPE_CHECKING:
-    from pressmark.crawl._frontier import FrontierItem
+from pressmark.crawl._frontier import FrontierItem, KeySet, url_key
 
 Key = tuple[float, tuple[int, ...]]
 """``(-score, discovery path)``: smaller is earlier."""
@@ -66,11 +65,16 @@ SLOW_PATH_MIN_S = 0.05
 """At least this long between two exact computations of a binding budget (each sorts the
 keys of a depth) unless the crawl has nothing else to do."""
 
-_CANDIDATE, _RELEASED, _DONE = 0, 1, 2
+_CANDIDATE, _RELEASED = 0, 1
+
+
+_UNSCORED: Final = -0.0
+"""The first part of every unscored page's key: one float object for all of them (a crawl
+holds a key for each URL it has not finished, 500,000 at once on the 200,000-page bench)."""
 
 
 def order_key(item: FrontierItem) -> Key:
-    return (-item.score, item.path)
+    return (-item.score if item.score else _UNSCORED, item.path)
 
 
 def _parent_key(key: Key) -> Key:
@@ -143,13 +147,27 @@ class _Depth:
         self.unfinished_keys = _Keys()
 
 
-@dataclass(slots=True)
 class _Entry:
-    item: FrontierItem | None
-    """Dropped once the page is done (only its place is kept)."""
-    depth: int
-    key: Key
-    state: int = _CANDIDATE
+    """A URL not finished yet: its place, and what its :class:`FrontierItem` is built from
+    again when it is released (one object a candidate, not two: a crawl may hold 500,000
+    candidates at once). The score is the key's first part, the path its second."""
+
+    __slots__ = ("depth", "host", "key", "parent", "seed", "state", "via")
+
+    def __init__(self, item: FrontierItem, key: Key) -> None:
+        self.depth = item.depth
+        self.key = key
+        self.state = _CANDIDATE
+        self.host = item.host
+        self.parent = item.parent_url
+        self.via = item.via
+        self.seed = item.seed_index
+
+    def item(self, url: str) -> FrontierItem:
+        negated = self.key[0]
+        return FrontierItem(url=url, host=self.host, depth=self.depth,
+                            score=-negated if negated else 0.0, parent_url=self.parent,
+                            via=self.via, seed_index=self.seed, path=self.key[1])
 
 
 class Ledger:
@@ -166,6 +184,14 @@ class Ledger:
         self.links_per_page = links_per_page
         self.dropped_full = 0
         self._entries: dict[str, _Entry] = {}
+        """The URLs not finished yet (candidates and released pages)."""
+        self._done = KeySet()
+        """The finished URLs, by their 64-bit key (``_frontier.url_key``): a finished page
+        needs no more than "known, and done" (its key stays in its depth's ``known`` until
+        the depth is settled). 8 bytes of digest instead of the URL, its entry and its key:
+        most of a crawl's URLs are finished ones (see ``known``)."""
+        self._late = 0
+        """Finished pages given a :data:`LATE` key so far (each gets the next number)."""
         self._depths: dict[int, _Depth] = {}
         self._candidates = 0
         self.sitemap: int | None = None
@@ -188,21 +214,29 @@ class Ledger:
             level = self._depths[depth] = _Depth()
         return level
 
-    def state_of(self, url: str) -> tuple[int, Key] | None:
-        """``(depth, key)`` of ``url`` if it was offered."""
-        entry = self._entries.get(url)
-        return None if entry is None else (entry.depth, entry.key)
+    def known(self, url: str) -> bool:
+        """Whether ``url`` was offered (finished or not).
+
+        A finished URL is known by its 64-bit BLAKE2b key alone, as the frontier's dedupe
+        set knows every URL: two URLs of one crawl sharing a key (about one chance in
+        30 million at a million URLs) would make the second one look finished. The key
+        depends on the URL's bytes only, so such a crawl would still be the same on every
+        run (and process, and ``PYTHONHASHSEED``)."""
+        return url in self._entries or url_key(url) in self._done
 
     def started(self, url: str) -> bool:
         entry = self._entries.get(url)
-        return entry is not None and entry.state != _CANDIDATE
+        if entry is None:
+            return url_key(url) in self._done
+        return entry.state != _CANDIDATE
 
     def earlier(self, url: str, depth: int, key: Key) -> bool:
         """Whether ``url`` is known at a depth and key no later than ``(depth, key)``, or is
         released already (its place is final): an offer there changes nothing."""
         entry = self._entries.get(url)
-        return entry is not None and (entry.state != _CANDIDATE
-                                      or (entry.depth, entry.key) <= (depth, key))
+        if entry is None:
+            return url_key(url) in self._done
+        return entry.state != _CANDIDATE or (entry.depth, entry.key) <= (depth, key)
 
     def offer(self, item: FrontierItem) -> bool:
         """Keep ``item`` unless its URL is known as early or is released already (or the cap
@@ -213,10 +247,12 @@ class Ledger:
             if old.state != _CANDIDATE or (old.depth, old.key) <= (item.depth, key):
                 return False
             self._forget(old)
+        elif len(self._done) and url_key(item.url) in self._done:
+            return False
         elif self._candidates >= self.cap:
             self.dropped_full += 1
             return False
-        entry = _Entry(item=item, depth=item.depth, key=key)
+        entry = _Entry(item, key)
         if item.depth < self._low:  # not expected (settled depths get no offers): be exact
             self._low, self._frozen = 0, 0
         self._entries[item.url] = entry
@@ -238,15 +274,17 @@ class Ledger:
         self._candidates -= 1
 
     def finish(self, url: str, *, charged: bool) -> None:
-        """A released (or, for a denial, unreleased) page is done."""
-        entry = self._entries[url]
+        """A released (or, for a denial, unreleased) page is done. Only its key stays, in
+        its depth's ``known`` while it counts there, and its URL's digest."""
+        entry = self._entries.pop(url, None)
+        if entry is None:
+            if url_key(url) in self._done:
+                return
+            raise KeyError(url)
         level = self._depths[entry.depth]
-        if entry.state == _DONE:
-            return
         if entry.state == _CANDIDATE:
             self._candidates -= 1
-        entry.state = _DONE
-        entry.item = None
+        self._done.add(url_key(url))
         level.unfinished -= 1
         level.unfinished_keys.discard(entry.key)
         if charged:
@@ -266,14 +304,14 @@ class Ledger:
                 self.offer(item)
         for url, (depth, charged) in finished.items():
             entry = self._entries.get(url)
+            if entry is None and url_key(url) in self._done:
+                continue  # finished already
             if entry is None or entry.depth != depth:
-                from pressmark.crawl._frontier import FrontierItem  # noqa: PLC0415  # cycle
-
                 if entry is not None:
                     self._forget(entry)
-                late: Key = (LATE, (len(self._entries),))
-                item = FrontierItem(url=url, host="", depth=depth, path=late[1])
-                entry = _Entry(item=item, depth=depth, key=late)
+                late: Key = (LATE, (self._late,))
+                self._late += 1
+                entry = _Entry(FrontierItem(url=url, host="", depth=depth, path=late[1]), late)
                 self._entries[url] = entry
                 level = self._depth(depth)
                 level.unfinished += 1
@@ -299,6 +337,10 @@ class Ledger:
             level = self._depths[self._low]
             if level.unfinished or (self._low >= 1 and self.sitemap is not None):
                 break
+            # Nothing unfinished here: the heap holds only stale entries; the charged
+            # pages' keys stay (an offer here, not expected, recounts from them).
+            level.heap = []
+            level.unfinished_keys = _Keys()
             self._frozen += level.charged
             self._low += 1
 
@@ -432,7 +474,7 @@ class Ledger:
                 key, url = heap[0]
                 entry = self._entries.get(url)
                 if entry is None or entry.state != _CANDIDATE or entry.key != key \
-                        or entry.depth != depth or entry.item is None:
+                        or entry.depth != depth:
                     heapq.heappop(heap)  # stale: moved, released or finished
                     continue
                 if limit is not None and key > limit:
@@ -440,7 +482,7 @@ class Ledger:
                 heapq.heappop(heap)
                 entry.state = _RELEASED
                 self._candidates -= 1
-                out.append(entry.item)
+                out.append(entry.item(url))
         return out
 
     def candidates(self, depth: int) -> list[FrontierItem]:
@@ -449,12 +491,14 @@ class Ledger:
         if level is None:
             return []
         items: list[FrontierItem] = []
-        for key, url in level.heap:
-            entry = self._entries[url]
-            if entry.state == _CANDIDATE and entry.key == key and entry.depth == depth \
-                    and entry.item is not None:
-                items.append(entry.item)
-        return sorted(items, key=order_key)
+        # The heap's entries hold each candidate's key: sorting them sorts the candidates
+        # (keys are unique) without a new key per candidate (a depth may hold 500,000).
+        for key, url in sorted(level.heap):
+            entry = self._entries.get(url)
+            if entry is not None and entry.state == _CANDIDATE and entry.key == key \
+                    and entry.depth == depth:
+                items.append(entry.item(url))
+        return items
 
     @property
     def waiting(self) -> int:

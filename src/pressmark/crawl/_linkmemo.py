@@ -17,9 +17,11 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
+from hashlib import blake2b
 from pathlib import Path
 
 from pressmark._version import __version__
+from pressmark.crawl._frontier import KeySet
 from pressmark.crawl._output import append_whole, open_append
 
 Link = tuple[str, str]
@@ -42,13 +44,22 @@ class KnownLinks:
     warnings: tuple[str, ...]
 
 
+def _digest(key: str) -> int:
+    """A memo key's 64-bit BLAKE2b digest: what the memo remembers of a key it holds (a
+    crawl of a million pages keeps 8 bytes of digest a page, not a 90-character key).
+    Two keys sharing one would only leave a line unwritten (that page is parsed again by a
+    later recrawl), the same on every run."""
+    return int.from_bytes(blake2b(key.encode(), digest_size=8).digest())
+
+
 class LinkMemo:
     """Reads the earlier crawls' lines once (kept as text until asked for), appends new ones."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lines: dict[str, str] = {}
-        self._known: set[str] = set()
+        self._known = KeySet()
+        """The digests of the keys the file holds or will hold (``_digest``)."""
         self._buffer: list[str] = []
         self._fd: int | None = None
         self._torn = False
@@ -65,7 +76,8 @@ class LinkMemo:
             key, tab, rest = line.partition("\t")
             if tab:
                 self._lines[key] = rest
-        self._known.update(self._lines)
+        for key in self._lines:
+            self._known.add(_digest(key))
 
     def get(self, key: str) -> KnownLinks | None:
         """The links recorded for ``key`` (each is handed out once), or ``None``."""
@@ -84,9 +96,8 @@ class LinkMemo:
             return None  # a damaged line: the page is parsed again
 
     def add(self, key: str, found: KnownLinks) -> None:
-        if key in self._known:
+        if not self._known.add(_digest(key)):
             return
-        self._known.add(key)
         body = json.dumps({"title": found.title, "links": found.links, "refused": found.refused,
                            "warnings": found.warnings},
                           ensure_ascii=False, separators=(",", ":"))

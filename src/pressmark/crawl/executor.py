@@ -24,7 +24,9 @@ may change with the engine.
 * Seeds: :data:`SeedLike`, :func:`normalise_seeds`.
 * Progress: :data:`TICK_S`, how often a crawl ticks its progress display; the
   :class:`Progress` protocol and :class:`NullProgress`.
-* Records: :class:`CrawlSummary`, :class:`PageFailure`, :class:`FrontierItem`, and the
+* Records: :class:`CrawlSummary`, :class:`PageFailure`, :class:`FrontierItem`,
+  :class:`PageFile` and :data:`KEPT_PAGES` (past that many records a crawl into a
+  directory hands back its ``pages.jsonl`` instead of keeping them), and the
   :class:`PageFetcher` protocol a shard fetches through (the crawl's public API,
   ``pressmark.crawl``, keeps only what a caller of a crawl uses).
 """
@@ -39,12 +41,12 @@ from pressmark.crawl._crawl import (
     own_store,
     worker_store_spec,
 )
-from pressmark.crawl._engine import Engine
+from pressmark.crawl._engine import KEPT_PAGES, Engine
 from pressmark.crawl._fetcher import LiveFetcher, PageFetcher, ReplayFetcher
 from pressmark.crawl._frontier import FrontierItem, Via
 from pressmark.crawl._levels import Key, Ledger, Limits
 from pressmark.crawl._manifest import CrawlSummary, PageFailure
-from pressmark.crawl._output import OutputDir, dumps_line, write_atomic
+from pressmark.crawl._output import OutputDir, PageFile, dumps_line, write_atomic
 from pressmark.crawl._pagework import make_pool
 from pressmark.crawl._progress import TICK_S, NullProgress, Progress
 from pressmark.crawl._resume import ResumeJournal, item_line
@@ -52,6 +54,7 @@ from pressmark.crawl._site import registrable_domain, split_host_key
 from pressmark.crawl._writer import StoreWriter
 
 __all__ = [
+    "KEPT_PAGES",
     "TICK_S",
     "AgentViewReport",
     "Changes",
@@ -66,6 +69,7 @@ __all__ = [
     "OutputDir",
     "PageFailure",
     "PageFetcher",
+    "PageFile",
     "Progress",
     "ReplayFetcher",
     "ResumeJournal",

@@ -243,3 +243,50 @@ async def test_max_pages_takes_the_first_pages_by_depth_then_discovery_order(
         m = await crawl(ORIGIN + "/", policy, fetcher=FakeFetcher(SITE, delay=delay))
         assert urls(m.pages) == set(order[:max_pages])
         assert m.stop_reason == "max-pages"
+
+
+async def test_denials_reach_the_file_in_batches(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A depth's robots.txt denials are recorded in one synchronous pass (500,000 of them
+    at the end of the 200,000-page bench crawl): they must reach pages.jsonl in batches,
+    not all wait in memory (a record and its line are a kilobyte)."""
+    from pressmark.crawl._engine import FLUSH_EVERY_PAGES
+    from pressmark.crawl._output import OutputDir
+
+    links = "".join(f'<a href="/private/{i}">p{i}</a>' for i in range(600))
+    site = {"/": f"<html><head><title>home</title></head><body>{links}"
+                 '<a href="/a">a</a></body></html>',
+            "/a": "<html><head><title>a</title></head><body><p>a</p></body></html>"}
+    most = 0
+    append = OutputDir.append_page
+
+    def watched(self: OutputDir, record: PageRecord) -> None:
+        nonlocal most
+        append(self, record)
+        most = max(most, self.buffered)
+
+    monkeypatch.setattr(OutputDir, "append_page", watched)
+    m = await crawl(ORIGIN + "/", CrawlPolicy(markdown=False, workers=0),
+                    fetcher=FakeFetcher(site, disallow=("/private/",)), out_dir=tmp_path)
+    assert m.summary["robots_denied"] == 600
+    lines = (tmp_path / "pages.jsonl").read_text().splitlines()
+    assert len(lines) == 602
+    assert most <= FLUSH_EVERY_PAGES
+
+
+async def test_a_sharded_crawl_into_a_directory_returns_its_pages_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The driver of a sharded crawl keeps no more records than an in-process crawl: past
+    KEPT_PAGES its manifest's pages are the directory's pages.jsonl."""
+    from pressmark.crawl.ray import LocalEngine
+
+    monkeypatch.setattr("pressmark.crawl.ray._driver.KEPT_PAGES", 5)
+    m = await LocalEngine(shards=2).run(ORIGIN + "/", POLICY, out_dir=tmp_path / "out",
+                                        fetchers=[FakeFetcher(SITE), FakeFetcher(SITE)])
+    assert isinstance(m.pages, PageFile)
+    lines = (tmp_path / "out" / "pages.jsonl").read_text().splitlines()
+    assert [p.url for p in m.pages] == [json.loads(line)["url"] for line in lines]
+    assert len(m.pages) == 40 == len(urls(list(m.pages)))
+    small = await LocalEngine(shards=2).run(ORIGIN + "/", POLICY,
+                                            fetchers=[FakeFetcher(SITE), FakeFetcher(SITE)])
+    assert isinstance(small.pages, tuple) and urls(small.pages) == urls(list(m.pages))

@@ -86,3 +86,20 @@ def test_crawl_delay_forces_single_connection() -> None:
     f.add(item("http://a/1"))
     f.partition("a").one_at_a_time()
     assert f.partition("a").max_in_flight == 1
+
+
+def test_key_set_is_a_set_of_64_bit_keys() -> None:
+    import random
+
+    from pressmark.crawl._frontier import KeySet
+
+    rng = random.Random(7)
+    keys = [rng.getrandbits(64) for _ in range(5000)] + [0, 1, 2**64 - 1, 1024, 2048]
+    packed, plain = KeySet(), set()
+    for key in keys + keys[:100]:  # repeats, and keys whose low bits collide
+        stored = key or 1  # 0 marks an empty slot: key 0 is kept as 1
+        assert packed.add(key) == (stored not in plain)
+        plain.add(stored)
+    assert all(key in packed for key in keys)
+    assert not any(rng.getrandbits(64) in packed for _ in range(5000))
+    assert len(packed) == len(plain)

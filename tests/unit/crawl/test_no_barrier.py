@@ -10,6 +10,7 @@ been requested (with a barrier the crawl would wait forever).
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 from pathlib import Path
 
@@ -346,3 +347,24 @@ async def test_sharded_page_set_with_stragglers_is_the_in_process_one(
                                                   fetchers=fetchers)
         assert sorted(p.url for p in sharded.pages) == want
         assert sum(len(f.requested) for f in fetchers) == len(want)
+
+
+def test_a_finished_url_is_kept_as_its_digest_and_stays_known() -> None:
+    """A finished page leaves the ledger's entries (only its 64-bit key stays): it is
+    still known, started and earlier than any offer, and a second finish is a no-op."""
+    ledger = Ledger(max_pages=100)
+    ledger.offer(item("/", 0, (0,)))
+    ledger.take(ledger.limits(urgent=True))
+    ledger.offer(item("/a", 1, (0, 0)))
+    ledger.finish("/", charged=True)
+    ledger.finish("/a", charged=False)  # a denial: never released
+    assert "/" not in ledger._entries and "/a" not in ledger._entries
+    for url in ("/", "/a"):
+        assert ledger.known(url) and ledger.started(url)
+        assert ledger.earlier(url, 0, (-math.inf, ()))
+        assert not ledger.offer(item(url, 0, (0, 5)))
+        ledger.finish(url, charged=True)  # already done: nothing changes
+    assert not ledger.known("/b") and not ledger.started("/b")
+    assert ledger.unfinished() == 0 and ledger.waiting == 0
+    with pytest.raises(KeyError):
+        ledger.finish("/b", charged=True)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from pressmark.crawl import CrawlError, CrawlManifest, CrawlPolicy, PageRecord
 from pressmark.crawl.executor import (
+    KEPT_PAGES,
     TICK_S,
     AgentViewReport,
     Changes,
@@ -31,6 +32,7 @@ from pressmark.crawl.executor import (
     Limits,
     NullProgress,
     OutputDir,
+    PageFile,
     Progress,
     ResumeJournal,
     SeedLike,
@@ -186,11 +188,36 @@ class _Tally:
             for item in journal.read():
                 self.ledger.offer(item)
         for record in records:
-            if self.ledger.state_of(record.url) is None:  # not journaled: a lost page's line
+            if not self.ledger.known(record.url):  # not journaled: a lost page's line
                 self.ledger.restore((), [(record.url, record.depth, is_charged(record))])
             else:
                 self.ledger.finish(record.url, charged=is_charged(record))
         return records
+
+
+class _Records:
+    """The crawl's records as the manifest hands them back: the first :data:`KEPT_PAGES`
+    in memory; past them (a crawl into a directory the caller keeps) none, and the
+    manifest's ``pages`` is the directory's ``pages.jsonl`` read when asked, as an
+    in-process crawl's (a record is a kilobyte; the driver must not grow with the crawl)."""
+
+    def __init__(self, prep: Prepared) -> None:
+        self.path = None if prep.temporary is not None else prep.out.pages_path
+        self.kept: list[PageRecord] = []
+        self.spilled = False
+
+    def append(self, record: PageRecord) -> None:
+        if self.spilled:
+            return
+        self.kept.append(record)
+        if self.path is not None and len(self.kept) > KEPT_PAGES:
+            self.kept, self.spilled = [], True
+
+    def pages(self) -> Sequence[PageRecord]:
+        """What ``CrawlManifest.pages`` holds (the file as it is now, every shard done)."""
+        if self.spilled and self.path is not None:
+            return PageFile(self.path)
+        return tuple(self.kept)
 
 
 async def coordinate(
@@ -202,7 +229,7 @@ async def coordinate(
     policy = prep.policy
     view = ClusterView(policy.effective_max_pages())
     tally = _Tally(prep, len(handles))
-    pages: list[PageRecord] = []
+    pages = _Records(prep)
     for record in tally.read():  # an earlier run's pages (resume)
         view.summary.add(record)
         pages.append(record)
@@ -273,12 +300,14 @@ async def coordinate(
         # The shards marked each record's change; the counts and the earlier pages no
         # shard requested are the whole crawl's, so they are taken here.
         changes = Changes(prep.out.read_previous() if policy.mode == "live" else ())
-        changes.seen(pages)
+        records = pages.pages()
+        if changes.active:  # a recrawl (a first crawl's records have no change to count)
+            changes.seen(records)
         # Each shard requested its hosts' agent views (llms.txt once per origin: an origin
         # has one owner); the counts are the whole crawl's.
         views = AgentViewReport() if policy.agent_views else None
         if views is not None:
-            for record in pages:
+            for record in records:
                 if record.agent_views:
                     views.add(record.agent_views)
         manifest = CrawlManifest(
@@ -286,7 +315,7 @@ async def coordinate(
             seeds=tuple(url for _, url, _ in prep.seeds), policy=policy.describe(),
             summary=view.summary.to_dict(duration), sitemap=_merge_sitemaps(results),
             complete=not interrupted and stop_reason not in ("interrupted", "time-budget"),
-            pages=tuple(pages), stop_reason=stop_reason, changes=changes.report(),
+            pages=records, stop_reason=stop_reason, changes=changes.report(),
             agent_views=None if views is None else views.report(),
         )
         merge_shard_stores(prep, len(handles))
