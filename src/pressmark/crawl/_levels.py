@@ -45,12 +45,13 @@ import math
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, cast
 
 from pressmark.crawl._frontier import FrontierItem, KeySet, url_key
 
-Key = tuple[float, tuple[int, ...]]
-"""``(-score, discovery path)``: smaller is earlier."""
+Key = tuple[float, ...]
+"""``(-score, *discovery path)``: smaller is earlier. One flat tuple (a crawl holds a key for
+every URL it has not finished: a nested path tuple would be one more object each)."""
 
 MAX_LINKS_PER_PAGE: Final = 10_000
 """Links one page may offer (the first in document order; the rest are counted as refused,
@@ -74,12 +75,12 @@ holds a key for each URL it has not finished, 500,000 at once on the 200,000-pag
 
 
 def order_key(item: FrontierItem) -> Key:
-    return (-item.score if item.score else _UNSCORED, item.path)
+    return (-item.score if item.score else _UNSCORED, *item.path)
 
 
 def _parent_key(key: Key) -> Key:
     """The unscored key of the page that offered a page of key ``key``."""
-    return (-0.0, key[1][:-1])
+    return (_UNSCORED, *key[1:-1])
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +168,8 @@ class _Entry:
         negated = self.key[0]
         return FrontierItem(url=url, host=self.host, depth=self.depth,
                             score=-negated if negated else 0.0, parent_url=self.parent,
-                            via=self.via, seed_index=self.seed, path=self.key[1])
+                            via=self.via, seed_index=self.seed,
+                            path=cast("tuple[int, ...]", self.key[1:]))
 
 
 class Ledger:
@@ -309,9 +311,9 @@ class Ledger:
             if entry is None or entry.depth != depth:
                 if entry is not None:
                     self._forget(entry)
-                late: Key = (LATE, (self._late,))
-                self._late += 1
-                entry = _Entry(FrontierItem(url=url, host="", depth=depth, path=late[1]), late)
+                index, self._late = self._late, self._late + 1
+                late: Key = (LATE, index)
+                entry = _Entry(FrontierItem(url=url, host="", depth=depth, path=(index,)), late)
                 self._entries[url] = entry
                 level = self._depth(depth)
                 level.unfinished += 1

@@ -361,7 +361,7 @@ def test_a_finished_url_is_kept_as_its_digest_and_stays_known() -> None:
     assert "/" not in ledger._entries and "/a" not in ledger._entries
     for url in ("/", "/a"):
         assert ledger.known(url) and ledger.started(url)
-        assert ledger.earlier(url, 0, (-math.inf, ()))
+        assert ledger.earlier(url, 0, (-math.inf,))
         assert not ledger.offer(item(url, 0, (0, 5)))
         ledger.finish(url, charged=True)  # already done: nothing changes
     assert not ledger.known("/b") and not ledger.started("/b")
