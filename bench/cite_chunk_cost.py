@@ -9,6 +9,15 @@ imported (``tests/unit/test_imports.py``). The ratio reported is the median, ove
 paired runs, of chunked / plain CPU.
 
     .venv/bin/python bench/cite_chunk_cost.py [--repeat 5]
+    .venv/bin/python bench/cite_chunk_cost.py --callgrind [--sets extraction-dev]
+
+``--callgrind`` counts instructions instead (valgrind's callgrind, one run each: plain,
+``--chunks``, and both over an empty directory for the start-up, the chunker's import
+included). WHY: on a shared machine CPU time varies by more than what is measured, and
+an instruction count does not. It reports the batch's ratio and the per-page one (the
+start-ups taken out of both sides). Instructions are not time: SHA-256 is counted
+without the CPU's SHA extensions, which the real run uses, so chunking's share is a
+little overstated.
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -56,10 +66,47 @@ def cpu_of(argv: list[str], env: dict[str, str]) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def instructions_of(argv: list[str], env: dict[str, str], tmp: str) -> int:
+    """Instructions the command runs (callgrind's total), its children left out."""
+    done = subprocess.run(["valgrind", "--tool=callgrind",
+                           f"--callgrind-out-file={os.path.join(tmp, 'callgrind.out')}",
+                           *argv], env=env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, check=True)
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if found is None:
+        sys.exit("callgrind reported no count: " + done.stderr[-500:])
+    return int(found.group(1))
+
+
+def by_callgrind(exe: str, name: str, pages_dir: Path, pages: int, *, env: dict[str, str],
+                 tmp: str) -> None:
+    empty = Path(tmp) / "empty"
+    empty.mkdir(exist_ok=True)
+    count: dict[tuple[str, bool], int] = {}
+    for directory, label in ((pages_dir, "pages"), (empty, "start-up")):
+        for chunks in (False, True):
+            out = os.path.join(tmp, "out-callgrind")
+            shutil.rmtree(out, ignore_errors=True)
+            count[label, chunks] = instructions_of(
+                [exe, "md", "--batch", str(directory), out, "--jobs", "1",
+                 *(["--chunks"] if chunks else [])], env, tmp)
+    plain, chunked = count["pages", False], count["pages", True]
+    start, start_chunked = count["start-up", False], count["start-up", True]
+    per_page = (chunked - start_chunked) / (plain - start) - 1
+    print(f"{name} ({pages} pages), instructions: plain {plain / 1e6:,.1f} M, --chunks "
+          f"{chunked / 1e6:,.1f} M ({100 * (chunked / plain - 1):+.1f} %); start-up "
+          f"{start / 1e6:,.1f} M / {start_chunked / 1e6:,.1f} M; per page "
+          f"{(plain - start) / pages / 1e6:.2f} M / "
+          f"{(chunked - start_chunked) / pages / 1e6:.2f} M ({100 * per_page:+.1f} %)",
+          flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--sets", nargs="*", default=list(SETS))
+    parser.add_argument("--callgrind", action="store_true",
+                        help="count instructions with valgrind's callgrind instead of CPU time")
     args = parser.parse_args()
     exe = str(Path(sys.executable).with_name("pressmark"))
     with tempfile.TemporaryDirectory() as tmp:
@@ -68,6 +115,12 @@ def main() -> None:
         for name in args.sets:
             pages_dir = Path(tmp) / name
             pages = copy_pages(name, pages_dir)
+            if args.callgrind:
+                for flags in ([], ["--chunks"]):  # fills the bytecode cache
+                    cpu_of([exe, "md", "--batch", str(pages_dir), os.path.join(tmp, "warm"),
+                            "--jobs", "1", *flags], env)
+                by_callgrind(exe, name, pages_dir, pages, env=env, tmp=tmp)
+                continue
             runs = {"plain": [], "chunks 2000": [], "chunks 800": []}
             extra = {"plain": [], "chunks 2000": ["--chunks"],
                      "chunks 800": ["--chunks", "--max-chars", "800"]}
