@@ -21,7 +21,7 @@ from pressmark.markdown._chrome import CHROME_ONLY_MAX, read_chrome
 from pressmark.markdown._completeness import prose_facts
 from pressmark.markdown._convert import Converter
 from pressmark.markdown._hidden import subtree_text
-from pressmark.markdown._instructions import find_instructions
+from pressmark.markdown._instructions import InstructionText
 from pressmark.markdown._kinds import declared_kind
 from pressmark.markdown._metadata import HeadNodes, read_embedded_state, read_metadata
 from pressmark.markdown._policy import POLICY_VERSION, ConversionPolicy, MarkdownError
@@ -239,8 +239,7 @@ def to_markdown(
         selection_notes=tuple(selection.notes),
         hidden_text=tuple(doc.hidden.report(
             selection.root, lambda lex: subtree_text(doc.tree, lex, DROPPED, doc.cut))),
-        instruction_text=find_instructions(utf8 if utf8 is not None else text or "",
-                                           markdown),
+        instruction_text=InstructionText(utf8 if utf8 is not None else text or "", markdown),
     )
     doc.release()  # nothing below needs the tree (see Document.release)
     result = MarkdownResult(

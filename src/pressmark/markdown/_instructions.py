@@ -16,13 +16,18 @@ wants to know. The work is bounded and small for a page with nothing to flag: th
 searched for a few anchor words (:data:`ANCHORS`), only the text around a hit is read with
 the rules (:data:`MAX_WINDOWS` hits, :data:`MAX_SCAN_CHARS` characters of the page), and
 :data:`MAX_LISTED` matches are listed.
+
+The evidence holds an :class:`InstructionText`: the scan runs when the matches are first
+read (the evidence JSON, a crawl's page record), so a conversion whose evidence nobody
+reads (``pressmark md --batch`` without ``--json``) does not pay for it.
 """
 
 from __future__ import annotations
 
 import html
 import re
-from typing import Any, Final
+from collections.abc import Iterator, Sequence
+from typing import Any, Final, overload
 
 MAX_SCAN_CHARS: Final = 4_000_000
 """Characters of the page read at most."""
@@ -130,3 +135,57 @@ def find_instructions(source: str | bytes, markdown: str) -> tuple[dict[str, Any
     return tuple({"rule": name, "match": words, "context": context,
                   "in_markdown": words.casefold() in flat}
                  for _, name, words, context in sorted(found)[:MAX_LISTED])
+
+
+Flag = dict[str, Any]
+
+
+def _resolved(found: tuple[Flag, ...]) -> InstructionText:
+    return InstructionText(found=found)
+
+
+class InstructionText(Sequence[Flag]):
+    """The page's instruction-shaped passages (:func:`find_instructions`), found when first
+    read: the scan costs about a fifth of a conversion (eight scans of the whole page), and
+    most conversions' evidence is never read. Equal to the tuple of its matches; a pickled
+    one is the worked-out one (a parse worker never ships the page's bytes)."""
+
+    __slots__ = ("_found", "_markdown", "_source")
+
+    def __init__(self, source: str | bytes = "", markdown: str = "", *,
+                 found: tuple[Flag, ...] | None = None) -> None:
+        self._source: str | bytes | None = source if found is None else None
+        self._markdown: str | None = markdown if found is None else None
+        self._found = found
+
+    def _matches(self) -> tuple[Flag, ...]:
+        if self._found is None:
+            self._found = find_instructions(self._source or "", self._markdown or "")
+            self._source = self._markdown = None  # the page may go now
+        return self._found
+
+    @overload
+    def __getitem__(self, index: int) -> Flag: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Flag]: ...
+    def __getitem__(self, index: int | slice) -> Flag | Sequence[Flag]:
+        return self._matches()[index]
+
+    def __len__(self) -> int:
+        return len(self._matches())
+
+    def __iter__(self) -> Iterator[Flag]:
+        return iter(self._matches())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, InstructionText):
+            other = other._matches()
+        return isinstance(other, tuple) and self._matches() == other
+
+    __hash__ = None  # type: ignore[assignment]  # as a tuple of dicts: unhashable
+
+    def __repr__(self) -> str:
+        return f"InstructionText({self._matches()!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _resolved, (self._matches(),)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -105,8 +106,9 @@ class EvidencePacket:
     # sentences anywhere on the page addressed to a language model ("ignore previous
     # instructions", "note to AI agents"): flagged, not removed (``_instructions``): each
     # match's rule, words, context and whether the Markdown holds them; in the JSON only
-    # when there is some
-    instruction_text: tuple[dict[str, Any], ...] = ()
+    # when there is some. Worked out when first read (``InstructionText``), equal to the
+    # tuple of its matches
+    instruction_text: Sequence[dict[str, Any]] = ()
 
     def to_dict(self) -> dict[str, Any]:
         extra: dict[str, Any] = {"hidden_text": [dict(h) for h in self.hidden_text]} \
