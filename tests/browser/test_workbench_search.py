@@ -107,8 +107,10 @@ def test_search_finds_a_sentence_of_the_markdown(page: Any, crawl_dir: Path,
     # done (the app's own index, in this process), not for a number of tries
     assert workbench[1].state.search.wait(120)
     page.fill("input[name=q]", sentence)
-    page.click("#filters button[type=submit]")
-    page.wait_for_load_state()
+    # the results are a new document: wait for it, not for the load state of the one
+    # already loaded (that returns at once, and the rows read were the unfiltered list's)
+    with page.expect_navigation():
+        page.click("#filters button[type=submit]")
     assert page.locator("#search-pending").count() == 0
     assert _rows(page) == [row]
     hit = page.locator(f'#pages tr[data-row="{row}"] .snippet mark').first
