@@ -192,27 +192,34 @@ async def test_a_resumed_recrawl_keeps_its_change_counts(
 async def test_a_sharded_recrawl_reports_the_same_changes(
         make_demo_server: Callable[..., DemoServer], tmp_path: Path) -> None:
     """``--engine ray``'s sharded crawl (LocalEngine: the same shards and driver, no Ray):
-    a recrawl marks each page's ``change`` and counts them as the in-process crawl does.
-    (Shards send no validators, so both fetch in full here: ``unchanged-content``.)"""
+    a recrawl marks each page's ``change`` and counts them as the in-process crawl does,
+    each shard sending the validators of the capture the driver merged into the whole store
+    (``not-modified``), and, with revalidation off, fetching in full (``unchanged-content``)."""
     from pressmark.crawl.ray import LocalEngine
 
     server = make_demo_server(pages=30)
     origin = server.url
-    full = dataclasses.replace(policy(origin), revalidate=False)
+    revalidating = policy(origin)
     sharded, local = tmp_path / "sharded", tmp_path / "local"
-    first = await LocalEngine(shards=2).run(origin + "/", full, out_dir=sharded)
+    first = await LocalEngine(shards=2).run(origin + "/", revalidating, out_dir=sharded)
     assert first.changes is None
-    await crawl(origin + "/", full, out_dir=local)
+    await crawl(origin + "/", revalidating, out_dir=local)
     articles = [path for path in server.site.paths_of_kind("article")
                 if path in {p.url.removeprefix(origin) for p in first.pages}][:2]
     server.serve(server.site.edited(
         replace={articles[0]: [(f"<p>{paragraphs(server, articles[0])[1]}</p>", "")]},
         delete=[articles[1]]))
-    again = await LocalEngine(shards=2).run(origin + "/", full, out_dir=sharded)
-    expected = await crawl(origin + "/", full, out_dir=local)
-    assert by_url(again) == by_url(expected)
-    assert again.changes == expected.changes
-    assert expected.changes is not None
-    assert expected.changes["counts"]["gone"] == 1 and expected.changes["counts"]["changed"] >= 1
-    manifest = json.loads((sharded / "manifest.json").read_text())
-    assert manifest["changes"] == expected.changes
+    for recrawl_policy, kept in ((revalidating, "not-modified"),
+                                 (dataclasses.replace(revalidating, revalidate=False),
+                                  "unchanged-content")):
+        again = await LocalEngine(shards=2).run(origin + "/", recrawl_policy, out_dir=sharded)
+        expected = await crawl(origin + "/", recrawl_policy, out_dir=local)
+        assert by_url(again) == by_url(expected)
+        assert again.changes == expected.changes
+        assert expected.changes is not None
+        counts = expected.changes["counts"]
+        assert counts[kept] > 0
+        if recrawl_policy is revalidating:  # the edits, seen by the first recrawl
+            assert counts["gone"] == 1 and counts["changed"] >= 1
+        manifest = json.loads((sharded / "manifest.json").read_text())
+        assert manifest["changes"] == expected.changes

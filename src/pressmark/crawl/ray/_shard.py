@@ -55,6 +55,7 @@ from pressmark.crawl.executor import (
     crawl_stores,
     hostname_of,
     make_pool,
+    own_store,
     worker_store_spec,
 )
 from pressmark.crawl.ray._files import (
@@ -347,14 +348,14 @@ class ShardRuntime:
                 out.append_page(record)
                 lost.append(record)
         stop = asyncio.Event()
-        fetcher, target = await self._fetcher_for(policy, out)
-        self._writer = StoreWriter(target) if target is not None else None
-        self._target = target
-        pool = make_pool(policy) if policy.workers else None
         # A recrawl's earlier records of this shard's hosts: each page's ``change``
         # (the driver counts them, and the earlier pages no shard reached).
         previous = [r for r in out.read_previous() if self._owns_url(r.url)] \
             if policy.mode == "live" else []
+        fetcher, target = await self._fetcher_for(policy, out, recrawl=bool(previous))
+        self._writer = StoreWriter(target) if target is not None else None
+        self._target = target
+        pool = make_pool(policy) if policy.workers else None
         engine = ShardEngine(
             index=cfg.index, shards=cfg.shards, cluster=self.cluster, started=started,
             policy=policy, seeds=list(cfg.seeds), fetcher=fetcher, out=out, journal=journal,
@@ -368,9 +369,13 @@ class ShardRuntime:
         parts = canonical_parts(url)
         return parts is not None and shard_of(parts.host, self.config.shards) == self.config.index
 
-    async def _fetcher_for(self, policy: CrawlPolicy, out: SharedOutputDir,
+    async def _fetcher_for(self, policy: CrawlPolicy, out: SharedOutputDir, *, recrawl: bool,
                            ) -> tuple[PageFetcher, SnapshotStore | None]:
-        """The fetcher and the store snapshots are put into, wired as ``crawl()`` does."""
+        """The fetcher and the store snapshots are put into, wired as ``crawl()`` does.
+
+        A recrawl (or a crawl into a store the caller named) sends the validators of each
+        URL's latest capture, read from the whole store: the driver merged every shard's
+        index into it when the earlier crawl ended, whichever shard fetched the page then."""
         if self._fetcher is not None:
             return self._fetcher, None
         if self.config.store_root is not None:
@@ -391,7 +396,10 @@ class ShardRuntime:
             from pressmark.render import LazyRenderer  # noqa: PLC0415  # no browser import
 
             renderer = renderer or LazyRenderer(policy.egress, self.config.resolver)
-        live = LiveFetcher(policy, resolver=self.config.resolver, renderer=renderer)
+        validators = policy.store if policy.store is not None else \
+            own_store(policy, out) if recrawl else None
+        live = LiveFetcher(policy, resolver=self.config.resolver, renderer=renderer,
+                           validators=validators)
         self._fetcher = await live.__aenter__()
         return self._fetcher, target
 
