@@ -13,9 +13,9 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-import zlib
 from collections.abc import Sequence
 from typing import Final
+from zlib import crc32
 
 from pressmark.markdown._blockmap import BlockEntry, BlockMap
 
@@ -205,7 +205,7 @@ def _boundary(markdown: str, start: int, end: int) -> bool:
     if len(words) <= BOUNDARY_WORDS and end > start + _HEAD_CHARS:
         words = markdown[start:end].split(None, BOUNDARY_WORDS)  # long words: all of it
     head = " ".join(words[:BOUNDARY_WORDS])
-    return zlib.crc32(head.encode("utf-8", "surrogatepass")) % 2 == 0
+    return crc32(head.encode("utf-8", "surrogatepass")) % 2 == 0
 
 
 def _pack(markdown: str, units: list[_Unit], max_chars: int,

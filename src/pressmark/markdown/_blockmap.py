@@ -22,8 +22,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, final
 
 from pressmark.markdown._blocks import (
     Block,
@@ -66,18 +65,40 @@ DomNode = tuple[int, str, int]
 Span = tuple[str, int, int, int]
 
 
-@dataclass(frozen=True, slots=True)
+@final
 class BlockEntry:
     """One block: its kind, ``[start, end)`` in the Markdown, and its element's CSS path
-    (``""`` when the block was made from no element)."""
+    (``""`` when the block was made from no element). Immutable, equal by value.
 
-    kind: str
-    start: int
-    end: int
-    dom_path: str
+    WHY not a frozen dataclass: compiled, its ``__init__`` still ran as Python (through
+    ``object.__setattr__``), some 6,000 instructions an entry, and chunking a page makes
+    hundreds; here it is native code (``Final`` attributes are read-only once compiled)."""
+
+    __slots__ = ("dom_path", "end", "kind", "start")
+
+    def __init__(self, kind: str, start: int, end: int, dom_path: str) -> None:
+        self.kind: Final = kind
+        self.start: Final = start
+        self.end: Final = end
+        self.dom_path: Final = dom_path
 
     def contains(self, start: int, end: int) -> bool:
         return self.start <= start and end <= self.end
+
+    def _key(self) -> tuple[str, int, int, str]:
+        return (self.kind, self.start, self.end, self.dom_path)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, BlockEntry):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"BlockEntry(kind={self.kind!r}, start={self.start!r}, end={self.end!r}, "
+                f"dom_path={self.dom_path!r})")
 
 
 class BlockMap:
@@ -250,10 +271,15 @@ class BlockMap:
 
 
 def _paths(nodes: Sequence[DomNode]) -> list[str]:
-    """Every DOM node's CSS path, each its parent's and one step (parents come first)."""
+    """Every DOM node's CSS path, each its parent's and one step (parents come first).
+    Each tag's selector is worked out once (a page has a few dozen tags and hundreds of
+    elements: the regular expression was most of the cost)."""
     paths: list[str] = []
+    names: dict[str, str] = {}
     for index, (parent, tag, nth) in enumerate(nodes):
-        name = tag if _PLAIN_TAG.match(tag) else css_name(tag)
+        name = names.get(tag)
+        if name is None:
+            name = names[tag] = tag if _PLAIN_TAG.match(tag) else css_name(tag)
         step = f"{name}:nth-of-type({nth})" if nth else name
         paths.append(f"{paths[parent]} > {step}" if 0 <= parent < index else step)
     return paths
