@@ -18,7 +18,7 @@ setup: $(STAMP) bytecode chromium
 # The Markdown layer's hot modules are compiled in place (mypyc; pyproject.toml lists
 # them): an edit to any of them reinstalls, so no stale compiled module shadows it.
 NATIVE_SRC := $(wildcard src/pressmark/markdown/*.py src/pressmark/markdown/*.pyi \
-                          src/pressmark/cite/_cut.py \
+                          src/pressmark/cite/_cut.py src/pressmark/cite/*.c \
                           src/pressmark/markdown/*.c src/pressmark/markdown/*.h) hatch_build.py
 
 $(STAMP): pyproject.toml $(NATIVE_SRC)

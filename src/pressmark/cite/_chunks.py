@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from binascii import hexlify
 from collections.abc import Sequence
 from dataclasses import dataclass
-from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any, Final
 
 from pressmark.cite._cut import cut
+from pressmark.cite._jsonbytes import json_text, json_texts, json_words
 
 if TYPE_CHECKING:
     from pressmark.markdown import MarkdownResult
@@ -66,25 +67,23 @@ class Chunk:
 
 
 _JSON: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_ID_HEAD: Final = f'["{ID_VERSION}",['.encode()
+ID_DIGITS: Final = 32  # hex digits of the digest an id keeps
 
 
 def chunk_id(text: str, heading_path: Sequence[str]) -> str:
     """The id of a chunk holding ``text`` under ``heading_path`` (see the module doc)."""
-    return _chunk_id(text, _quoted(heading_path))
+    return _digest(text, 0, len(text), json_texts(heading_path)).decode("ascii")
 
 
-def _quoted(heading_path: Sequence[str]) -> str:
-    """``heading_path`` as JSON, ``"a","b"`` without the brackets (each heading once a page:
-    the id's payload and the JSON line both hold it)."""
-    return ",".join([encode_basestring(heading) for heading in heading_path])
-
-
-def _chunk_id(text: str, quoted_path: str) -> str:
-    """The id's JSON array written in parts, byte for byte what ``json.dumps`` gives (WHY:
-    an id is made for every chunk of every page; the C string encoder called directly
-    keeps ``md --batch --chunks`` cheap; a test checks the bytes against ``json.dumps``)."""
-    payload = f'["{ID_VERSION}",[{quoted_path}],{encode_basestring(" ".join(text.split()))}]'
-    return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+def _digest(markdown: str, start: int, end: int, quoted_path: bytes) -> bytes:
+    """The id of the chunk ``markdown[start:end]`` under the heading path ``quoted_path``
+    (its JSON array's inside), as ASCII bytes: the id's JSON array is written in parts,
+    byte for byte what ``json.dumps`` gives, its text straight from the Markdown (WHY: an
+    id is made for every chunk of every page; see :mod:`pressmark.cite._jsonbytes`; a test
+    checks the bytes against ``json.dumps``)."""
+    payload = b"".join((_ID_HEAD, quoted_path, b"],", json_words(markdown, start, end), b"]"))
+    return hexlify(hashlib.sha256(payload).digest()[:ID_DIGITS // 2])
 
 
 def chunk(result: MarkdownResult, *, max_chars: int = DEFAULT_MAX_CHARS, overlap: int = 0,
@@ -104,33 +103,44 @@ def chunk_markdown(markdown: str, block_map: BlockMap | None = None, *,
     _check(max_chars, overlap)
     out: list[Chunk] = []
     for start, end, path, paths in cut(markdown, block_map, max_chars, overlap):
-        text = markdown[start:end]
-        out.append(Chunk(chunk_id=_chunk_id(text, _quoted(path)), index=len(out), text=text,
-                         heading_path=path, markdown_span=(start, end), dom_paths=paths,
+        out.append(Chunk(chunk_id=_digest(markdown, start, end, json_texts(path)).decode(),
+                         index=len(out), text=markdown[start:end], heading_path=path,
+                         markdown_span=(start, end), dom_paths=paths,
                          source_ref=source_ref, url=url))
     return out
 
 
 def chunk_lines(result: MarkdownResult, *, max_chars: int = DEFAULT_MAX_CHARS,
                 overlap: int = 0) -> str:
-    """The chunks of :func:`chunk` as JSON lines (``md --batch --chunks``): each line byte
-    for byte ``json.dumps(c.to_dict(), ensure_ascii=False, separators=(",", ":"))``.
+    """The chunks of :func:`chunk` as JSON lines: each line byte for byte
+    ``json.dumps(c.to_dict(), ensure_ascii=False, separators=(",", ":"))``."""
+    return chunk_lines_utf8(result, max_chars=max_chars, overlap=overlap).decode(
+        "utf-8", "surrogatepass")
 
-    WHY not that: no ``Chunk`` record, no dict, no encoder walk per chunk; each string
-    goes straight to the C string encoder (a test checks the bytes)."""
+
+def chunk_lines_utf8(result: MarkdownResult, *, max_chars: int = DEFAULT_MAX_CHARS,
+                     overlap: int = 0) -> bytes:
+    """:func:`chunk_lines` as UTF-8, what ``md --batch --chunks`` writes.
+
+    WHY not ``json.dumps``: no ``Chunk`` record, no dict, no encoder walk, not even a copy
+    of each chunk's text; each string is written as UTF-8 JSON straight from the Markdown
+    (:mod:`pressmark.cite._jsonbytes`; a test checks the bytes)."""
     _check(max_chars, overlap)
     markdown = result.markdown
     evidence = result.evidence
-    common = f'"source_ref":null,"url":{_JSON.encode(evidence.url_final)},"heading_path":['
-    lines: list[str] = []
+    common = b'"source_ref":null,"url":%b,"heading_path":[' % _JSON.encode(
+        evidence.url_final).encode("utf-8", "surrogatepass")
+    lines: list[bytes] = []
+    quoted = b""
+    last_path: tuple[str, ...] | None = None
     for start, end, path, paths in cut(markdown, evidence.block_map, max_chars, overlap):
-        text = markdown[start:end]
-        quoted = _quoted(path)
-        elements = ",".join([encode_basestring(p) for p in paths])
-        lines.append(f'{{"chunk_id":"{_chunk_id(text, quoted)}","index":{len(lines)},'
-                     f'{common}{quoted}],"markdown_span":[{start},{end}],'
-                     f'"dom_paths":[{elements}],"text":{encode_basestring(text)}}}\n')
-    return "".join(lines)
+        if path is not last_path:  # a section's chunks share their heading path
+            quoted, last_path = json_texts(path), path
+        lines.append(b'{"chunk_id":"%b","index":%d,%b%b],"markdown_span":[%d,%d],'
+                     b'"dom_paths":[%b],"text":%b}\n'
+                     % (_digest(markdown, start, end, quoted), len(lines), common, quoted,
+                        start, end, json_texts(paths), json_text(markdown, start, end)))
+    return b"".join(lines)
 
 
 def _check(max_chars: int, overlap: int) -> None:

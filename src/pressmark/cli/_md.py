@@ -37,13 +37,14 @@ def _read(path: str) -> bytes:
         return file.read()
 
 
-def _write(directory: str, name: str, text: str) -> None:
-    """Atomic: a temp file beside the target, renamed over it (raw ``os`` calls, no text layer)."""
+def _write(directory: str, name: str, text: str | bytes) -> None:
+    """Atomic: a temp file beside the target, renamed over it (raw ``os`` calls, no text
+    layer); ``str`` is written as UTF-8."""
     path = os.path.join(directory, name)
     tmp = os.path.join(directory, f".{name}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
-        os.write(fd, text.encode("utf-8"))
+        os.write(fd, text.encode("utf-8") if isinstance(text, str) else text)
     finally:
         os.close(fd)
     try:
@@ -57,12 +58,13 @@ def _write(directory: str, name: str, text: str) -> None:
 Job = tuple[str, str, bool, int, int]
 
 
-def _chunk_lines(result: object, max_chars: int, overlap: int) -> str:
-    """The page's chunks, one JSON object a line (``pressmark.cite.chunk``); imported only
-    when ``--chunks`` asks, so a batch without it pays nothing."""
-    from pressmark.cite._chunks import chunk_lines  # noqa: PLC0415
+def _chunk_lines(result: object, max_chars: int, overlap: int) -> bytes:
+    """The page's chunks, one JSON object a line (``pressmark.cite.chunk``), as UTF-8;
+    imported only when ``--chunks`` asks, so a batch without it pays nothing."""
+    from pressmark.cite._chunks import chunk_lines_utf8  # noqa: PLC0415
 
-    return chunk_lines(result, max_chars=max_chars, overlap=overlap)  # type: ignore[arg-type]
+    return chunk_lines_utf8(result, max_chars=max_chars,  # type: ignore[arg-type]
+                            overlap=overlap)
 
 
 def _convert_one(job: Job) -> str | None:
