@@ -90,7 +90,7 @@ def _top_level(markdown: str, entries: Sequence[BlockEntry]) -> list[tuple[int, 
 def _units(markdown: str, entries: Sequence[BlockEntry], max_chars: int) -> list[_Unit]:
     units: list[_Unit] = []
     for start, end, kind in _top_level(markdown, entries):
-        if markdown.startswith("<!-- -->", start):
+        if markdown[start:start + 1] == "<" and markdown.startswith("<!-- -->", start):
             continue  # the comment that keeps two lists apart is no content
         if kind == "heading":
             level = len(markdown[start:end]) - len(markdown[start:end].lstrip("#"))

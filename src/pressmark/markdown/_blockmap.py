@@ -326,7 +326,9 @@ class _Dom:
 
     def __init__(self) -> None:
         self.nodes: list[DomNode] = []
-        self.index: dict[int, int] = {}  # id(Node) -> index (the nodes stay alive meanwhile)
+        # Node -> index: keyed by the element itself (hashed by identity), not by id(),
+        # which boxed an int for every step of every walk up the tree
+        self.index: dict[Node, int] = {}
         self.rendered: dict[int, str] = {}  # id(Block) -> its Markdown (alive meanwhile)
 
     def text(self, block: Block) -> str:
@@ -341,12 +343,16 @@ class _Dom:
             return -1
         chain: list[Node] = []
         walk: Node | None = node
-        while walk is not None and id(walk) not in self.index:
+        parent = -1
+        while walk is not None:
+            known = self.index.get(walk)
+            if known is not None:
+                parent = known
+                break
             chain.append(walk)
             walk = walk.parent
-        parent = -1 if walk is None else self.index[id(walk)]
         for item in reversed(chain):
-            self.index[id(item)] = len(self.nodes)
+            self.index[item] = len(self.nodes)
             self.nodes.append((parent, item.tag, item.nth))
             parent = len(self.nodes) - 1
         return parent
