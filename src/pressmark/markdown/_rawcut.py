@@ -148,11 +148,19 @@ class RawCut:
         normalised, NUL replaced), the text its element holds in the uncut tree."""
         start, end = self.values[index * _FIELDS], self.values[index * _FIELDS + 1]
         source = self.source
-        text = source[start:end].decode("utf-8") if isinstance(source, bytes) \
-            else source[start:end]
-        if "\r" in text:
+        if isinstance(source, bytes):
+            # looked for in the bytes (a byte search; in the decoded text, a sheet with one
+            # non-ASCII character is searched two or four bytes a character): in UTF-8 a CR
+            # or a NUL byte is that character and nothing else
+            raw = source[start:end]
+            text = raw.decode("utf-8")
+            carriage, nul = b"\r" in raw, b"\x00" in raw
+        else:
+            text = source[start:end]
+            carriage, nul = "\r" in text, "\x00" in text
+        if carriage:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
-        if "\x00" in text:
+        if nul:
             text = text.replace("\x00", "\ufffd")
         return text
 
