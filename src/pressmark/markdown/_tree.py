@@ -28,12 +28,12 @@ names end up in the evidence.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final, cast
 
 from pressmark.markdown._boilerplate import id_rule, words_rule
 from pressmark.markdown._bounded import parse_page
 from pressmark.markdown._dom import Tree
-from pressmark.markdown._escape import printable
 from pressmark.markdown._hidden import HiddenWatch, has_style, read_sheet
 from pressmark.markdown._rawcut import RawCut
 
@@ -222,6 +222,24 @@ PLACE_PROSE: Final = 1000
 PLACE_PARAGRAPH: Final = 80    # chars: a paragraph this long is prose
 
 
+def _collapsed_len(text: str) -> int:
+    return len(" ".join(text.split()))
+
+
+def _load_collapsed_len() -> Callable[[str], int]:
+    try:
+        from pressmark.markdown._native_screen import collapsed_len  # noqa: PLC0415 (optional)
+    except ImportError:  # built without a C compiler
+        return _collapsed_len
+    return collapsed_len
+
+
+# The length of a text node's text with its whitespace collapsed, as ``Node.text`` reads
+# it: counted in C when the module is there (a split into words and a join, for every text
+# node with a line break or a run of spaces, was a tenth of the copy on indented pages)
+collapsed_len: Final = _load_collapsed_len()
+
+
 def parse(html: str | None, *, skip_chrome: bool = True, utf8: bytes | None = None,
           cut: bool = True, native: bool = True, keep_hidden: bool = False) -> Document:
     """``utf8``: ``html`` encoded as UTF-8, when the caller has those bytes (``parse_html``);
@@ -325,6 +343,7 @@ def _build(tree: Tree, lex_root: Any, root: Node, nodes: list[Node], skipped: se
     strong = _STRONG_WORD_RULES
     limit = _ChromeLimit(tree, lex_root, cut)
     sheeted = watch.sheet is not None
+    collapsed = collapsed_len
     while stack:
         lex, parent = stack.pop()
         counts: dict[str, int] = {}
@@ -338,11 +357,7 @@ def _build(tree: Tree, lex_root: Any, root: Node, nodes: list[Node], skipped: se
                 if not summary_only and item:
                     text: str = item
                     children.append(text)
-                    if not text.isspace():  # indentation between tags adds nothing
-                        # collapsed length; in one printable line a space is the
-                        # only whitespace, and collapsing it is a strip
-                        own += len(text.strip(" ")) if printable(text) and \
-                            "  " not in text else len(" ".join(text.split()))
+                    own += collapsed(text)  # (indentation between tags adds nothing)
                 continue
             tag, attrs, child = item
             # (a dropped tag's count would only number its own kind, all dropped)
