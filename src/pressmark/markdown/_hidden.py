@@ -76,8 +76,7 @@ one of those letters, or a space comes before the colon; ``margin:0``,
 passed over inside the regex engine (on the dev sets 26,000 hints became 13,900, of which
 9,300 name a hiding property), not one by one in Python. The letters are spelt in both
 cases rather than left to re.IGNORECASE, which folds each character before looking it up
-(the same characters match: only ``i``, ``s`` and ``k`` have other ones; a quarter of the
-search's cost)."""
+(the same characters match: only ``i``, ``s`` and ``k`` have other ones)."""
 _SHEET_PROPERTY: Final = re.compile(
     r"(?:display|visibility|opacity|font-size|text-indent|left|top|right|clip|clip-path"
     r"|transform)\s*$", re.I)
@@ -92,6 +91,7 @@ as :func:`_style_hint` does."""
 _STYLE_WORDS: Final = ("none", "hidden", "collapse", "opacity", "clip", "scale", "color")
 _ZERO_WORDS: Final = ("font-size", "height", "width")
 _STYLE_ZERO: Final = re.compile(r"(?:font-size|height|width)\s*:\s*0", re.I)
+_ZERO_VALUE: Final = re.compile(r"\s*:\s*0")
 _STYLE_NEGATIVE: Final = re.compile(r"-\d{3}")
 _SIMPLE: Final = re.compile(r"^([a-z][a-z0-9-]*)?((?:[.#][A-Za-z0-9_-]+)+)$")
 _PART: Final = re.compile(r"([.#])([A-Za-z0-9_-]+)")
@@ -355,9 +355,21 @@ def _style_hint(style: str) -> bool:
     (``_casefold``: exact, one character for one), and only the branches with a pattern
     are searched, each when its words are there."""
     low = folded(style)
-    return holds_any(low, _STYLE_WORDS) or (
-        holds_any(low, _ZERO_WORDS) and _STYLE_ZERO.search(style) is not None) or (
+    return holds_any(low, _STYLE_WORDS) or _zero_size(style, low) or (
         "-" in style and _STYLE_NEGATIVE.search(style) is not None)
+
+
+def _zero_size(style: str, low: str) -> bool:
+    """``font-size``, ``height`` or ``width`` set to 0 (:data:`_STYLE_ZERO`): each place the
+    folded style holds the word (the style's own place: one character for one), then the
+    value after it."""
+    for word in _ZERO_WORDS:
+        at = low.find(word)
+        while at >= 0:
+            if _ZERO_VALUE.match(style, at + len(word)) is not None:
+                return True
+            at = low.find(word, at + 1)
+    return False
 
 
 def has_style(source: str | bytes | None) -> bool:
@@ -372,8 +384,7 @@ def has_style(source: str | bytes | None) -> bool:
 def _selector_rules(prelude: str, body: str) -> list[_Rule]:
     """The rules of one stylesheet rule whose simple selectors hide (the selectors are
     looked at first: most hiding rules name a descendant, which is not read)."""
-    simple = [m for m in (_SIMPLE.match(part.strip()) for part in prelude.split(","))
-              if m is not None]
+    simple = [m for m in map(_simple, prelude.split(",")) if m is not None]
     if not simple:
         return []
     reason = style_reason(_declarations(body))
@@ -388,6 +399,16 @@ def _selector_rules(prelude: str, body: str) -> list[_Rule]:
         classes = frozenset(name for kind, name in parts if kind == ".")
         out.append(_Rule(match.group(1), classes, ids[0] if ids else None, reason))
     return out
+
+
+def _simple(selector: str) -> re.Match[str] | None:
+    """:data:`_SIMPLE` matched on the stripped selector; one holding a space, ``:``, ``>``
+    or ``[`` (a descendant, a pseudo-class, a child, an attribute: most of a framework's
+    selectors) is none of its characters and is passed over before the regex."""
+    part = selector.strip()
+    if " " in part or ":" in part or ">" in part or "[" in part:
+        return None
+    return _SIMPLE.match(part)
 
 
 class HiddenWatch:

@@ -1,5 +1,6 @@
 """``_casefold``: the fold the word pre-tests read, and ``_hidden``'s pre-tests answer as
-the patterns they stand before (the inline-style hint, the stylesheet hint)."""
+the patterns they stand before (the inline-style hint, the stylesheet hint, the simple
+selector)."""
 
 from __future__ import annotations
 
@@ -57,3 +58,16 @@ _SHEET_PIECES = st.sampled_from([
 def test_the_stylesheet_hint_finds_what_it_found_with_the_letters_folded(css: str) -> None:
     assert [m.span() for m in _hidden._SHEET_HINT.finditer(css)] == \
         [m.span() for m in _OLD_SHEET_HINT.finditer(css)]
+
+
+_SELECTORS = st.sampled_from([
+    ".a", "#b", "div.c", "p#d.e", "a.b.c", ".a .b", ".a>.b", ".a:hover", "a[href]", " .x ",
+    "\n.y\t", "DIV.a", "div .a", ".a,", "*", "", ".a\n.b", "#x#y", ".é", "._-9"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_SELECTORS | st.text(max_size=3), max_size=4).map("".join))
+def test_a_simple_selector_is_read_as_the_pattern(selector: str) -> None:
+    found = _hidden._simple(selector)
+    expected = _hidden._SIMPLE.match(selector.strip())
+    assert (found and found.groups()) == (expected and expected.groups())
