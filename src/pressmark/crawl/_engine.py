@@ -193,7 +193,7 @@ class Engine:
         hook = self.policy.should_follow
         # Without a hook the key is known now: the common case, a link already offered from
         # an earlier page, ends here. With one, only a smaller depth (or a start) decides.
-        if self.ledger.earlier(url, depth, (-0.0, *path) if hook is None else (-math.inf,)):
+        if self.ledger.earlier(url, depth, (-0.0, *path, url) if hook is None else (-math.inf,)):
             return False
         score = 0.0
         if hook is not None and via != "seed":

@@ -49,9 +49,12 @@ from typing import Final, cast
 
 from pressmark.crawl._frontier import FrontierItem, KeySet, url_key
 
-Key = tuple[float, ...]
-"""``(-score, *discovery path)``: smaller is earlier. One flat tuple (a crawl holds a key for
-every URL it has not finished: a nested path tuple would be one more object each)."""
+Key = tuple[float | str, ...]
+"""``(-score, *discovery path, url)``: smaller is earlier. One flat tuple (a crawl holds a key
+for every URL it has not finished: a nested path tuple would be one more object each). The
+URL last (a path is one URL's, so it never decides the order) makes the key its candidate's
+heap entry too: no ``(key, url)`` pair a candidate (~64 bytes of 500,000 at once). A charged
+page's key, kept while its depth counts, drops the URL: ``(-score, *discovery path)``."""
 
 MAX_LINKS_PER_PAGE: Final = 10_000
 """Links one page may offer (the first in document order; the rest are counted as refused,
@@ -75,12 +78,14 @@ holds a key for each URL it has not finished, 500,000 at once on the 200,000-pag
 
 
 def order_key(item: FrontierItem) -> Key:
-    return (-item.score if item.score else _UNSCORED, *item.path)
+    return (-item.score if item.score else _UNSCORED, *item.path, item.url)
 
 
 def _parent_key(key: Key) -> Key:
-    """The unscored key of the page that offered a page of key ``key``."""
-    return (_UNSCORED, *key[1:-1])
+    """The unscored key of the page that offered a page of key ``key`` (a candidate's, or a
+    charged page's without its URL), without the parent's URL (so it sorts before the
+    parent's own key whether that one still ends with its URL or not)."""
+    return (_UNSCORED, *key[1:-2 if isinstance(key[-1], str) else -1])
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,8 +122,10 @@ class _Keys:
 
     def discard(self, key: Key) -> None:
         self._gone.add(key)
-        if len(self._gone) > 1024 and 2 * len(self._gone) > len(self._sorted) + len(self._fresh):
-            self.ordered()  # most keys gone: compact (amortised linear), memory stays bounded
+        if len(self._gone) > 1024 and 8 * len(self._gone) > len(self._sorted) + len(self._fresh):
+            # An eighth of the keys gone: compact (amortised linear). A depth's screen drops
+            # most of its 500,000 keys in one go: a set of half of them would be ~16 MB.
+            self.ordered()
 
     def ordered(self) -> list[Key]:
         if self._fresh or self._gone:
@@ -134,15 +141,20 @@ class _Keys:
 
 
 class _Depth:
-    __slots__ = ("charged", "heap", "known", "unfinished", "unfinished_keys")
+    __slots__ = ("charged", "heap", "known", "stale", "unfinished", "unfinished_keys")
 
     def __init__(self) -> None:
         self.charged = 0
         """Finished and charged to the budget."""
         self.unfinished = 0
         """Candidates and released pages not finished yet."""
-        self.heap: list[tuple[Key, str]] = []
-        """Candidates not released, by key (entries may be stale)."""
+        self.heap: list[Key] = []
+        """Candidates not released, by key (entries may be stale; a key ends with its URL)."""
+        self.stale = 0
+        """Entries of ``heap`` no longer candidates there (finished or moved): past half of
+        it, the heap is rebuilt without them (a screen finishes 340,000 candidates of a
+        depth at once: their keys and URLs are freed as it goes, not when the depth
+        settles)."""
         self.known = _Keys()
         """Keys of every page that counts here: unfinished, or finished and charged."""
         self.unfinished_keys = _Keys()
@@ -165,11 +177,11 @@ class _Entry:
         self.seed = item.seed_index
 
     def item(self, url: str) -> FrontierItem:
-        negated = self.key[0]
+        negated = cast("float", self.key[0])
         return FrontierItem(url=url, host=self.host, depth=self.depth,
                             score=-negated if negated else 0.0, parent_url=self.parent,
                             via=self.via, seed_index=self.seed,
-                            path=cast("tuple[int, ...]", self.key[1:]))
+                            path=cast("tuple[int, ...]", self.key[1:-1]))
 
 
 class Ledger:
@@ -262,7 +274,7 @@ class Ledger:
         level.unfinished += 1
         level.known.add(key)
         level.unfinished_keys.add(key)
-        heapq.heappush(level.heap, (key, item.url))
+        heapq.heappush(level.heap, key)
         self._candidates += 1
         self.changes += 1
         return True
@@ -274,6 +286,7 @@ class Ledger:
         level.known.discard(entry.key)
         level.unfinished_keys.discard(entry.key)
         self._candidates -= 1
+        self._went_stale(level, entry.depth)
 
     def finish(self, url: str, *, charged: bool) -> None:
         """A released (or, for a denial, unreleased) page is done. Only its key stays, in
@@ -286,14 +299,32 @@ class Ledger:
         level = self._depths[entry.depth]
         if entry.state == _CANDIDATE:
             self._candidates -= 1
+            self._went_stale(level, entry.depth)
         self._done.add(url_key(url))
         level.unfinished -= 1
         level.unfinished_keys.discard(entry.key)
+        level.known.discard(entry.key)
         if charged:
             level.charged += 1
-        else:
-            level.known.discard(entry.key)
+            # Its key stays without the URL (the URL decides no order: paths are unique),
+            # so the 200,000 pages a crawl charged do not keep their URLs alive.
+            level.known.add(entry.key[:-1])
         self.changes += 1
+
+    def _current(self, key: Key, depth: int) -> bool:
+        """Whether a heap entry is still the key of a candidate of ``depth``."""
+        entry = self._entries.get(cast("str", key[-1]))
+        return entry is not None and entry.state == _CANDIDATE and entry.key is key \
+            and entry.depth == depth
+
+    def _went_stale(self, level: _Depth, depth: int) -> None:
+        """One more stale heap entry at ``depth``; rebuild the heap once half are (linear,
+        amortised over the entries that went stale)."""
+        level.stale += 1
+        if level.stale > 1024 and 2 * level.stale > len(level.heap):
+            level.heap = [key for key in level.heap if self._current(key, depth)]
+            heapq.heapify(level.heap)
+            level.stale = 0
 
     def restore(self, items: Iterable[FrontierItem],
                 done: Iterable[tuple[str, int, bool]]) -> None:
@@ -312,7 +343,7 @@ class Ledger:
                 if entry is not None:
                     self._forget(entry)
                 index, self._late = self._late, self._late + 1
-                late: Key = (LATE, index)
+                late: Key = (LATE, index, url)
                 entry = _Entry(FrontierItem(url=url, host="", depth=depth, path=(index,)), late)
                 self._entries[url] = entry
                 level = self._depth(depth)
@@ -341,7 +372,7 @@ class Ledger:
                 break
             # Nothing unfinished here: the heap holds only stale entries; the charged
             # pages' keys stay (an offer here, not expected, recounts from them).
-            level.heap = []
+            level.heap, level.stale = [], 0
             level.unfinished_keys = _Keys()
             self._frozen += level.charged
             self._low += 1
@@ -473,7 +504,8 @@ class Ledger:
                 continue
             heap = level.heap
             while heap:
-                key, url = heap[0]
+                key = heap[0]
+                url = cast("str", key[-1])
                 entry = self._entries.get(url)
                 if entry is None or entry.state != _CANDIDATE or entry.key != key \
                         or entry.depth != depth:
@@ -488,19 +520,27 @@ class Ledger:
         return out
 
     def candidates(self, depth: int) -> list[FrontierItem]:
-        """The unreleased candidates of ``depth``, in order (for screening)."""
+        """The unreleased candidates of ``depth``, in order."""
+        return [self._entries[url].item(url) for url in self.candidate_urls(depth)]
+
+    def candidate_urls(self, depth: int, *, seeds: bool = True) -> list[str]:
+        """The URLs of the unreleased candidates of ``depth``, in order (for screening);
+        ``seeds=False`` leaves the seeds out. URLs, not items: the final depth of the
+        200,000-page bench holds 340,000 candidates, and a :class:`FrontierItem` and its
+        path each (~170 bytes) were a quarter of the crawl's peak memory."""
         level = self._depths.get(depth)
         if level is None:
             return []
-        items: list[FrontierItem] = []
-        # The heap's entries hold each candidate's key: sorting them sorts the candidates
-        # (keys are unique) without a new key per candidate (a depth may hold 500,000).
-        for key, url in sorted(level.heap):
+        urls: list[str] = []
+        # The heap's entries are the candidates' keys: sorting them sorts the candidates
+        # (keys are unique) without a new object per candidate.
+        for key in sorted(level.heap):
+            url = cast("str", key[-1])
             entry = self._entries.get(url)
             if entry is not None and entry.state == _CANDIDATE and entry.key == key \
-                    and entry.depth == depth:
-                items.append(entry.item(url))
-        return items
+                    and entry.depth == depth and (seeds or entry.via != "seed"):
+                urls.append(url)
+        return urls
 
     @property
     def waiting(self) -> int:

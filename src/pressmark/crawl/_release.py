@@ -100,17 +100,20 @@ class Release:
         """Screen depths ``first`` to ``end - 1`` (each holds its final candidates)."""
         try:
             for depth in range(first, end):
-                items = [i for i in self.ledger.candidates(depth) if i.via != "seed"]
                 allows = self._allows
-                if allows is not None and items:
+                urls = [] if allows is None else self.ledger.candidate_urls(depth, seeds=False)
+                if allows is not None and urls:
                     origins: dict[str, str] = {}
-                    for item in items:
-                        origins.setdefault(origin_of(item.url), item.url)
+                    for url in urls:
+                        origins.setdefault(origin_of(url), url)
                     unknown = sorted(o for o, url in origins.items() if allows(url) is None)
                     await asyncio.gather(*(self._load_robots(o) for o in unknown))
-                    for item in items:
-                        if not self.ledger.started(item.url) and allows(item.url) is False:
-                            self._denied(item.url, depth)
+                    urls.reverse()
+                    while urls:  # popped: each URL is freed once its denial is recorded
+                        url = urls.pop()
+                        if not self.ledger.started(url) and allows(url) is False:
+                            self._denied(url, depth)
+                del urls
                 self.screened = depth + 1
         finally:
             self._wake()
