@@ -47,7 +47,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final, cast
 
-from pressmark.crawl._frontier import FrontierItem, KeySet, url_key
+from pressmark.crawl._frontier import FrontierItem, KeySet, Via, url_key
 
 Key = tuple[float | str, ...]
 """``(-score, *discovery path, url)``: smaller is earlier. One flat tuple (a crawl holds a key
@@ -160,27 +160,49 @@ class _Depth:
         self.unfinished_keys = _Keys()
 
 
+class _Source:
+    """What the candidates one page offered share (its links: depth, host, parent, how
+    found), held once for all of them; and, with ``released``, the mark of a released
+    page of a depth (one per depth: a released page needs its place, not its origin)."""
+
+    __slots__ = ("depth", "host", "parent", "released", "seed", "via")
+
+    def __init__(self, depth: int, host: str, parent: str | None, via: Via,
+                 seed: int | None, *, released: bool = False) -> None:
+        self.depth = depth
+        self.host = host
+        self.parent = parent
+        self.via = via
+        self.seed = seed
+        self.released = released
+
+
 class _Entry:
-    """A URL not finished yet: its place, and what its :class:`FrontierItem` is built from
-    again when it is released (one object a candidate, not two: a crawl may hold 500,000
-    candidates at once). The score is the key's first part, the path its second."""
+    """A URL not finished yet: its place (the key) and what its :class:`FrontierItem` is
+    built from again when it is released (the source, shared with the other links of the
+    page that offered it). Two references, 48 bytes: a crawl may hold 500,000 candidates
+    at once. The score is the key's first part, the path its middle, the URL its end."""
 
-    __slots__ = ("depth", "host", "key", "parent", "seed", "state", "via")
+    __slots__ = ("key", "src")
 
-    def __init__(self, item: FrontierItem, key: Key) -> None:
-        self.depth = item.depth
+    def __init__(self, key: Key, src: _Source) -> None:
         self.key = key
-        self.state = _CANDIDATE
-        self.host = item.host
-        self.parent = item.parent_url
-        self.via = item.via
-        self.seed = item.seed_index
+        self.src = src
+
+    @property
+    def depth(self) -> int:
+        return self.src.depth
+
+    @property
+    def state(self) -> int:
+        return _RELEASED if self.src.released else _CANDIDATE
 
     def item(self, url: str) -> FrontierItem:
         negated = cast("float", self.key[0])
-        return FrontierItem(url=url, host=self.host, depth=self.depth,
-                            score=-negated if negated else 0.0, parent_url=self.parent,
-                            via=self.via, seed_index=self.seed,
+        src = self.src
+        return FrontierItem(url=url, host=src.host, depth=src.depth,
+                            score=-negated if negated else 0.0, parent_url=src.parent,
+                            via=src.via, seed_index=src.seed,
                             path=cast("tuple[int, ...]", self.key[1:-1]))
 
 
@@ -199,6 +221,9 @@ class Ledger:
         self.dropped_full = 0
         self._entries: dict[str, _Entry] = {}
         """The URLs not finished yet (candidates and released pages)."""
+        self._last_source: _Source | None = None
+        """The source of the last offer (a page's links are offered one after another)."""
+        self._released_marks: dict[int, _Source] = {}
         self._done = KeySet()
         """The finished URLs, by their 64-bit key (``_frontier.url_key``): a finished page
         needs no more than "known, and done" (its key stays in its depth's ``known`` until
@@ -238,11 +263,28 @@ class Ledger:
         run (and process, and ``PYTHONHASHSEED``)."""
         return url in self._entries or url_key(url) in self._done
 
+    def _source(self, item: FrontierItem) -> _Source:
+        last = self._last_source
+        if last is not None and last.depth == item.depth and last.host == item.host \
+                and last.parent == item.parent_url and last.via == item.via \
+                and last.seed == item.seed_index:
+            return last
+        last = self._last_source = _Source(item.depth, item.host, item.parent_url, item.via,
+                                           item.seed_index)
+        return last
+
+    def _released_mark(self, depth: int) -> _Source:
+        mark = self._released_marks.get(depth)
+        if mark is None:
+            mark = self._released_marks[depth] = _Source(depth, "", None, "link", None,
+                                                         released=True)
+        return mark
+
     def started(self, url: str) -> bool:
         entry = self._entries.get(url)
         if entry is None:
             return url_key(url) in self._done
-        return entry.state != _CANDIDATE
+        return entry.src.released
 
     def earlier(self, url: str, depth: int, key: Key) -> bool:
         """Whether ``url`` is known at a depth and key no later than ``(depth, key)``, or is
@@ -250,7 +292,8 @@ class Ledger:
         entry = self._entries.get(url)
         if entry is None:
             return url_key(url) in self._done
-        return entry.state != _CANDIDATE or (entry.depth, entry.key) <= (depth, key)
+        src = entry.src
+        return src.released or (src.depth, entry.key) <= (depth, key)
 
     def offer(self, item: FrontierItem) -> bool:
         """Keep ``item`` unless its URL is known as early or is released already (or the cap
@@ -258,7 +301,8 @@ class Ledger:
         key = order_key(item)
         old = self._entries.get(item.url)
         if old is not None:
-            if old.state != _CANDIDATE or (old.depth, old.key) <= (item.depth, key):
+            src = old.src
+            if src.released or (src.depth, old.key) <= (item.depth, key):
                 return False
             self._forget(old)
         elif len(self._done) and url_key(item.url) in self._done:
@@ -266,7 +310,7 @@ class Ledger:
         elif self._candidates >= self.cap:
             self.dropped_full += 1
             return False
-        entry = _Entry(item, key)
+        entry = _Entry(key, self._source(item))
         if item.depth < self._low:  # not expected (settled depths get no offers): be exact
             self._low, self._frozen = 0, 0
         self._entries[item.url] = entry
@@ -344,7 +388,7 @@ class Ledger:
                     self._forget(entry)
                 index, self._late = self._late, self._late + 1
                 late: Key = (LATE, index, url)
-                entry = _Entry(FrontierItem(url=url, host="", depth=depth, path=(index,)), late)
+                entry = _Entry(late, self._source(FrontierItem(url=url, host="", depth=depth)))
                 self._entries[url] = entry
                 level = self._depth(depth)
                 level.unfinished += 1
@@ -514,9 +558,9 @@ class Ledger:
                 if limit is not None and key > limit:
                     break
                 heapq.heappop(heap)
-                entry.state = _RELEASED
-                self._candidates -= 1
                 out.append(entry.item(url))
+                entry.src = self._released_mark(depth)
+                self._candidates -= 1
         return out
 
     def candidates(self, depth: int) -> list[FrontierItem]:
@@ -538,7 +582,7 @@ class Ledger:
             url = cast("str", key[-1])
             entry = self._entries.get(url)
             if entry is not None and entry.state == _CANDIDATE and entry.key == key \
-                    and entry.depth == depth and (seeds or entry.via != "seed"):
+                    and entry.depth == depth and (seeds or entry.src.via != "seed"):
                 urls.append(url)
         return urls
 
