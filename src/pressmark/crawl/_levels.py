@@ -39,7 +39,6 @@ computes. ``docs/scaling.md`` states the rule for users.
 
 from __future__ import annotations
 
-import bisect
 import heapq
 import math
 import time
@@ -47,14 +46,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final, cast
 
-from pressmark.crawl._frontier import FrontierItem, KeySet, Via, url_key
-
-Key = tuple[float | str, ...]
-"""``(-score, *discovery path, url)``: smaller is earlier. One flat tuple (a crawl holds a key
-for every URL it has not finished: a nested path tuple would be one more object each). The
-URL last (a path is one URL's, so it never decides the order) makes the key its candidate's
-heap entry too: no ``(key, url)`` pair a candidate (~64 bytes of 500,000 at once). A charged
-page's key, kept while its depth counts, drops the URL: ``(-score, *discovery path)``."""
+from pressmark.crawl._frontier import FrontierItem, KeySet, url_key
+from pressmark.crawl._ledger_state import (
+    CANDIDATE,
+    Depth,
+    Entry,
+    Key,
+    SortedKeys,
+    Source,
+)
 
 MAX_LINKS_PER_PAGE: Final = 10_000
 """Links one page may offer (the first in document order; the rest are counted as refused,
@@ -69,7 +69,6 @@ SLOW_PATH_MIN_S = 0.05
 """At least this long between two exact computations of a binding budget (each sorts the
 keys of a depth) unless the crawl has nothing else to do."""
 
-_CANDIDATE, _RELEASED = 0, 1
 
 
 _UNSCORED: Final = -0.0
@@ -104,108 +103,6 @@ class Limits:
         return limit is None or key <= limit
 
 
-class _Keys:
-    """A set of keys (each key is one page's) kept sorted lazily: new keys are merged and
-    removed ones dropped when the order is asked for."""
-
-    __slots__ = ("_fresh", "_gone", "_sorted")
-
-    def __init__(self) -> None:
-        self._sorted: list[Key] = []
-        self._fresh: list[Key] = []
-        self._gone: set[Key] = set()
-
-    def add(self, key: Key) -> None:
-        if key in self._gone:
-            self._gone.discard(key)
-        self._fresh.append(key)
-
-    def discard(self, key: Key) -> None:
-        self._gone.add(key)
-        if len(self._gone) > 1024 and 8 * len(self._gone) > len(self._sorted) + len(self._fresh):
-            # An eighth of the keys gone: compact (amortised linear). A depth's screen drops
-            # most of its 500,000 keys in one go: a set of half of them would be ~16 MB.
-            self.ordered()
-
-    def ordered(self) -> list[Key]:
-        if self._fresh or self._gone:
-            merged = self._sorted + self._fresh
-            merged.sort()  # two sorted runs: Timsort merges them in linear time
-            if self._gone:
-                merged = [k for k in merged if k not in self._gone]
-            self._sorted, self._fresh, self._gone = merged, [], set()
-        return self._sorted
-
-    def count_below(self, key: Key) -> int:
-        return bisect.bisect_left(self.ordered(), key)
-
-
-class _Depth:
-    __slots__ = ("charged", "heap", "known", "stale", "unfinished", "unfinished_keys")
-
-    def __init__(self) -> None:
-        self.charged = 0
-        """Finished and charged to the budget."""
-        self.unfinished = 0
-        """Candidates and released pages not finished yet."""
-        self.heap: list[Key] = []
-        """Candidates not released, by key (entries may be stale; a key ends with its URL)."""
-        self.stale = 0
-        """Entries of ``heap`` no longer candidates there (finished or moved): past half of
-        it, the heap is rebuilt without them (a screen finishes 340,000 candidates of a
-        depth at once: their keys and URLs are freed as it goes, not when the depth
-        settles)."""
-        self.known = _Keys()
-        """Keys of every page that counts here: unfinished, or finished and charged."""
-        self.unfinished_keys = _Keys()
-
-
-class _Source:
-    """What the candidates one page offered share (its links: depth, host, parent, how
-    found), held once for all of them; and, with ``released``, the mark of a released
-    page of a depth (one per depth: a released page needs its place, not its origin)."""
-
-    __slots__ = ("depth", "host", "parent", "released", "seed", "via")
-
-    def __init__(self, depth: int, host: str, parent: str | None, via: Via,
-                 seed: int | None, *, released: bool = False) -> None:
-        self.depth = depth
-        self.host = host
-        self.parent = parent
-        self.via = via
-        self.seed = seed
-        self.released = released
-
-
-class _Entry:
-    """A URL not finished yet: its place (the key) and what its :class:`FrontierItem` is
-    built from again when it is released (the source, shared with the other links of the
-    page that offered it). Two references, 48 bytes: a crawl may hold 500,000 candidates
-    at once. The score is the key's first part, the path its middle, the URL its end."""
-
-    __slots__ = ("key", "src")
-
-    def __init__(self, key: Key, src: _Source) -> None:
-        self.key = key
-        self.src = src
-
-    @property
-    def depth(self) -> int:
-        return self.src.depth
-
-    @property
-    def state(self) -> int:
-        return _RELEASED if self.src.released else _CANDIDATE
-
-    def item(self, url: str) -> FrontierItem:
-        negated = cast("float", self.key[0])
-        src = self.src
-        return FrontierItem(url=url, host=src.host, depth=src.depth,
-                            score=-negated if negated else 0.0, parent_url=src.parent,
-                            via=src.via, seed_index=src.seed,
-                            path=cast("tuple[int, ...]", self.key[1:-1]))
-
-
 class Ledger:
     """Every URL offered to the crawl with its state, and what is certain (module docstring).
 
@@ -219,11 +116,11 @@ class Ledger:
         self.cap = cap
         self.links_per_page = links_per_page
         self.dropped_full = 0
-        self._entries: dict[str, _Entry] = {}
+        self._entries: dict[str, Entry] = {}
         """The URLs not finished yet (candidates and released pages)."""
-        self._last_source: _Source | None = None
+        self._last_source: Source | None = None
         """The source of the last offer (a page's links are offered one after another)."""
-        self._released_marks: dict[int, _Source] = {}
+        self._released_marks: dict[int, Source] = {}
         self._done = KeySet()
         """The finished URLs, by their 64-bit key (``_frontier.url_key``): a finished page
         needs no more than "known, and done" (its key stays in its depth's ``known`` until
@@ -231,7 +128,7 @@ class Ledger:
         most of a crawl's URLs are finished ones (see ``known``)."""
         self._late = 0
         """Finished pages given a :data:`LATE` key so far (each gets the next number)."""
-        self._depths: dict[int, _Depth] = {}
+        self._depths: dict[int, Depth] = {}
         self._candidates = 0
         self.sitemap: int | None = None
         """While sitemaps are read: the first path index their URLs may still take."""
@@ -247,10 +144,10 @@ class Ledger:
 
     # -- bookkeeping -------------------------------------------------------------------------
 
-    def _depth(self, depth: int) -> _Depth:
+    def _depth(self, depth: int) -> Depth:
         level = self._depths.get(depth)
         if level is None:
-            level = self._depths[depth] = _Depth()
+            level = self._depths[depth] = Depth()
         return level
 
     def known(self, url: str) -> bool:
@@ -263,20 +160,20 @@ class Ledger:
         run (and process, and ``PYTHONHASHSEED``)."""
         return url in self._entries or url_key(url) in self._done
 
-    def _source(self, item: FrontierItem) -> _Source:
+    def _source(self, item: FrontierItem) -> Source:
         last = self._last_source
         if last is not None and last.depth == item.depth and last.host == item.host \
                 and last.parent == item.parent_url and last.via == item.via \
                 and last.seed == item.seed_index:
             return last
-        last = self._last_source = _Source(item.depth, item.host, item.parent_url, item.via,
+        last = self._last_source = Source(item.depth, item.host, item.parent_url, item.via,
                                            item.seed_index)
         return last
 
-    def _released_mark(self, depth: int) -> _Source:
+    def _released_mark(self, depth: int) -> Source:
         mark = self._released_marks.get(depth)
         if mark is None:
-            mark = self._released_marks[depth] = _Source(depth, "", None, "link", None,
+            mark = self._released_marks[depth] = Source(depth, "", None, "link", None,
                                                          released=True)
         return mark
 
@@ -310,7 +207,7 @@ class Ledger:
         elif self._candidates >= self.cap:
             self.dropped_full += 1
             return False
-        entry = _Entry(key, self._source(item))
+        entry = Entry(key, self._source(item))
         if item.depth < self._low:  # not expected (settled depths get no offers): be exact
             self._low, self._frozen = 0, 0
         self._entries[item.url] = entry
@@ -323,7 +220,7 @@ class Ledger:
         self.changes += 1
         return True
 
-    def _forget(self, entry: _Entry) -> None:
+    def _forget(self, entry: Entry) -> None:
         """An unreleased candidate that moves to an earlier place (its heap entry is stale)."""
         level = self._depths[entry.depth]
         level.unfinished -= 1
@@ -341,7 +238,7 @@ class Ledger:
                 return
             raise KeyError(url)
         level = self._depths[entry.depth]
-        if entry.state == _CANDIDATE:
+        if entry.state == CANDIDATE:
             self._candidates -= 1
             self._went_stale(level, entry.depth)
         self._done.add(url_key(url))
@@ -358,10 +255,10 @@ class Ledger:
     def _current(self, key: Key, depth: int) -> bool:
         """Whether a heap entry is still the key of a candidate of ``depth``."""
         entry = self._entries.get(cast("str", key[-1]))
-        return entry is not None and entry.state == _CANDIDATE and entry.key is key \
+        return entry is not None and entry.state == CANDIDATE and entry.key is key \
             and entry.depth == depth
 
-    def _went_stale(self, level: _Depth, depth: int) -> None:
+    def _went_stale(self, level: Depth, depth: int) -> None:
         """One more stale heap entry at ``depth``; rebuild the heap once half are (linear,
         amortised over the entries that went stale)."""
         level.stale += 1
@@ -388,7 +285,7 @@ class Ledger:
                     self._forget(entry)
                 index, self._late = self._late, self._late + 1
                 late: Key = (LATE, index, url)
-                entry = _Entry(late, self._source(FrontierItem(url=url, host="", depth=depth)))
+                entry = Entry(late, self._source(FrontierItem(url=url, host="", depth=depth)))
                 self._entries[url] = entry
                 level = self._depth(depth)
                 level.unfinished += 1
@@ -417,7 +314,7 @@ class Ledger:
             # Nothing unfinished here: the heap holds only stale entries; the charged
             # pages' keys stay (an offer here, not expected, recounts from them).
             level.heap, level.stale = [], 0
-            level.unfinished_keys = _Keys()
+            level.unfinished_keys = SortedKeys()
             self._frozen += level.charged
             self._low += 1
 
@@ -509,7 +406,7 @@ class Ledger:
             before += level.charged + level.unfinished
         return Limits(keys=keys, open_through=self.open_through(totals))
 
-    def _exact_limit(self, level: _Depth, parents: _Depth | None, room: int,
+    def _exact_limit(self, level: Depth, parents: Depth | None, room: int,
                      reading: bool) -> Key | None:
         """The largest known key of a depth whose rank plus what unfinished parents ranked
         before it could still offer stays within ``room``, or ``None``."""
@@ -551,7 +448,7 @@ class Ledger:
                 key = heap[0]
                 url = cast("str", key[-1])
                 entry = self._entries.get(url)
-                if entry is None or entry.state != _CANDIDATE or entry.key != key \
+                if entry is None or entry.state != CANDIDATE or entry.key != key \
                         or entry.depth != depth:
                     heapq.heappop(heap)  # stale: moved, released or finished
                     continue
@@ -581,7 +478,7 @@ class Ledger:
         for key in sorted(level.heap):
             url = cast("str", key[-1])
             entry = self._entries.get(url)
-            if entry is not None and entry.state == _CANDIDATE and entry.key == key \
+            if entry is not None and entry.state == CANDIDATE and entry.key == key \
                     and entry.depth == depth and (seeds or entry.src.via != "seed"):
                 urls.append(url)
         return urls

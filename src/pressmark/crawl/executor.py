@@ -44,7 +44,8 @@ from pressmark.crawl._crawl import (
 from pressmark.crawl._engine import KEPT_PAGES, Engine
 from pressmark.crawl._fetcher import LiveFetcher, PageFetcher, ReplayFetcher
 from pressmark.crawl._frontier import FrontierItem, Via
-from pressmark.crawl._levels import Key, Ledger, Limits
+from pressmark.crawl._ledger_state import Key
+from pressmark.crawl._levels import Ledger, Limits
 from pressmark.crawl._manifest import CrawlSummary, PageFailure
 from pressmark.crawl._output import OutputDir, PageFile, dumps_line, write_atomic
 from pressmark.crawl._pagework import make_pool
