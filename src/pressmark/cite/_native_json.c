@@ -110,6 +110,11 @@ static inline unsigned not_plain(__m128i v, char low) {
     return (unsigned)_mm_movemask_epi8(bad);
 }
 
+/* Bit i set: byte i of v is ' '. */
+static inline unsigned spaces(__m128i v) {
+    return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')));
+}
+
 static inline __m128i load_1(const Py_UCS1 *p) {
     return _mm_loadu_si128((const __m128i *)p);
 }
@@ -138,7 +143,20 @@ static inline __m128i load_2(const Py_UCS2 *p) {
 #define WORD_BLOCKS(KIND, WIDTH)                                                     \
     while (i + WIDTH <= n) {                                                         \
         __m128i v = load_##KIND(p + i);                                              \
-        unsigned k = (unsigned)__builtin_ctz(not_plain(v, 0x21) | (1u << WIDTH));    \
+        unsigned special = not_plain(v, 0x21) & ((1u << WIDTH) - 1);                 \
+        unsigned sp = spaces(v) & ((1u << WIDTH) - 1);                               \
+        if ((special & ~sp) == 0 && (sp & ((sp >> 1) | 1)) == 0) {                   \
+            /* words apart by single spaces, the first not one: already normal */    \
+            unsigned last = sp >> (WIDTH - 1);                                       \
+            *out = ' ';                                                              \
+            out += gap;                                                              \
+            _mm_storeu_si128((__m128i *)out, v);                                     \
+            out += WIDTH - last;                                                     \
+            gap = (int)last;                                                         \
+            i += WIDTH;                                                              \
+            continue;                                                                \
+        }                                                                            \
+        unsigned k = (unsigned)__builtin_ctz(special | (1u << WIDTH));               \
         if (k) {                                                                     \
             *out = ' ';                                                              \
             out += gap;                                                              \
