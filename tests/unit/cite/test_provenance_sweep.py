@@ -37,6 +37,7 @@ from pressmark.cite import chunk
 from pressmark.cite._views import reading_view
 from pressmark.markdown import parse_html, to_markdown
 from pressmark.markdown._hidden import HiddenWatch, read_sheet
+from pressmark.markdown._tree import Node
 from pressmark.snapshot import resolve_source_ref
 from pressmark.store import FilesystemSnapshotStore
 from pressmark.testing import make_snapshot
@@ -68,10 +69,15 @@ _SPACE = re.compile(r"\s+")
 KNOWN = {("wikipedia-2.html", "table")}
 
 
+# An element with no style and no parent: the parent's background is left aside (the
+# compiled ``HiddenWatch.reason`` takes a ``Node``, not None).
+_NO_PARENT = Node("body", {}, None, 0, 0, 0)
+
+
 def _hidden(node: object, watch: HiddenWatch) -> bool:
     """The converter's own decision (``markdown._hidden``), the parent's background aside."""
     attrs = node.attributes  # type: ignore[attr-defined]
-    return watch.reason(node.tag, attrs, None) is not None  # type: ignore[attr-defined, arg-type]
+    return watch.reason(node.tag, attrs, _NO_PARENT) is not None  # type: ignore[attr-defined]
 
 
 _QUOTE_END = object()
