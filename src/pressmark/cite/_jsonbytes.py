@@ -12,6 +12,13 @@ WHY bytes and spans: a page's JSON lines are twice its Markdown long, and made a
 ``str`` they cost a copy of each chunk's text, json's encoder, the split and join of the
 normalisation, and a UTF-8 encoding of the lines (of 2-byte strings, once one curly quote
 is on the page): as much as cutting the page.
+
+WHY not orjson (it writes UTF-8 with the same escapes, and the bytes were equal on every
+readability-set chunk): it takes ``str`` objects, so each chunk's text is still copied out
+of the Markdown and normalised by ``split``/``join`` before it is written, and a 2-byte
+string is encoded through CPython's UTF-8 cache. Counted on the readability set's chunks
+(callgrind, the same lines, SHA-256 in both): 1.67 M instructions a page with orjson,
+0.69 M with this module, a difference of 3.3 % of ``md --batch``'s work per page.
 """
 
 from __future__ import annotations
