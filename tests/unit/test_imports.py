@@ -58,6 +58,9 @@ def test_md_batch_start_up_leaves_out_what_plain_pages_never_need(tmp_path: Path
         "<a href='http://192.0.2.1/z'>an address</a></main>"))
     assert not {"click", "pathlib", "urllib.parse", "ipaddress", "idna"} & modules
     assert not {m for m in modules if m.startswith("pressmark.cite")}  # only with --chunks
+    # the instruction scan runs when the evidence is read (``--json``): its entity table
+    # (``html``) loads then, as the embedded-state reader does when a page needs it
+    assert not {"html", "html.entities", "pressmark.markdown._state"} & modules
 
 
 def test_md_batch_loads_the_url_parser_only_for_a_link_that_needs_it(tmp_path: Path) -> None:

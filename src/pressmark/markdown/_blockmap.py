@@ -20,7 +20,6 @@ each block as one line of text (see :meth:`BlockMap.to_dict`, ``docs/citations.m
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Iterator, Sequence
 from typing import Any, Final, final
 
@@ -35,6 +34,7 @@ from pressmark.markdown._blocks import (
     Rule,
     Table,
 )
+from pressmark.markdown._lazy_re import LazyPattern
 from pressmark.markdown._render import render_block
 from pressmark.markdown._tree import Node
 
@@ -42,7 +42,7 @@ FORMAT: Final = "pressmark-blocks/1"
 KINDS: Final = ("heading", "paragraph", "list", "item", "code", "quote", "table", "deflist",
                 "rule")
 
-_PLAIN_TAG: Final = re.compile(r"[a-z][a-z0-9-]*\Z")
+_PLAIN_TAG: Final = LazyPattern(r"[a-z][a-z0-9-]*\Z")
 
 
 def css_name(tag: str) -> str:
@@ -146,7 +146,7 @@ class BlockMap:
         seen = 0
         while 0 <= node < len(nodes) and seen <= len(nodes):
             parent, tag, nth = nodes[node]
-            name = tag if _PLAIN_TAG.match(tag) else css_name(tag)
+            name = tag if _PLAIN_TAG.get().match(tag) else css_name(tag)
             parts.append(f"{name}:nth-of-type({nth})" if nth else name)
             node = parent if parent < node else -1  # parents come first: no loop
             seen += 1
@@ -279,7 +279,7 @@ def _paths(nodes: Sequence[DomNode]) -> list[str]:
     for index, (parent, tag, nth) in enumerate(nodes):
         name = names.get(tag)
         if name is None:
-            name = names[tag] = tag if _PLAIN_TAG.match(tag) else css_name(tag)
+            name = names[tag] = tag if _PLAIN_TAG.get().match(tag) else css_name(tag)
         step = f"{name}:nth-of-type({nth})" if nth else name
         paths.append(f"{paths[parent]} > {step}" if 0 <= parent < index else step)
     return paths

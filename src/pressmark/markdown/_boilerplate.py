@@ -17,9 +17,10 @@ selection code applies that guard.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
+
+from pressmark.markdown._lazy_re import LazyPattern
 
 if TYPE_CHECKING:
     from pressmark.markdown._tree import Node
@@ -120,8 +121,8 @@ _MODIFIERS: Final = frozenset(("has", "with", "without", "no", "is"))
 _RELATED: Final = "exclude_related"  # any word opening with "related"
 _PROFILE: Final = "exclude_byline"   # a long word ending "profile" or "avatar"
 PROFILE_WORD: Final = 7  # chars: a word longer than "profile" that ends so names a user card
-_SPLIT: Final = re.compile(r"[^A-Za-z0-9]+")
-_CAMEL: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SPLIT: Final = LazyPattern(r"[^A-Za-z0-9]+")
+_CAMEL: Final = LazyPattern(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 SLUG_WORDS: Final = 4  # an id of this many words is a heading's slug ("sharing-with-a-team")
@@ -164,9 +165,9 @@ def _composed(value: str) -> bool:
     """An id joined from identifiers, each camelCase, into ``SLUG_WORDS`` words or more
     (``operations-user-loginUser``: an API explorer's tag and operation): data naming
     the content, as a heading's slug is, not a page component."""
-    if not _CAMEL.search(value) or _SPLIT.search(value) is None:
+    if not _CAMEL.get().search(value) or _SPLIT.get().search(value) is None:
         return False
-    return len([w for w in _SPLIT.split(_CAMEL.sub(" ", value)) if w]) >= SLUG_WORDS
+    return len([w for w in _SPLIT.get().split(_CAMEL.get().sub(" ", value)) if w]) >= SLUG_WORDS
 
 
 def _remembered(memo: dict[str, str | None], value: str, slug_words: int) -> str | None:
@@ -186,7 +187,7 @@ def read_words_in_python(value: str, slug_words: int) -> str | None:
     ``_native_words.c`` reads the same way in C (the tests hold the two to each other);
     this one stands in when the C module was not built.
     """
-    if slug_words and len([w for w in _SPLIT.split(value) if w]) >= slug_words:
+    if slug_words and len([w for w in _SPLIT.get().split(value) if w]) >= slug_words:
         return None
     for name in value.split():
         rule = _name_rule(name)
@@ -207,14 +208,14 @@ def _name_rule(name: str) -> str | None:
     if whole is not None:
         return whole
     if low != name:  # camelCase words ("shareBar") only when there is a capital
-        words: list[str] = [w.lower() for w in _SPLIT.split(_CAMEL.sub(" ", name)) if w]
+        words: list[str] = [w.lower() for w in _SPLIT.get().split(_CAMEL.get().sub(" ", name)) if w]
     elif name.isascii() and (dashed := name.replace("_", "-")).replace("-", "").isalnum():
         # the commonest shapes ("story", "post-content", "entry_title": lowercase ASCII
         # letters and digits, "-" and "_"; no capital, as ``low == name``): split by hand,
         # as ``_SPLIT`` would split them, with string methods only
         words = [w for w in dashed.split("-") if w] if "-" in dashed else [name]
     else:
-        words = [w for w in _SPLIT.split(name) if w]
+        words = [w for w in _SPLIT.get().split(name) if w]
     if words and words[0] in _MODIFIERS:
         return None  # "has-sidebar", "no-comments": a state of the element, not what it is
     for word in words:

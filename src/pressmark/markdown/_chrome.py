@@ -43,6 +43,7 @@ from pressmark.markdown._blocks import (
     Rule,
     Table,
 )
+from pressmark.markdown._lazy_re import LazyPattern
 from pressmark.markdown._prune import collapsed_hash
 from pressmark.markdown._tree import Node
 
@@ -55,7 +56,7 @@ CREDIT_LINE: Final = 300       # chars: a copyright or credit line is short
 CHROME_CELLS: Final = 0.5      # share of a table's non-empty cells that make it a nav bar
 # the landmark rules (``_boilerplate``) whose elements are the site's frame
 _FRAME_RULES: Final = frozenset(("exclude_footer", "exclude_nav", "exclude_site_header"))
-_CREDIT: Final = re.compile(
+_CREDIT: Final = LazyPattern(
     r"©|\(c\)\s*(?:\d{4}|by\b)|\bcopyright\b\s*(?:©|\(c\)|\d{4}|by\b)|\ball rights reserved\b"
     r"|\balle rechte vorbehalten\b|\btous droits réservés\b|\btodos los derechos reservados\b"
     r"|\btutti i diritti riservati\b|\btodos os direitos reservados\b"
@@ -63,13 +64,13 @@ _CREDIT: Final = re.compile(
     r"theme by|design by|site by|proudly powered)\b",
     re.IGNORECASE,
 )
-_LEGAL: Final = re.compile(
+_LEGAL: Final = LazyPattern(
     r"\b(?:terms (?:of (?:use|service)|and conditions)|privacy (?:policy|statement|notice)"
     r"|disclaimer|for (?:general )?informational purposes|not (?:meant|intended) (?:to|as) "
     r"(?:substitute|replace|be a substitute)|all trademarks)\b",
     re.IGNORECASE,
 )
-_NOTICE: Final = re.compile(
+_NOTICE: Final = LazyPattern(
     r"\b(?:(?:enable|activate|turn on) javascript|javascript (?:is )?(?:disabled|required)"
     r"|your browser (?:does not|doesn't|has been unable|is out of date|is not supported)"
     r"|(?:unable|failed) to load the (?:style ?sheet|page)|best viewed (?:with|in|at)"
@@ -87,7 +88,7 @@ _PAGER_WORDS: Final = frozenset((
     "précédente", "suivant", "suivante", "accueil", "haut", "anterior", "siguiente", "inicio",
     "arriba", "próximo", "próxima", "início", "precedente", "successivo", "successiva",
     "indietro", "avanti", "vorige", "volgende", "上一页", "下一页", "首页", "前へ", "次へ"))
-_TOKEN: Final = re.compile(r"\w+|[«»‹›←→↑↓⇐⇒]")
+_TOKEN: Final = LazyPattern(r"\w+|[«»‹›←→↑↓⇐⇒]")
 
 
 # WHY the keys: the three patterns are case-insensitive alternations led by ``\b``, which
@@ -127,7 +128,7 @@ def _may_match(text: str, keys: tuple[str, ...]) -> bool:
 def is_credit_line(text: str) -> bool:
     """A copyright or credit line: "© 2024 Example", "Created using Sphinx 5.3.0"."""
     return len(text) <= CREDIT_LINE and _may_match(text, _CREDIT_KEYS) \
-        and _CREDIT.search(text) is not None
+        and _CREDIT.get().search(text) is not None
 
 
 def is_frame_notice(text: str) -> bool:
@@ -137,7 +138,7 @@ def is_frame_notice(text: str) -> bool:
     lead = text[:LEGAL_LEAD]
     if not _may_match(lead, _FRAME_KEYS):
         return False
-    return _LEGAL.search(lead) is not None or _NOTICE.search(lead) is not None
+    return _LEGAL.get().search(lead) is not None or _NOTICE.get().search(lead) is not None
 
 
 def _pager_token(token: str) -> bool:
@@ -149,10 +150,10 @@ def is_pager_line(text: str) -> bool:
     low = text.lower()
     # the first token decides most lines ("The", "In"): the rest are read only when it is
     # a pager's
-    first = _TOKEN.search(low)
+    first = _TOKEN.get().search(low)
     if first is None or not _pager_token(first.group()):
         return False
-    tokens = _TOKEN.findall(low)
+    tokens = _TOKEN.get().findall(low)
     return any(not t.isdigit() for t in tokens) and all(_pager_token(t) for t in tokens)
 
 
@@ -252,15 +253,15 @@ def _text_block(reading: ChromeReading, plain: str, source: Node | None,  # noqa
         reading.kinds.add(kind)
 
 
-_IMAGE: Final = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
-_LINK: Final = re.compile(r"\[([^\]]*)\]\([^)]*\)")
-_MARKUP: Final = re.compile(r"\*\*|\\|<br>")
+_IMAGE: Final = LazyPattern(r"!\[([^\]]*)\]\([^)]*\)")
+_LINK: Final = LazyPattern(r"\[([^\]]*)\]\([^)]*\)")
+_MARKUP: Final = LazyPattern(r"\*\*|\\|<br>")
 
 
 def _cell_text(cell: str) -> str:
     """A cell's Markdown as the text a reader sees: images by their alt text, links by
     theirs, emphasis and escapes gone (roughly: this only weighs the cell)."""
-    return _MARKUP.sub(" ", _LINK.sub(r"\1", _IMAGE.sub(r"\1", cell))).strip()
+    return _MARKUP.get().sub(" ", _LINK.get().sub(r"\1", _IMAGE.get().sub(r"\1", cell))).strip()
 
 
 def _table(reading: ChromeReading, block: Table) -> None:
@@ -284,7 +285,7 @@ def _linked(cell: str) -> bool:
     """The cell is mostly link text ("[Next](...)", "[Up](...) [Home](...)")."""
     if "](" not in cell:
         return False
-    unimaged = _IMAGE.sub(r"\1", cell)
-    text = _LINK.sub(r"\1", unimaged)
-    bare = _LINK.sub("", unimaged).strip(" |·•-")
+    unimaged = _IMAGE.get().sub(r"\1", cell)
+    text = _LINK.get().sub(r"\1", unimaged)
+    bare = _LINK.get().sub("", unimaged).strip(" |·•-")
     return len(bare) < LINK_SHARE * len(text)

@@ -26,7 +26,6 @@ Rules (the golden tests pin each one):
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from itertools import pairwise
 from typing import Final
@@ -45,13 +44,14 @@ from pressmark.markdown._blocks import (
 )
 from pressmark.markdown._budget import Budget
 from pressmark.markdown._inline import InlineBuf, add_run, squeeze
+from pressmark.markdown._lazy_re import LazyPattern
 from pressmark.markdown._policy import ConversionPolicy
 from pressmark.markdown._tables import convert_table
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
 
 # (``Final``: compiled code reads a constant directly, a module global is a dictionary
 # look-up at every use, and the loops below run per element of every page)
-_LANG: Final = re.compile(
+_LANG: Final = LazyPattern(
     r"(?:^|\s)(language|lang|highlight)-(?:source-)?([A-Za-z0-9_+#.-]+)")
 _NO_LANGUAGE: Final = frozenset(("none", "default", "nohighlight", "plain"))
 LANG_ANCESTORS: Final = 3  # wrappers above a <pre> that may declare its language
@@ -78,7 +78,7 @@ MAX_INLINE: Final = 64
 """Inline elements converted one inside another: the text of deeper ones is written plain
 (a page may nest thousands of ``<span>``; each level costs the converter two frames)."""
 _INLINE_CAP: Final = _DEEPER * MAX_INLINE
-_WORDISH: Final = re.compile(r"\w")
+_WORDISH: Final = LazyPattern(r"\w")
 
 
 class Counts:
@@ -386,7 +386,7 @@ class Converter:
                 and self._permalink(node, href, url, plain, state):
             # a heading's permalink ("<h2 id=x><a href=#x>Title</a>", "¶", "#"): the
             # heading is the target, so the text stays unlinked and a bare symbol goes
-            if _WORDISH.search(plain):
+            if _WORDISH.get().search(plain):
                 buf.md.append(md)
                 buf.plain.append(plain)
             return
@@ -645,7 +645,7 @@ def _language(pre: Node) -> str:
     for at, holder in enumerate(holders):
         value = holder.attrs.get("class")
         if value and "-" in value:
-            for m in _LANG.finditer(value):
+            for m in _LANG.get().finditer(value):
                 if at < inside or m.group(1) != "lang":
                     lang = m.group(2).lower()
                     return "" if lang in _NO_LANGUAGE else lang

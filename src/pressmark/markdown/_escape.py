@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable
 from typing import Final
 
+from pressmark.markdown._lazy_re import LazyPattern
+
 
 def _load_printable() -> Callable[[str], bool]:
     try:
@@ -36,19 +38,19 @@ _ALWAYS_CHARS: Final = "\\`*[]|~"  # the backslash first (see ``escape_text``)
 # ``resolve`` decides once the whole run of inline text is assembled.
 _MARKS: Final = {"_": "\ufdd0", "<": "\ufdd1", "&": "\ufdd2", "!": "\ufdd3"}
 MARKED: Final = frozenset(_MARKS.values())
-_UNDERSCORE: Final = re.compile("(?<![^\\W_\ufdd0])\ufdd0|\ufdd0(?![^\\W_\ufdd0])")
+_UNDERSCORE: Final = LazyPattern("(?<![^\\W_\ufdd0])\ufdd0|\ufdd0(?![^\\W_\ufdd0])")
 # "<" starts a tag or URI autolink before a letter, "/", "!" or "?", and an email
 # autolink ("<0@0>") before a run of the local part's characters and "@"; the marked
 # "_", "&" and "!" are among them, the backslash-escaped ones break the run
-_LT: Final = re.compile(
+_LT: Final = LazyPattern(
     "\ufdd1(?=[A-Za-z/!?\ufdd3]|[A-Za-z0-9.#$%'+/=?^{}\\-\ufdd0\ufdd2\ufdd3]+@)")
-_AMP: Final = re.compile("\ufdd2(?=#?[A-Za-z0-9]+;)")
-_BANG: Final = re.compile("\ufdd3(?=\\[)")  # "!" right before a link would make it an image
+_AMP: Final = LazyPattern("\ufdd2(?=#?[A-Za-z0-9]+;)")
+_BANG: Final = LazyPattern("\ufdd3(?=\\[)")  # "!" right before a link would make it an image
 # C0 controls but tab/LF/CR, DEL, zero-width space, BOM and the noncharacters (the marks).
 # A regex, not str.translate with a dict, which looks up every character of every text.
-_CONTROL: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b\ufeff\ufdd0-\ufdef]+")
+_CONTROL: Final = LazyPattern("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b\ufeff\ufdd0-\ufdef]+")
 
-_LINE_START: Final = re.compile(
+_LINE_START: Final = LazyPattern(
     r"^(?:(#{1,6})(?=[ \t]|$)|([>+=-])|(\d{1,9})([.)])(?=[ \t]|$))"
 )
 
@@ -63,7 +65,7 @@ def clean(text: str) -> str:
         text = text.replace("\xa0", " ")
     if _no_controls(text):
         return text
-    return _CONTROL.sub("", text)
+    return _CONTROL.get().sub("", text)
 
 
 # the ASCII characters ``_CONTROL`` removes (tab, LF and CR stay)
@@ -125,13 +127,13 @@ def resolve(text: str) -> str:
     # no later lookaround tells a restored mark from the mark (``_`` and U+FDD0 both fail
     # ``_LT``'s and ``_AMP``'s lookaheads, ``<`` and U+FDD1 ``_AMP``'s and ``_BANG``'s)
     if "\ufdd0" in text:
-        text = _UNDERSCORE.sub(r"\\_", text).replace("\ufdd0", "_")
+        text = _UNDERSCORE.get().sub(r"\\_", text).replace("\ufdd0", "_")
     if "\ufdd1" in text:
-        text = _LT.sub(r"\\<", text).replace("\ufdd1", "<")
+        text = _LT.get().sub(r"\\<", text).replace("\ufdd1", "<")
     if "\ufdd2" in text:
-        text = _AMP.sub(r"\\&", text).replace("\ufdd2", "&")
+        text = _AMP.get().sub(r"\\&", text).replace("\ufdd2", "&")
     if "\ufdd3" in text:
-        text = _BANG.sub(r"\\!", text).replace("\ufdd3", "!")
+        text = _BANG.get().sub(r"\\!", text).replace("\ufdd3", "!")
     return text
 
 
@@ -139,7 +141,7 @@ def escape_line_start(line: str) -> str:
     first = line[:1]
     if not first or (first not in "#>+=-" and not first.isdecimal()):
         return line  # (``\d`` is any decimal digit, ``isdecimal`` the same class)
-    m = _LINE_START.match(line)
+    m = _LINE_START.get().match(line)
     if m is None:
         return line
     if m.group(1):
@@ -168,7 +170,7 @@ def escape_url(url: str) -> str:
     return url
 
 
-_BACKTICKS: Final = re.compile("`+")
+_BACKTICKS: Final = LazyPattern("`+")
 
 
 def code_span(text: str) -> str:
@@ -181,7 +183,7 @@ def code_span(text: str) -> str:
     """
     fence = "`"
     if "`" in text:
-        lengths = {len(run) for run in _BACKTICKS.findall(text)}
+        lengths = {len(run) for run in _BACKTICKS.get().findall(text)}
         size = 1
         while size in lengths:
             size += 1

@@ -8,14 +8,14 @@ another run would pair up differently. The round-trip property test holds it to 
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from typing import Final
 
 from pressmark.markdown import _escape
+from pressmark.markdown._lazy_re import LazyPattern
 
 _HTML_TAG: Final = {"*": "em", "**": "strong", "~~": "del"}
-_BREAKS: Final = re.compile(r"\n[ \n]*\n")
+_BREAKS: Final = LazyPattern(r"\n[ \n]*\n")
 
 
 class InlineBuf:
@@ -195,7 +195,7 @@ def squeeze(text: str) -> str:
 
 def _one_break(text: str) -> str:
     """A blank line (a paragraph break), which cannot sit inside an inline run, as one break."""
-    return _BREAKS.sub("\n", text) if "\n" in text else text
+    return _BREAKS.get().sub("\n", text) if "\n" in text else text
 
 
 def _ambiguous_edges(inner: InlineBuf) -> bool:

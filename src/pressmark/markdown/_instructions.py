@@ -24,10 +24,12 @@ reads (``pressmark md --batch`` without ``--json``) does not pay for it.
 
 from __future__ import annotations
 
-import html
+import functools
 import re
 from collections.abc import Iterator, Sequence
 from typing import Any, Final, overload
+
+from pressmark.markdown._lazy_re import LazyPattern
 
 MAX_SCAN_CHARS: Final = 4_000_000
 """Characters of the page read at most."""
@@ -62,7 +64,15 @@ RULES: Final[tuple[tuple[str, str], ...]] = (
      r"an?\s+unrestricted)|from\s+now\s+on,?\s+you\s+(?:are|will|must)|"
      r"pretend\s+(?:that\s+)?you\s+(?:are|have)\s+no\s+(?:restrictions|rules|guidelines))"),
 )
-_COMPILED: Final = tuple((name, re.compile(pattern)) for name, pattern in RULES)
+
+
+@functools.cache
+def _compiled() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """The rules compiled, on the first scan: a conversion whose evidence is never read
+    compiles none of them (they were about a fortieth of ``md --batch``'s start-up)."""
+    return tuple((name, re.compile(pattern)) for name, pattern in RULES)
+
+
 ANCHORS: Final = ("nstruction", "NSTRUCTION", "rompt", "ROMPT", "ote to", "f you", "ou are now",
                   "rom now on")
 """Words (their first letter left off, so a capital matches too) one of which any match
@@ -75,15 +85,17 @@ MAX_WINDOWS: Final = 256
 WINDOW_BEFORE: Final = 240
 WINDOW_AFTER: Final = 320
 """Characters of HTML read around an anchor hit (a match spans at most a few words)."""
-_TAG = re.compile(r"<[^<>]{0,4000}>")
-_SPACE = re.compile(r"\s+")
+_TAG: Final = LazyPattern(r"<[^<>]{0,4000}>")
+_SPACE: Final = LazyPattern(r"\s+")
 
 
 def page_text(source: str) -> str:
     """HTML as text: tags dropped (a comment's text kept), references decoded, whitespace
     collapsed."""
+    import html  # noqa: PLC0415 - its entity table loads with the first scan, see _compiled
+
     opened = source.replace("<!--", " ").replace("-->", " ")
-    return _SPACE.sub(" ", html.unescape(_TAG.sub(" ", opened)))
+    return _SPACE.get().sub(" ", html.unescape(_TAG.get().sub(" ", opened)))
 
 
 _BYTE_ANCHORS: Final = tuple(anchor.encode("utf-8") for anchor in ANCHORS)
@@ -118,7 +130,7 @@ def find_instructions(source: str | bytes, markdown: str) -> tuple[dict[str, Any
         window = page_text(piece.decode("utf-8", "replace") if isinstance(piece, bytes)
                            else piece)
         low = window.lower()
-        for name, pattern in _COMPILED:
+        for name, pattern in _compiled():
             for match in pattern.finditer(low):
                 words = window[match.start():match.end()]
                 # one match seen from two windows is one match
@@ -131,7 +143,7 @@ def find_instructions(source: str | bytes, markdown: str) -> tuple[dict[str, Any
                 found.append((start + match.start(), name, words, context.strip()))
     if not found:
         return ()
-    flat = _SPACE.sub(" ", markdown).casefold()
+    flat = _SPACE.get().sub(" ", markdown).casefold()
     return tuple({"rule": name, "match": words, "context": context,
                   "in_markdown": words.casefold() in flat}
                  for _, name, words, context in sorted(found)[:MAX_LISTED])

@@ -21,12 +21,12 @@ skipped and counted.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from pressmark.markdown._dom import Tree
+from pressmark.markdown._lazy_re import LazyPattern
 from pressmark.markdown._rawcut import RawCut
 
 MAX_STATE_CHARS = 2_000_000
@@ -36,11 +36,11 @@ _PUBLISHED = ("article:published_time", "og:published_time", "datepublished", "p
               "sailthru.date", "parsely-pub-date")
 _MODIFIED = ("article:modified_time", "og:updated_time", "datemodified", "lastmod",
              "dcterms.modified")
-_STATE_ASSIGN = re.compile(
+_STATE_ASSIGN = LazyPattern(
     r"(?:window\.)?(__INITIAL_STATE__|__PRELOADED_STATE__|__APOLLO_STATE__|__NUXT__)\s*=\s*")
 _STATE_KEYS = {"__INITIAL_STATE__": "initial_state", "__PRELOADED_STATE__": "initial_state",
                "__APOLLO_STATE__": "apollo_state", "__NUXT__": "nuxt"}
-_JS_STRING = re.compile(r'"((?:[^"\\\n]|\\.){8,})"')  # a double-quoted literal, 8+ chars
+_JS_STRING = LazyPattern(r'"((?:[^"\\\n]|\\.){8,})"')  # a double-quoted literal, 8+ chars
 MAX_STATE_VALUES = 200_000  # values a devalue payload may resolve to: bounded on any page
 # devalue's wrappers around a value (Nuxt's reactive refs): the value is the second item
 _DEVALUE_WRAPPERS = frozenset(("Reactive", "ShallowReactive", "Ref", "ShallowRef"))
@@ -227,7 +227,7 @@ def _read_assignment(text: str, state: dict[str, Any]) -> None:
     """``window.NAME = {...}``: the JSON after the first such assignment. A Nuxt payload
     written as a function call (``__NUXT__=(function(a,b){return {...}}(...))``) is no
     JSON: its double-quoted string literals are kept instead, the page's text among them."""
-    m = _STATE_ASSIGN.search(text)
+    m = _STATE_ASSIGN.get().search(text)
     if m is None:
         return
     key = _STATE_KEYS[m.group(1)]
@@ -236,7 +236,7 @@ def _read_assignment(text: str, state: dict[str, Any]) -> None:
     except ValueError:
         if key != "nuxt":
             raise
-        value = [json.loads(f'"{lit}"') for lit in _JS_STRING.findall(text, m.end())]
+        value = [json.loads(f'"{lit}"') for lit in _JS_STRING.get().findall(text, m.end())]
     state.setdefault(key, value)
 
 

@@ -20,6 +20,7 @@ from pressmark.markdown._blocks import (
     Rule,
     Table,
 )
+from pressmark.markdown._lazy_re import LazyPattern
 from pressmark.markdown._policy import ConversionPolicy
 from pressmark.markdown._prune import collapsed_hash
 from pressmark.markdown._render import Placed
@@ -45,7 +46,7 @@ _DATE_LABELS: Final = frozenset((
 _UPDATED_FR: Final = "mis à jour"
 # Dates, times and reading times anywhere in the line: numeric dates, clock times,
 # English month abbreviations beside a day, "updated", "5 min read" and its translations.
-_DATE_MARKS: Final = re.compile(
+_DATE_MARKS: Final = LazyPattern(
     r"\b\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\b|\b\d{1,2}[:h.]\d\d\s*(?:uhr|h|am|pm)\b"
     r"|\b\d{1,2}:\d\d\b"
     r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}\b"
@@ -59,7 +60,7 @@ _DATE_MARKS: Final = re.compile(
 # A month name next to a day number ("12. März", "3 de marzo", "mars 3"), in German,
 # French, Spanish, Italian, Portuguese, Dutch and the Scandinavian languages: a word
 # beside a number, looked up in a set (an alternation this long is slow to compile).
-_DAY_WORD: Final = re.compile(
+_DAY_WORD: Final = LazyPattern(
     r"\b\d{1,2}\.? (?:de )?([^\W\d_]+)\.?(?=\s|$|,)|\b([^\W\d_]+)\.? \d{1,2}\b")
 _MONTH_NAMES: Final = (
     "januar februar märz mai juni juli oktober dezember janvier février mars avril juin "
@@ -77,10 +78,10 @@ SENTENCE_WORDS: Final = 5  # lower-case words, dates and labels aside, that make
 
 def is_dateline(text: str) -> bool:
     """A byline or a date line ("By Jane Doe", "12. März 2024, 14:05"), not a sentence."""
-    if _lead_label_end(text) or _DATE_MARKS.search(text):
+    if _lead_label_end(text) or _DATE_MARKS.get().search(text):
         return not _reads_as_sentence(text)
     return any((m.group(1) or m.group(2)).lower() in _MONTHS
-               for m in _DAY_WORD.finditer(text)) and not _reads_as_sentence(text)
+               for m in _DAY_WORD.get().finditer(text)) and not _reads_as_sentence(text)
 
 
 def _reads_as_sentence(text: str) -> bool:
@@ -90,8 +91,8 @@ def _reads_as_sentence(text: str) -> bool:
     a dateline keeps names and numbers (scripts without case never read as sentences
     here, and keep the rule as it was)."""
     lead = _lead_label_end(text)
-    rest = _DATE_MARKS.sub(" ", text[lead:])
-    rest = _DAY_WORD.sub(" ", f" {rest}" if lead else rest)
+    rest = _DATE_MARKS.get().sub(" ", text[lead:])
+    rest = _DAY_WORD.get().sub(" ", f" {rest}" if lead else rest)
     return sum(1 for word in rest.split() if word[:1].islower()) >= SENTENCE_WORDS
 
 
@@ -134,7 +135,7 @@ def _lead_label_end(text: str) -> int:
 
 
 # a byline may link its author ("By [Jane Doe](/authors/jane)"); other linked lines stay
-_BYLINE: Final = re.compile(r"(?:by|por|von|par|door|di|af|av|przez)\s", re.IGNORECASE)
+_BYLINE: Final = LazyPattern(r"(?:by|por|von|par|door|di|af|av|przez)\s", re.IGNORECASE)
 LEAD_BLOCK: Final = 100   # chars: the lead section ends at the first paragraph this long
 DATE_ONLY: Final = 30     # chars: a date or time line this short says nothing else
 KICKER_CHARS: Final = 40  # chars: a line this short above the headline labels it
@@ -183,7 +184,7 @@ def _lead_trim(blocks: list[Block], title: str | None, rules: set[str],
             continue
         if lead and bylines and not timeline and isinstance(block, Para) \
                 and len(block.plain) < LEAD_BLOCK \
-                and ("](" not in block.text or _BYLINE.match(block.plain)) \
+                and ("](" not in block.text or _BYLINE.get().match(block.plain)) \
                 and is_dateline(block.plain):
             rules.add("exclude_dateline")
             continue

@@ -23,11 +23,11 @@ Deterministic: no hashing or unordered iteration decides anything.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 from typing import Final
 
 from pressmark.markdown import _boilerplate
+from pressmark.markdown._lazy_re import LazyPattern
 from pressmark.markdown._links import LIST_PARTS, navigation
 from pressmark.markdown._prune_said import Pass, block_hash, collapsed_hash, inline_rule, said_rule
 from pressmark.markdown._score import LINK_HEAVY, LONG_BLOCK, PROSE_BLOCK, PROSE_LINKS
@@ -52,8 +52,8 @@ THREAD_HEAD: Final = 100      # chars a comment thread's box adds to it: its hea
 _AUTHOR_RULES: Final = frozenset(("exclude_byline", "exclude_signature"))
 AUTHOR_LINE_MAX: Final = 120
 AUTHOR_LINES: Final = 2
-_LETTER: Final = re.compile(r"[^\W\d_]")
-_WHEN: Final = re.compile(r"\b(?:19|20)\d\d\b|\b\d{1,2}:\d\d\b")
+_LETTER: Final = LazyPattern(r"[^\W\d_]")
+_WHEN: Final = LazyPattern(r"\b(?:19|20)\d\d\b|\b\d{1,2}:\d\d\b")
 
 
 def prune(root: Node, hints: Collection[str], *, kind: str = "article", scale: float = 1.0,
@@ -254,10 +254,10 @@ def _author_line(node: Node, ctx: Pass) -> bool:
     lines = 0
     timed = False
     for inner in node.iter():
-        if inner.own_len and inner.tag in BLOCK_TAGS and _LETTER.search(ctx.text(inner)):
+        if inner.own_len and inner.tag in BLOCK_TAGS and _LETTER.get().search(ctx.text(inner)):
             lines += 1  # (a line of words: a reputation score is no line of its own)
         timed = timed or inner.tag == "time"
-    if lines > AUTHOR_LINES or not (timed or _WHEN.search(ctx.text(node))):
+    if lines > AUTHOR_LINES or not (timed or _WHEN.get().search(ctx.text(node))):
         return False
     ctx.authors.add(node.idx)
     return True

@@ -16,12 +16,12 @@ Deterministic: no hashing or unordered iteration decides anything.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Collection
 from typing import Final
 
 from pressmark.markdown import _kinds, _text_rules
+from pressmark.markdown._lazy_re import LazyPattern
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
 
 # CPython's own SHA-256 (as ``random`` takes its SHA-512): the same digest, and no OpenSSL
@@ -53,7 +53,7 @@ _TEXT_RULE_TAGS: Final = _REPEATABLE - {"blockquote"}  # blocks a credit or payw
 # line of teaser
 _BOXES: Final = frozenset(("div", "section", "aside", "article", "li"))
 SPONSORED_MAX: Final = 400
-_SENTENCE: Final = re.compile(r"\w \w.*[.!?…][\"'”’»)]*$")
+_SENTENCE: Final = LazyPattern(r"\w \w.*[.!?…][\"'”’»)]*$")
 
 
 def block_hash(text: str) -> str:
@@ -317,4 +317,4 @@ def _repeated_texts(order: list[Node], texts: dict[int, str]) -> set[str]:
             counts[text] += 1
     # a sentence said three times ("I prefer not.") is dialogue, not a UI label
     return {text for text, n in counts.items()
-            if n >= REPEAT_MIN and text and not _SENTENCE.search(text)}
+            if n >= REPEAT_MIN and text and not _SENTENCE.get().search(text)}

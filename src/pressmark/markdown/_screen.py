@@ -36,6 +36,8 @@ import functools
 import re
 from collections.abc import Callable
 
+from pressmark.markdown._lazy_re import LazyPattern
+
 
 def _load_native() -> Callable[[str | bytes, int, int, list[int] | None, int], int] | None:
     try:
@@ -164,8 +166,8 @@ _FORMATTING = frozenset(FORMATTING)
 _INTEGRATION_POINTS = frozenset(_FOREIGN[2:])
 # In foreign content a raw-text name's body is markup; such a body is harmless when it
 # opens nothing: no "<" that starts a tag, comment or end tag outside CDATA sections.
-_CDATA = re.compile(r"<!\[CDATA\[.*?\]\]>", re.S)
-_OPENS = re.compile(r"<[A-Za-z!/?]")
+_CDATA = LazyPattern(r"<!\[CDATA\[.*?\]\]>", re.S)
+_OPENS = LazyPattern(r"<[A-Za-z!/?]")
 
 
 def screen(text: str) -> bool:
@@ -235,12 +237,12 @@ def regex_screened_starts(text: str) -> int:
     return starts - in_raw_text
 
 
-_MERGED_START = re.compile(r"<(html|body)(?![^\t\n\f\r />])", re.I | re.A)
-_SELECT_START = re.compile(r"<select(?![^\t\n\f\r />])", re.I | re.A)
+_MERGED_START = LazyPattern(r"<(html|body)(?![^\t\n\f\r />])", re.I | re.A)
+_SELECT_START = LazyPattern(r"<select(?![^\t\n\f\r />])", re.I | re.A)
 # a tag's attributes up to its end, when it holds at most the cap of them (else no match)
-_MERGED_ATTRS = re.compile(rf"((?:{_ATTR}){{0,{MAX_ATTRIBUTES}}}+)[\t\n\f\r /]*+(?:>|\Z)",
+_MERGED_ATTRS = LazyPattern(rf"((?:{_ATTR}){{0,{MAX_ATTRIBUTES}}}+)[\t\n\f\r /]*+(?:>|\Z)",
                            re.A)
-_ONE_ATTR = re.compile(_ATTR, re.A)
+_ONE_ATTR = LazyPattern(_ATTR, re.A)
 _MERGED_LOOKS = 64
 """``<html`` and ``<body`` texts a page may hold before the merge check gives up (IE's
 conditional comments hold a few; a scripted iframe's source one or two)."""
@@ -257,12 +259,12 @@ def _may_merge_attributes(text: str) -> bool:
     one per IE version on a tenth of real pages, which the C pass reads as comments.
     """
     merged = {"html": 0, "body": 0}
-    for looked, found in enumerate(_MERGED_START.finditer(text)):
-        attrs = _MERGED_ATTRS.match(text, found.end())
+    for looked, found in enumerate(_MERGED_START.get().finditer(text)):
+        attrs = _MERGED_ATTRS.get().match(text, found.end())
         if looked >= _MERGED_LOOKS or attrs is None:
             return True
         name = found.group(1).lower()
-        merged[name] += len(_ONE_ATTR.findall(attrs.group(1)))
+        merged[name] += len(_ONE_ATTR.get().findall(attrs.group(1)))
         if merged[name] > MAX_ATTRIBUTES:
             return True
     return False
@@ -271,7 +273,7 @@ def _may_merge_attributes(text: str) -> bool:
 def _select_work_bound(text: str) -> int:
     """The select work (:data:`MAX_SELECT_WORK`) if every start tag after the first
     ``<select>`` sat in it: an upper bound of the full scan's."""
-    found = _SELECT_START.search(text)
+    found = _SELECT_START.get().search(text)
     if found is None:
         return 0
     after = text.count("<", found.start()) - text.count("</", found.start())
@@ -321,7 +323,7 @@ def _tokens_pass(text: str) -> int:
         elif raw:
             if "<" not in body:
                 continue  # it ends where a foreign element of that name would end
-            if (svg or math or integration) and _OPENS.search(_CDATA.sub("", body)):
+            if (svg or math or integration) and _OPENS.get().search(_CDATA.get().sub("", body)):
                 return -1  # maybe markup here (foreign content), and it would open a tag
             if "<!--" in body and raw.lower() == "script" \
                     and script_end(text, m.start(2)) != m.end(2):
@@ -335,7 +337,7 @@ def _tokens_pass(text: str) -> int:
     return in_raw_text
 
 
-_SCRIPT_EVENTS = re.compile(r"<!--|-->|<(/?)script[\t\n\f\r />]", re.I | re.A)
+_SCRIPT_EVENTS = LazyPattern(r"<!--|-->|<(/?)script[\t\n\f\r />]", re.I | re.A)
 
 
 def script_end(text: str, pos: int) -> int:
@@ -346,7 +348,7 @@ def script_end(text: str, pos: int) -> int:
     ends either. So ``<script><!--<script></script>...</script>`` ends at the second.
     """
     state = 0  # 0 data, 1 escaped, 2 double escaped
-    search = _SCRIPT_EVENTS.search
+    search = _SCRIPT_EVENTS.get().search
     while True:
         m = search(text, pos)
         if m is None:

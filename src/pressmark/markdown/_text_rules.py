@@ -17,6 +17,7 @@ import re
 from typing import Final
 
 from pressmark.markdown._escape import printable
+from pressmark.markdown._lazy_re import LazyPattern
 
 # (``Final``: compiled code reads a constant directly, a module global is a dictionary
 # look-up at every use, and the loops below run per element of every page)
@@ -25,7 +26,7 @@ from pressmark.markdown._escape import printable
 # "More from Politics"); the fixed ones are phrases in ``_LABELS``. WHY not one
 # alternation of them all: every process compiles its expressions at start-up, and an
 # alternation of sixty phrases cost more to compile than a set of them costs to build.
-_COUNTED_LABEL: Final = re.compile(
+_COUNTED_LABEL: Final = LazyPattern(
     r"^\W*(?:\d* ?(?:comments?|likes?)|view all \(\d+\)|more from \w+|don.t miss)\W*$",
     re.IGNORECASE,
 )
@@ -179,7 +180,7 @@ def is_placeholder(text: str, norm: str | None = None) -> bool:
     if len(text) >= LABEL_MAX:
         return False
     return (normalise(text) if norm is None else norm) in _LABELS \
-        or _COUNTED_LABEL.match(text) is not None
+        or _COUNTED_LABEL.get().match(text) is not None
 
 
 # Headings that open a section of chrome: further reading, most read, comments,
@@ -237,11 +238,11 @@ _COMMENT_HEADINGS: Final = _phrases(
     "σχόλια|hozzászólások|comentarii",
 )
 # the parametric ones: "12 comments", "more from Politics", "follow us on Instagram"
-_COUNTED_COMMENTS: Final = re.compile(
+_COUNTED_COMMENTS: Final = LazyPattern(
     r"\d+ ?comments?|(?:comments?|kommentare|commentaires|comentarios|commenti|reacties"
     r"|комментарии|отзывы|komentarze|komentáře|yorumlar|评论|評論|留言|留言列表|コメント|댓글)"
     r" ?[(\[]?\d+")
-_CHROME_HEADING_FORMS: Final = re.compile(
+_CHROME_HEADING_FORMS: Final = LazyPattern(
     r"(?:more|latest) from [\w ]{1,30}|follow us on [\w ]{1,20}"
     r"|(?:most popular|самые популярные|najpopularniejsze|nejoblíbenější) [\w ]{1,30}"
     r"|(?:other|more) (?:\w+ )?(?:columns|stories|articles|news|posts|videos|galleries)"
@@ -256,7 +257,7 @@ def comments_heading(text: str) -> bool:
 
 
 def _comments(norm: str) -> bool:
-    return norm in _COMMENT_HEADINGS or _COUNTED_COMMENTS.fullmatch(norm) is not None
+    return norm in _COMMENT_HEADINGS or _COUNTED_COMMENTS.get().fullmatch(norm) is not None
 
 
 def chrome_heading(text: str) -> bool:
@@ -265,7 +266,7 @@ def chrome_heading(text: str) -> bool:
         return False
     norm = normalise(text)
     return norm in _CHROME_HEADINGS or _comments(norm) \
-        or _CHROME_HEADING_FORMS.fullmatch(norm) is not None
+        or _CHROME_HEADING_FORMS.get().fullmatch(norm) is not None
 
 
 # Short lines that are a paywall or sign-in prompt, or an image credit. Matched at the
@@ -298,12 +299,12 @@ _PAYWALL: Final = _by_first(_phrases(
     "dit artikel is alleen voor abonnees|conteúdo exclusivo para assinantes",
     "já é assinante|assine",
 ))
-_WORD_END: Final = re.compile(r"\w")
-_LEAD: Final = re.compile(r"\W*")
+_WORD_END: Final = LazyPattern(r"\w")
+_LEAD: Final = LazyPattern(r"\W*")
 # "Photo: ...", "Foto von ...", "Imagen de ...", "Crédit photo : ..."; "(Photo ...", "© ..."
-_CREDIT_ONE: Final = re.compile(r"(\w+)\s*(?::|©|(?:by|von|de|di|par)\b)")
-_CREDIT_TWO: Final = re.compile(r"(\w+ \w+)\s*(?::|©|(?:by|von|de|di|par)\b)")
-_BRACKETED: Final = re.compile(r"(?:photo|foto|image|bild)\b", re.IGNORECASE)
+_CREDIT_ONE: Final = LazyPattern(r"(\w+)\s*(?::|©|(?:by|von|de|di|par)\b)")
+_CREDIT_TWO: Final = LazyPattern(r"(\w+ \w+)\s*(?::|©|(?:by|von|de|di|par)\b)")
+_BRACKETED: Final = LazyPattern(r"(?:photo|foto|image|bild)\b", re.IGNORECASE)
 _CREDIT_WORDS: Final = _phrases(
     "photo|image|picture|video|illustration|graphic|foto|fotos|bild|bilder|grafik|imagen",
     "imagem|immagine|fotografía|fotografia|crédito|credito|credit|credits|quelle",
@@ -318,17 +319,17 @@ def _is_credit(text: str) -> bool:
     if text[:1] and is_word(text[0]):
         rest = text  # (what ``_LEAD`` would match is empty)
     else:
-        lead = _LEAD.match(text)
+        lead = _LEAD.get().match(text)
         assert lead is not None  # \W* matches anywhere
         if "©" in lead.group():
             return True
         rest = text[lead.end():]
-        if lead.group().endswith("(") and _BRACKETED.match(rest):
+        if lead.group().endswith("(") and _BRACKETED.get().match(rest):
             return True
     # the credit word the forms look for opens ``rest``: most lines are spared both
     if rest[:1].lower()[:1] not in _CREDIT_INITIALS:
         return False
-    return any((m := form.match(rest)) is not None and m.group(1).lower() in _CREDIT_WORDS
+    return any((m := form.get().match(rest)) is not None and m.group(1).lower() in _CREDIT_WORDS
                for form in (_CREDIT_ONE, _CREDIT_TWO))
 
 
@@ -357,7 +358,7 @@ _FOLLOW: Final = _by_first(_phrases(
     "folgen sie uns|folge uns|folgt uns|suivez-nous|retrouvez-nous sur|síguenos|siguenos",
     "seguici|seguiteci|siga-nos|sigam-nos|volg ons|följ oss|følg os|følg oss|obserwuj nas",
 ))
-_NETWORKS: Final = re.compile(r"\b(?:twitter|facebook|instagram|linkedin|youtube|tiktok|"
+_NETWORKS: Final = LazyPattern(r"\b(?:twitter|facebook|instagram|linkedin|youtube|tiktok|"
                               r"mastodon|bluesky|threads|telegram|whatsapp|pinterest|x\.com)\b")
 FOLLOW_MAX: Final = 250      # chars: the prompt is a line or two
 
@@ -480,12 +481,13 @@ def text_rule(text: str, norm: str | None = None) -> str | None:
             return "feedback_prompt"
         if _opens(norm, _BROWSER):
             return "browser_notice"
-        if len(text) < FOLLOW_MAX and _opens(norm, _FOLLOW) and _NETWORKS.search(norm):
+        if len(text) < FOLLOW_MAX and _opens(norm, _FOLLOW) and _NETWORKS.get().search(norm):
             return "social_prompt"
         paywall = _PAYWALL.get(norm[:1])
         if paywall is None or not norm.startswith(paywall):  # one C-level test first
             return None
         for prefix in paywall:
-            if norm.startswith(prefix) and not _WORD_END.match(norm[len(prefix):len(prefix) + 1]):
+            if norm.startswith(prefix) and \
+                    not _WORD_END.get().match(norm[len(prefix):len(prefix) + 1]):
                 return "paywall_prompt"
     return None

@@ -57,10 +57,10 @@ def test_the_pre_check_answers_as_the_patterns_do() -> None:
     for line in _lines(20_000):
         lead = line[:LEGAL_LEAD]
         assert is_credit_line(line) == (len(line) <= CREDIT_LINE
-                                        and _chrome._CREDIT.search(line) is not None), line
+                                        and _chrome._CREDIT.get().search(line) is not None), line
         assert is_frame_notice(line) == (len(line) <= LEGAL_LINE and (
-            _chrome._LEGAL.search(lead) is not None
-            or _chrome._NOTICE.search(lead) is not None)), line
+            _chrome._LEGAL.get().search(lead) is not None
+            or _chrome._NOTICE.get().search(lead) is not None)), line
 
 
 def test_a_pager_line_is_read_whole_when_its_first_word_is_a_pagers() -> None:

@@ -91,6 +91,6 @@ def test_datelines_read_as_the_alternation_did(text: str) -> None:
     matches, and the same text left once they are taken out, as the one alternation."""
     text = text.translate(_FOLDED_ONLY_BY_THE_EXPRESSIONS)
     lead = _post._lead_label_end(text)
-    assert bool(lead or _post._DATE_MARKS.search(text)) == bool(_DATELINE.search(text))
-    rest = (" " if lead else "") + _post._DATE_MARKS.sub(" ", text[lead:])
+    assert bool(lead or _post._DATE_MARKS.get().search(text)) == bool(_DATELINE.search(text))
+    rest = (" " if lead else "") + _post._DATE_MARKS.get().sub(" ", text[lead:])
     assert rest == _DATELINE.sub(" ", text)
