@@ -1,6 +1,7 @@
-"""Build hook: compiles the four C modules (three of the Markdown layer, one of cite).
+"""Build hook: compiles the five C modules (four of the Markdown layer, one of cite).
 
 - ``_native_screen.c``, the parse screen's tokenizer pass;
+- ``_native_sheet.c``, the stylesheet scan of the hidden-element check;
 - ``_native_dom.c``, the reader of Lexbor's tree (through the functions selectolax's
   extension exports);
 - ``_native_words.c``, the boilerplate rules' reading of class and id values;
@@ -10,12 +11,13 @@ WHY a hook of our own beside hatch-mypyc: mypyc compiles typed Python, and these
 are C's work: a tokenizer over a page's characters (about a tenth of the regular-
 expression pass's CPU), and walks of a C library's tree that selectolax would otherwise
 wrap node by node in Python objects, and a split of class names into words that
-Python does with regular expressions and a list per name, and JSON strings written
-straight from the Markdown as UTF-8 (json.encoder makes str, then the lines are copied
-and encoded). All are optional at run
-time: without them (``HATCH_BUILD_NO_HOOKS=true``, no compiler)
+Python does with regular expressions and a list per name, a scan of MB-size style
+sheets for the few rules that may hide, and JSON strings written straight from the
+Markdown as UTF-8 (json.encoder makes str, then the lines are copied and encoded). All
+are optional at run time: without them (``HATCH_BUILD_NO_HOOKS=true``, no compiler)
 ``pressmark.markdown._screen`` uses its regular expressions, ``pressmark.markdown._dom``
-selectolax's API, ``pressmark.markdown._boilerplate`` its Python reading and
+selectolax's API, ``pressmark.markdown._boilerplate`` its Python reading,
+``pressmark.markdown._sheet`` its ``candidates_in_python`` and
 ``pressmark.cite._jsonbytes`` ``json.encoder``'s, with the same results.
 
 Like hatch-mypyc, it builds in place next to the source, so an editable install
@@ -35,6 +37,7 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 SOURCES = (Path("src/pressmark/markdown/_native_screen.c"),
            Path("src/pressmark/markdown/_native_dom.c"),
            Path("src/pressmark/markdown/_native_words.c"),
+           Path("src/pressmark/markdown/_native_sheet.c"),
            Path("src/pressmark/cite/_native_json.c"))
 
 

@@ -31,10 +31,11 @@ tab") or an icon's glyph is hidden by design and says nothing.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from pressmark.markdown._casefold import folded, holds_any
+from pressmark.markdown._lazy_re import LazyPattern
+from pressmark.markdown._sheet import Piece, sheet_candidates, simple_selector
 
 if TYPE_CHECKING:
     from pressmark.markdown._tree import Node
@@ -54,35 +55,17 @@ MAX_BACKGROUND_HOPS: Final = 12
 MAX_READ_CHARS: Final = 100_000
 """Characters of a hidden element's text read at most."""
 MAX_SHEET_CHARS: Final = 2_000_000
+"""Characters of ``<style>`` text read at most."""
 MAX_SHEET_RULES: Final = 256
 """Hiding rules of a page's stylesheets read at most."""
-"""Characters of ``<style>`` text read at most."""
+MAX_SHEET_CANDIDATES: Final = 4096
+"""Rules of a page's stylesheets whose declarations are read at most (``_sheet``; at most
+205 on a page of the 1,252 corpus pages): time and memory stay bounded on a hostile sheet."""
 
 REASONS: Final = ("hidden-attribute", "aria-hidden", "display-none", "visibility-hidden",
                   "opacity-zero", "zero-font-size", "scaled-to-zero", "off-screen",
                   "clipped", "zero-size", "same-colour", "rendered-hidden")
 
-_COMMENT: Final = re.compile(r"/\*.*?\*/", re.S)
-_SHEET_HINT: Final = re.compile(
-    r":(?<=(?-i:[yetphmYETPHM\s]):)"
-    r"\s*(?:none|hidden|collapse|0(?![.\d]*[1-9])|-\d{3,}|rect\(\s*0|inset\(|circle\(\s*0"
-    r"|scale)", re.I)
-"""A value that may hide, in a stylesheet: a first look before a rule is read (it starts
-with ``:``, which the regex engine finds fast; a hiding property is checked after).
-
-WHY the look behind the colon: every hiding property (:data:`_SHEET_PROPERTY`) ends in
-one of those letters, or a space comes before the colon; ``margin:0``,
-``overflow:hidden``, ``border:none`` and the like, most of a stylesheet's hints, are
-passed over inside the regex engine (on the dev sets 26,000 hints became 13,900, of which
-9,300 name a hiding property), not one by one in Python. The letters are spelt in both
-cases rather than left to re.IGNORECASE, which folds each character before looking it up
-(the same characters match: only ``i``, ``s`` and ``k`` have other ones)."""
-_SHEET_PROPERTY: Final = re.compile(
-    r"(?:display|visibility|opacity|font-size|text-indent|left|top|right|clip|clip-path"
-    r"|transform)\s*$", re.I)
-_HIDING_PROPERTIES: Final = ("display", "visibility", "opacity", "font-size", "text-indent",
-                              "left", "top", "right", "clip", "clip-path", "transform")
-""":data:`_SHEET_PROPERTY`'s names, for the plain-string test of :func:`_names_property`."""
 _STYLE_HINT: Final = re.compile(
     r"none|hidden|collapse|opacity|font-size\s*:\s*0|-\d{3,}|clip|scale|height\s*:\s*0"
     r"|width\s*:\s*0|color", re.I)
@@ -93,20 +76,35 @@ _ZERO_WORDS: Final = ("font-size", "height", "width")
 _STYLE_ZERO: Final = re.compile(r"(?:font-size|height|width)\s*:\s*0", re.I)
 _ZERO_VALUE: Final = re.compile(r"\s*:\s*0")
 _STYLE_NEGATIVE: Final = re.compile(r"-\d{3}")
-_SIMPLE: Final = re.compile(r"^([a-z][a-z0-9-]*)?((?:[.#][A-Za-z0-9_-]+)+)$")
 _PART: Final = re.compile(r"([.#])([A-Za-z0-9_-]+)")
 _LENGTH: Final = re.compile(r"^(-?\d*\.?\d+)(px|em|rem|pt|%|vw|vh)?$")
 _RECT: Final = re.compile(r"rect\(([^)]*)\)")
+_SCALE_ZERO: Final = LazyPattern(r"scale[xy]?\(\s*0(?:\.0+)?\s*[,)]")
+_CLIP_PATH_ZERO: Final = LazyPattern(r"inset\(\s*(?:50|100)%|circle\(\s*0")
+_SHEET_NAMES: Final = frozenset((
+    "display", "visibility", "opacity", "font-size", "transform", "position", "left", "top",
+    "right", "text-indent", "clip", "clip-path", "overflow", "height", "max-height", "width",
+    "max-width"))
+"""The properties :func:`style_reason` reads: a stylesheet rule's other declarations are
+not worked out (:func:`_sheet_declarations`)."""
 _NAMED_COLOURS: Final = {"white": "#ffffff", "black": "#000000", "red": "#ff0000",
                          "transparent": "transparent"}
 
 
-@dataclass(frozen=True, slots=True)
 class _Rule:
-    tag: str | None
-    classes: frozenset[str]
-    ident: str | None
-    reason: str
+    """A hiding rule of a stylesheet: its selector's tag, classes and id, and the reason.
+
+    WHY not a frozen dataclass: compiled, its ``__init__`` still ran as Python (one
+    ``object.__setattr__`` per field, about 6,000 instructions a rule)."""
+
+    __slots__ = ("classes", "ident", "reason", "tag")
+
+    def __init__(self, tag: str | None, classes: frozenset[str], ident: str | None,
+                 reason: str) -> None:
+        self.tag = tag
+        self.classes = classes
+        self.ident = ident
+        self.reason = reason
 
 
 class _Spot:
@@ -138,8 +136,28 @@ def _declarations(style: str) -> dict[str, str]:
     return out
 
 
+def _sheet_declarations(body: str) -> dict[str, str]:
+    """:func:`_declarations` of a stylesheet rule's body, but only the properties
+    :func:`style_reason` reads (:data:`_SHEET_NAMES`): a framework's rule sets a dozen
+    others, each lower-cased, stripped and split for nothing (two fifths of a sheet's
+    reading once the scan was in C)."""
+    out: dict[str, str] = {}
+    for part in body.split(";"):
+        name, colon, value = part.partition(":")
+        if colon:
+            key = name.strip()
+            if key not in _SHEET_NAMES:  # most names are written in lower case already
+                key = key.lower()
+            if key in _SHEET_NAMES:
+                value = value.lower().replace("!important", "").strip()
+                out[key] = " ".join(value.split())
+    return out
+
+
 def _px(value: str) -> float | None:
     """A CSS length in pixels (``em``/``rem`` at 16px; ``%``/viewport units: None)."""
+    if not value:
+        return None
     match = _LENGTH.match(value)
     if match is None:
         return None
@@ -214,8 +232,8 @@ def style_reason(decl: dict[str, str]) -> str | None:
         return "opacity-zero"
     if _zero(decl.get("font-size")):
         return "zero-font-size"
-    transform = decl.get("transform", "")
-    if re.search(r"scale[xy]?\(\s*0(?:\.0+)?\s*[,)]", transform):
+    transform = decl.get("transform")
+    if transform and _SCALE_ZERO.get().search(transform):
         return "scaled-to-zero"
     if decl.get("position") in ("absolute", "fixed"):
         for side in ("left", "top", "right"):
@@ -225,14 +243,14 @@ def style_reason(decl: dict[str, str]) -> str | None:
     indent = _px(decl.get("text-indent", ""))
     if indent is not None and indent <= -OFF_SCREEN_PX:
         return "off-screen"
-    clip = decl.get("clip", "")
-    rect = _RECT.search(clip)
+    clip = decl.get("clip")
+    rect = _RECT.search(clip) if clip else None
     if rect is not None:
         sizes = [_px(p) for p in rect.group(1).replace(",", " ").split()]
         if sizes and all(s is not None and abs(s) <= 1 for s in sizes):
             return "clipped"
-    clip_path = decl.get("clip-path", "")
-    if re.search(r"inset\(\s*(?:50|100)%|circle\(\s*0", clip_path):
+    clip_path = decl.get("clip-path")
+    if clip_path and _CLIP_PATH_ZERO.get().search(clip_path):
         return "clipped"
     if decl.get("overflow") in ("hidden", "clip") and any(
             _zero(decl.get(name)) for name in ("height", "max-height", "width", "max-width")):
@@ -298,52 +316,22 @@ def _matches(rule: _Rule, tag: str, attrs: dict[str, str | None]) -> bool:
     return True
 
 
-def read_sheet(texts: list[str]) -> Sheet | None:
+def read_sheet(pieces: list[Piece]) -> Sheet | None:
     """The hiding rules of the page's ``<style>`` elements' texts; None when none hide.
 
     WHY found from the declarations: a page's inline CSS runs to hundreds of kilobytes
-    and thousands of rules, nearly all of which hide nothing; one regex pass finds the
-    few hiding declarations, and only their rules are read (at most
-    :data:`MAX_SHEET_RULES`)."""
-    css = "\n".join(texts)[:MAX_SHEET_CHARS]
-    if not _SHEET_HINT.search(css):
+    and thousands of rules, nearly all of which hide nothing; one pass finds the few
+    hiding declarations of top-level rules with a simple selector (``_sheet``, in C),
+    and only their rules are read (at most :data:`MAX_SHEET_RULES`)."""
+    found = sheet_candidates(pieces, MAX_SHEET_CHARS, MAX_SHEET_CANDIDATES)
+    if not found:
         return None
-    if "/*" in css:
-        css = _COMMENT.sub(" ", css)
     rules: list[_Rule] = []
-    depth = at = 0  # braces open at ``at`` (counted as the matches move on: one pass)
-    last = -1
-    for match in _SHEET_HINT.finditer(css):
-        start = match.start()
-        body_start = css.rfind("{", 0, start)
-        if body_start <= last or css.find("}", body_start, start) >= 0:
-            continue  # a rule already read, or no rule's body
-        if not _names_property(css[max(0, start - 16):start]):
-            continue
-        depth += css.count("{", at, body_start) - css.count("}", at, body_start)
-        at = last = body_start
-        if depth != 0:
-            continue  # inside an at-rule (@media print, a phone layout): hides sometimes
-        body_end = css.find("}", match.end())
-        prelude_start = css.rfind("}", 0, body_start) + 1
-        rules.extend(_selector_rules(css[prelude_start:body_start].strip(),
-                                     css[body_start + 1:body_end if body_end >= 0 else None]))
+    for prelude, body in found:
+        rules.extend(_selector_rules(prelude, body))
         if len(rules) > MAX_SHEET_RULES:
             break
     return Sheet(rules) if rules else None
-
-
-def _names_property(window: str) -> bool:
-    """Whether ``window``, the text before a hint's colon, ends in a hiding property
-    (:data:`_SHEET_PROPERTY`, spaces allowed before the colon).
-
-    WHY two ways: ASCII text (nearly every stylesheet) is tested with string methods, at
-    a tenth of the regex's cost (one search per hint was a twentieth of a batch's CPU);
-    other text keeps the regex, whose case folding (``ſ``, ``ı``) ``lower`` does not share.
-    Both ask the same question: an ASCII window's whitespace is what ``\\s`` matches."""
-    if window.isascii():
-        return window.rstrip().lower().endswith(_HIDING_PROPERTIES)
-    return _SHEET_PROPERTY.search(window) is not None
 
 
 def _style_hint(style: str) -> bool:
@@ -384,10 +372,14 @@ def has_style(source: str | bytes | None) -> bool:
 def _selector_rules(prelude: str, body: str) -> list[_Rule]:
     """The rules of one stylesheet rule whose simple selectors hide (the selectors are
     looked at first: most hiding rules name a descendant, which is not read)."""
-    simple = [m for m in map(_simple, prelude.split(",")) if m is not None]
+    simple: list[re.Match[str]] = []
+    for part in prelude.split(","):  # a loop, not map(): a direct call of compiled code
+        match = simple_selector(part)
+        if match is not None:
+            simple.append(match)
     if not simple:
         return []
-    reason = style_reason(_declarations(body))
+    reason = style_reason(_sheet_declarations(body))
     if reason is None:
         return []
     out: list[_Rule] = []
@@ -399,16 +391,6 @@ def _selector_rules(prelude: str, body: str) -> list[_Rule]:
         classes = frozenset(name for kind, name in parts if kind == ".")
         out.append(_Rule(match.group(1), classes, ids[0] if ids else None, reason))
     return out
-
-
-def _simple(selector: str) -> re.Match[str] | None:
-    """:data:`_SIMPLE` matched on the stripped selector; one holding a space, ``:``, ``>``
-    or ``[`` (a descendant, a pseudo-class, a child, an attribute: most of a framework's
-    selectors) is none of its characters and is passed over before the regex."""
-    part = selector.strip()
-    if " " in part or ":" in part or ">" in part or "[" in part:
-        return None
-    return _SIMPLE.match(part)
 
 
 class HiddenWatch:

@@ -143,26 +143,45 @@ class RawCut:
             return source.find(needle.encode("utf-8"), start, end) >= 0
         return source.find(needle, start, end) >= 0
 
+    def piece(self, text: str) -> str | tuple[bytes, int, int]:
+        """An element's text as the page has it, for a reader that takes UTF-8 bytes
+        (the stylesheet scan, ``_sheet``): ``(source, start, end)`` when ``text`` is one
+        body held as bytes (:func:`body_text` reads it), else :meth:`restore`'s text.
+        WHY: a MB-size sheet is then never decoded (into UCS-2, when it holds one
+        non-ASCII character) nor copied into a str."""
+        if self.count and isinstance(self.source, bytes) and text.startswith(MARK_OPEN) \
+                and _end(text, 0) == len(text):
+            index = _index(text, 0)
+            if 0 <= index < self.count:
+                return self.source, self.values[index * _FIELDS], \
+                    self.values[index * _FIELDS + 1]
+        return self.restore(text)
+
     def _body(self, index: int) -> str:
         """Cut ``index``'s body as the tokenizer's input stream reads it (newlines
         normalised, NUL replaced), the text its element holds in the uncut tree."""
         start, end = self.values[index * _FIELDS], self.values[index * _FIELDS + 1]
         source = self.source
         if isinstance(source, bytes):
-            # looked for in the bytes (a byte search; in the decoded text, a sheet with one
-            # non-ASCII character is searched two or four bytes a character): in UTF-8 a CR
-            # or a NUL byte is that character and nothing else
-            raw = source[start:end]
-            text = raw.decode("utf-8")
-            carriage, nul = b"\r" in raw, b"\x00" in raw
-        else:
-            text = source[start:end]
-            carriage, nul = "\r" in text, "\x00" in text
-        if carriage:
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
-        if nul:
-            text = text.replace("\x00", "\ufffd")
-        return text
+            return body_text(source[start:end])
+        text = source[start:end]
+        return _normalised(text, "\r" in text, "\x00" in text)
+
+
+def body_text(raw: bytes) -> str:
+    """A body held as UTF-8 as the tokenizer's input stream reads it (newlines normalised,
+    NUL replaced). CR and NUL are looked for in the bytes (a byte search; in the decoded
+    text, a sheet with one non-ASCII character is searched two or four bytes a
+    character): in UTF-8 a CR or a NUL byte is that character and nothing else."""
+    return _normalised(raw.decode("utf-8"), b"\r" in raw, b"\x00" in raw)
+
+
+def _normalised(text: str, carriage: bool, nul: bool) -> str:
+    if carriage:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if nul:
+        text = text.replace("\x00", "\ufffd")
+    return text
 
 
 NO_CUT = RawCut("", [])

@@ -258,7 +258,7 @@ def parse(html: str | None, *, skip_chrome: bool = True, utf8: bytes | None = No
     skipped: set[str] = set()
     sheet = None
     if has_style(html if html is not None else utf8):
-        sheet = read_sheet([raw.restore(node.text(deep=True)) for node in parser.tags("style")])
+        sheet = read_sheet([raw.piece(node.text(deep=True)) for node in parser.tags("style")])
     watch = HiddenWatch(sheet, keep=keep_hidden)
     if lex_body is not None:
         body.attrs = lex_body.attributes

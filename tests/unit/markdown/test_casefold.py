@@ -11,7 +11,7 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pressmark.markdown import _hidden
+from pressmark.markdown import _hidden, _sheet
 from pressmark.markdown._casefold import folded
 
 _EVERY_CHARACTER = "".join(chr(cp) for cp in range(sys.maxunicode + 1)
@@ -56,7 +56,7 @@ _SHEET_PIECES = st.sampled_from([
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_SHEET_PIECES | st.text(max_size=3), max_size=12).map("".join))
 def test_the_stylesheet_hint_finds_what_it_found_with_the_letters_folded(css: str) -> None:
-    assert [m.span() for m in _hidden._SHEET_HINT.finditer(css)] == \
+    assert [m.span() for m in _sheet._HINT.get().finditer(css)] == \
         [m.span() for m in _OLD_SHEET_HINT.finditer(css)]
 
 
@@ -68,6 +68,6 @@ _SELECTORS = st.sampled_from([
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_SELECTORS | st.text(max_size=3), max_size=4).map("".join))
 def test_a_simple_selector_is_read_as_the_pattern(selector: str) -> None:
-    found = _hidden._simple(selector)
-    expected = _hidden._SIMPLE.match(selector.strip())
+    found = _sheet.simple_selector(selector)
+    expected = _sheet._SIMPLE.get().match(selector.strip())
     assert (found and found.groups()) == (expected and expected.groups())
