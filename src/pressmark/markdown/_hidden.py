@@ -66,19 +66,19 @@ REASONS: Final = ("hidden-attribute", "aria-hidden", "display-none", "visibility
                   "opacity-zero", "zero-font-size", "scaled-to-zero", "off-screen",
                   "clipped", "zero-size", "same-colour", "rendered-hidden")
 
-_STYLE_HINT: Final = re.compile(
+_STYLE_HINT: Final = LazyPattern(
     r"none|hidden|collapse|opacity|font-size\s*:\s*0|-\d{3,}|clip|scale|height\s*:\s*0"
     r"|width\s*:\s*0|color", re.I)
-"""The same in an inline style, and ``color`` (the text may match its background); read
-as :func:`_style_hint` does."""
+"""A value that may hide in an inline style (``_sheet._SHEET_HINT`` is a stylesheet's),
+and ``color`` (the text may match its background); read as :func:`_style_hint` does."""
 _STYLE_WORDS: Final = ("none", "hidden", "collapse", "opacity", "clip", "scale", "color")
 _ZERO_WORDS: Final = ("font-size", "height", "width")
-_STYLE_ZERO: Final = re.compile(r"(?:font-size|height|width)\s*:\s*0", re.I)
-_ZERO_VALUE: Final = re.compile(r"\s*:\s*0")
-_STYLE_NEGATIVE: Final = re.compile(r"-\d{3}")
-_PART: Final = re.compile(r"([.#])([A-Za-z0-9_-]+)")
-_LENGTH: Final = re.compile(r"^(-?\d*\.?\d+)(px|em|rem|pt|%|vw|vh)?$")
-_RECT: Final = re.compile(r"rect\(([^)]*)\)")
+_STYLE_ZERO: Final = LazyPattern(r"(?:font-size|height|width)\s*:\s*0", re.I)
+_ZERO_VALUE: Final = LazyPattern(r"\s*:\s*0")
+_STYLE_NEGATIVE: Final = LazyPattern(r"-\d{3}")
+_PART: Final = LazyPattern(r"([.#])([A-Za-z0-9_-]+)")
+_LENGTH: Final = LazyPattern(r"^(-?\d*\.?\d+)(px|em|rem|pt|%|vw|vh)?$")
+_RECT: Final = LazyPattern(r"rect\(([^)]*)\)")
 _SCALE_ZERO: Final = LazyPattern(r"scale[xy]?\(\s*0(?:\.0+)?\s*[,)]")
 _CLIP_PATH_ZERO: Final = LazyPattern(r"inset\(\s*(?:50|100)%|circle\(\s*0")
 _SHEET_NAMES: Final = frozenset((
@@ -158,7 +158,7 @@ def _px(value: str) -> float | None:
     """A CSS length in pixels (``em``/``rem`` at 16px; ``%``/viewport units: None)."""
     if not value:
         return None
-    match = _LENGTH.match(value)
+    match = _LENGTH.get().match(value)
     if match is None:
         return None
     number = float(match.group(1))
@@ -244,7 +244,7 @@ def style_reason(decl: dict[str, str]) -> str | None:
     if indent is not None and indent <= -OFF_SCREEN_PX:
         return "off-screen"
     clip = decl.get("clip")
-    rect = _RECT.search(clip) if clip else None
+    rect = _RECT.get().search(clip) if clip else None
     if rect is not None:
         sizes = [_px(p) for p in rect.group(1).replace(",", " ").split()]
         if sizes and all(s is not None and abs(s) <= 1 for s in sizes):
@@ -344,7 +344,7 @@ def _style_hint(style: str) -> bool:
     are searched, each when its words are there."""
     low = folded(style)
     return holds_any(low, _STYLE_WORDS) or _zero_size(style, low) or (
-        "-" in style and _STYLE_NEGATIVE.search(style) is not None)
+        "-" in style and _STYLE_NEGATIVE.get().search(style) is not None)
 
 
 def _zero_size(style: str, low: str) -> bool:
@@ -354,7 +354,7 @@ def _zero_size(style: str, low: str) -> bool:
     for word in _ZERO_WORDS:
         at = low.find(word)
         while at >= 0:
-            if _ZERO_VALUE.match(style, at + len(word)) is not None:
+            if _ZERO_VALUE.get().match(style, at + len(word)) is not None:
                 return True
             at = low.find(word, at + 1)
     return False
@@ -384,7 +384,7 @@ def _selector_rules(prelude: str, body: str) -> list[_Rule]:
         return []
     out: list[_Rule] = []
     for match in simple:
-        parts = _PART.findall(match.group(2))
+        parts = _PART.get().findall(match.group(2))
         ids = [name for kind, name in parts if kind == "#"]
         if len(ids) > 1:
             continue

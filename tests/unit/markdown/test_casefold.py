@@ -40,7 +40,7 @@ _STYLE_PIECES = st.sampled_from([
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_STYLE_PIECES | st.text(max_size=3), max_size=8).map("".join))
 def test_the_inline_style_hint_is_the_patterns(style: str) -> None:
-    assert _hidden._style_hint(style) == (_hidden._STYLE_HINT.search(style) is not None)
+    assert _hidden._style_hint(style) == (_hidden._STYLE_HINT.get().search(style) is not None)
 
 
 _OLD_SHEET_HINT = re.compile(
