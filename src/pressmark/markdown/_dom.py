@@ -15,7 +15,7 @@ its wrappers. A :class:`Tree` keeps its parser alive while its handles are in us
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from pressmark.markdown._rawcut import NO_CUT, RawCut
 
@@ -27,6 +27,16 @@ _WITH_TEXT = frozenset(("title", "script", "style"))
 
 Child = str | tuple[str, dict[str, str | None], Any]
 """A text child's data, or an element child: (tag, attributes, handle)."""
+Entry = str | tuple[str, dict[str, str | None], Any, int]
+"""A text child's data, or an element child: (tag, attributes, handle, info)."""
+
+# ``Tree.level``'s ``info``: which of the names the tree copy tests an element's
+# attributes hold (the bits), and above them its place among its listed siblings of its tag
+HIDING: Final = 1   # style, hidden, aria-hidden, data-pressmark-hidden (``_hidden``)
+NAMED: Final = 2    # class, id
+ROLE: Final = 4     # role
+INFO_BITS: Final = 3
+_HIDING_NAMES = ("style", "hidden", "aria-hidden", "data-pressmark-hidden")
 HeadElement = tuple[str | None, dict[str, str | None], str | None]
 """(tag, attributes, text): text for ``<title>``, ``<script>`` and ``<style>`` only."""
 
@@ -47,7 +57,8 @@ def _bind() -> Any:
 # attribute names, undecodable bytes, names Lexbor does not know, what a text holds.
 _PROBE = (b'<html lang=en><title>T\xe9</title><body><svg viewBox="0 0 1 1"><use '
           b'xlink:href="#a" href="#b"/></svg><p class=x data-\xff="\xfe" hidden>a<b>\xc3'
-          b'</b>\xe2\x82\xac<x-y z>q</x-y><!-- c --></p><script>s()</script></body>')
+          b'</b>\xe2\x82\xac<x-y z>q</x-y><!-- c --> <i id=y role=z style=w> c \n d </i>'
+          b'<i aria-hidden=true>e</i></p><script>s()</script></body>')
 
 
 def _reads_alike(native: Any, parser_type: Any) -> bool:
@@ -61,8 +72,16 @@ def _reads_alike(native: Any, parser_type: Any) -> bool:
     for tree in (Tree(parser, reader=native), Tree(parser, reader=None)):
         node = tree.handle(body)
         readings.append((tree.head_elements(), tree.text(node), tree.text_size(node, NO_CUT),
-                         tree.visible_size(node, NO_CUT), _listing(tree, node)))
+                         tree.visible_size(node, NO_CUT), _listing(tree, node),
+                         _levels(tree, node)))
     return readings[0] == readings[1]
+
+
+def _levels(tree: Tree, node: Any) -> list[Any]:
+    """The subtree's levels (``Tree.level``), each element's own in its place."""
+    own, entries = tree.level(node, frozenset())
+    return [own, *(kid if isinstance(kid, str) else (*kid[:2], kid[3], _levels(tree, kid[2]))
+                   for kid in entries)]
 
 
 def _listing(tree: Tree, node: Any) -> list[Any]:
@@ -108,6 +127,35 @@ class Tree:
                 kids.append((tag, child.attributes, child))
             child = child.next
         return kids
+
+    def level(self, node: Any, skip: frozenset[str]) -> tuple[int, list[Entry]]:
+        """``children`` as the tree copy (``_tree._build``) reads them: each element with
+        its ``info`` (its place among the listed siblings of its tag, from 1, shifted up
+        ``INFO_BITS``; ``HIDING``, ``NAMED``, ``ROLE`` set when its attributes hold those
+        names), and the collapsed length of the text children, summed (``own``)."""
+        if self.native is not None:
+            out: tuple[int, list[Entry]] = self.native.level(self.document, node, skip)
+            return out
+        own = 0
+        counts: dict[str, int] = {}
+        entries: list[Entry] = []
+        for kid in self.children(node, skip):
+            if isinstance(kid, str):
+                own += len(" ".join(kid.split()))
+                entries.append(kid)
+                continue
+            tag, attrs, handle = kid
+            n = counts.get(tag, 0) + 1
+            counts[tag] = n
+            info = n << INFO_BITS
+            if any(name in attrs for name in _HIDING_NAMES):
+                info |= HIDING
+            if "class" in attrs or "id" in attrs:
+                info |= NAMED
+            if "role" in attrs:
+                info |= ROLE
+            entries.append((tag, attrs, handle, info))
+        return own, entries
 
     def text(self, node: Any) -> str:
         """The subtree's text (selectolax's ``text(deep=True)``)."""

@@ -387,6 +387,187 @@ static PyObject *children(PyObject *module, PyObject *const *args, Py_ssize_t na
     return out;
 }
 
+/* ---- the tree copy's reader ------------------------------------------------------ */
+
+/* What the copy (_tree._build) asks of an element's attribute names, answered while its
+ * attribute map is built: the bits of ``info`` (_dom.HIDING, NAMED, ROLE). */
+enum { HIDING = 1, NAMED = 2, ROLE = 4, INFO_BITS = 3 };
+
+static int name_flags(const lchar *name, size_t len) {
+#define IS(word) (len == sizeof(word) - 1 && memcmp(name, word, sizeof(word) - 1) == 0)
+    switch (len) {
+    case 2: return IS("id") ? NAMED : 0;
+    case 4: return IS("role") ? ROLE : 0;
+    case 5: return IS("class") ? NAMED : IS("style") ? HIDING : 0;
+    case 6: return IS("hidden") ? HIDING : 0;
+    case 11: return IS("aria-hidden") ? HIDING : 0;
+    case 21: return IS("data-pressmark-hidden") ? HIDING : 0;
+    default: return 0;
+    }
+#undef IS
+}
+
+/* element_attributes, and the ``name_flags`` of the names in it. */
+static PyObject *flagged_attributes(void *element, long *flags) {
+    PyObject *attrs = PyDict_New();
+    if (attrs == NULL) return NULL;
+    for (void *attr = lxb.first_attribute(element); attr != NULL;
+         attr = lxb.next_attribute(attr)) {
+        size_t name_len = 0, value_len = 0;
+        const lchar *name = lxb.attr_qualified_name(attr, &name_len);
+        const lchar *value = lxb.attr_value(attr, &value_len);
+        PyObject *key;
+        if (name != NULL) {
+            *flags |= name_flags(name, name_len);
+            key = intern(name, name_len);
+        } else {
+            key = PyUnicode_DecodeUTF8("", 0, "replace");
+        }
+        PyObject *val = value ? PyUnicode_DecodeUTF8((const char *)value,
+                                                      (Py_ssize_t)value_len, "replace")
+                              : Py_NewRef(Py_None);
+        int failed = key == NULL || val == NULL || PyDict_SetItem(attrs, key, val) < 0;
+        Py_XDECREF(key);
+        Py_XDECREF(val);
+        if (failed) {
+            Py_DECREF(attrs);
+            return NULL;
+        }
+    }
+    return attrs;
+}
+
+/* str.isspace() of each character below U+0100, filled at import (collapsed_size). */
+static unsigned char SPACE_LATIN1[256];
+
+#define SPACE_CHAR(c) ((c) < 256 ? SPACE_LATIN1[c] : Py_UNICODE_ISSPACE(c))
+#define COLLAPSE(type, is_space)                                                     \
+    for (Py_ssize_t i = 0; i < n; i++) {                                             \
+        type c = ((const type *)data)[i];                                            \
+        if (is_space) {                                                              \
+            gap = size > 0;                                                          \
+        } else {                                                                     \
+            size += 1 + gap;                                                         \
+            gap = 0;                                                                 \
+        }                                                                            \
+    }
+
+/* len(" ".join(text.split())), the words never built (_native_screen.collapsed_len). */
+static Py_ssize_t collapsed_size(PyObject *text) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), size = 0, gap = 0;
+    const void *data = PyUnicode_DATA(text);
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND:
+        COLLAPSE(Py_UCS1, SPACE_LATIN1[c])
+        break;
+    case PyUnicode_2BYTE_KIND:
+        COLLAPSE(Py_UCS2, SPACE_CHAR(c))
+        break;
+    default:
+        COLLAPSE(Py_UCS4, SPACE_CHAR(c))
+    }
+    return size;
+}
+
+/* The element children's tags seen so far in one level, with their counts (nth). */
+typedef struct {
+    PyObject *tag; /* borrowed: the interned name, alive in ``interned`` */
+    long count;
+} tag_count;
+
+/* level(document, node, skip) -> (own, [str | (tag, attrs, child, info)]): ``children``
+ * for the tree copy, which asks more of each element than its map: ``info`` holds the
+ * element's position among the listed siblings of its tag (from 1, CSS nth-of-type) above
+ * INFO_BITS bits that say which of the names the copy tests are in its map; ``own`` is
+ * the text children's collapsed length, summed. One call per element copied, where the
+ * copy made a dict lookup per tested name, one for its count and a call per text. */
+static PyObject *level(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    void *document, *node;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "level(document, node, skip)");
+        return NULL;
+    }
+    if (!args_of(args, 2, 2, &document, &node)) return NULL;
+    PyObject *skip = args[2] == Py_None ? NULL : args[2];
+    if (skip != NULL && !PyAnySet_Check(skip)) {
+        PyErr_SetString(PyExc_TypeError, "skip: a set of tags, or None");
+        return NULL;
+    }
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    tag_count few[32], *counts = few;
+    Py_ssize_t kinds = 0, room = 32, own = 0;
+    for (void *child = lxb.first_child(node); child != NULL; child = lxb.next(child)) {
+        int type = lxb.type(child);
+        PyObject *item;
+        if (type == TEXT_NODE) {
+            size_t len = 0;
+            lchar *text = lxb.text_content(child, &len);
+            if (text == NULL) continue;
+            item = PyUnicode_DecodeUTF8((const char *)text, (Py_ssize_t)len, "replace");
+            lxb.destroy_text(document, text);
+            if (item != NULL) own += collapsed_size(item);
+        } else if (type == ELEMENT_NODE) {
+            size_t len = 0;
+            if (lxb.qualified_name(child, &len) == NULL) continue; /* selectolax: None */
+            PyObject *tag = element_tag(child);
+            int skipped = tag == NULL ? -1 : skip != NULL ? PySet_Contains(skip, tag) : 0;
+            if (skipped != 0) {
+                Py_XDECREF(tag);
+                if (skipped < 0) goto failed;
+                continue;
+            }
+            Py_ssize_t k = 0;
+            while (k < kinds && counts[k].tag != tag) k++;
+            if (k == kinds) {
+                if (kinds == room) {
+                    tag_count *more = PyMem_Malloc(sizeof(tag_count) * (size_t)room * 2);
+                    if (more == NULL) {
+                        Py_DECREF(tag);
+                        PyErr_NoMemory();
+                        goto failed;
+                    }
+                    memcpy(more, counts, sizeof(tag_count) * (size_t)kinds);
+                    if (counts != few) PyMem_Free(counts);
+                    counts = more;
+                    room *= 2;
+                }
+                counts[kinds].tag = tag;
+                counts[kinds].count = 0;
+                kinds++;
+            }
+            long flags = 0;
+            PyObject *attrs = flagged_attributes(child, &flags);
+            PyObject *handle = attrs != NULL ? PyLong_FromVoidPtr(child) : NULL;
+            PyObject *info = handle != NULL
+                ? PyLong_FromLong((++counts[k].count << INFO_BITS) | flags) : NULL;
+            item = info != NULL ? PyTuple_Pack(4, tag, attrs, handle, info) : NULL;
+            Py_DECREF(tag);
+            Py_XDECREF(attrs);
+            Py_XDECREF(handle);
+            Py_XDECREF(info);
+        } else {
+            continue;
+        }
+        if (append_new(out, item) < 0) goto failed;
+    }
+    if (counts != few) PyMem_Free(counts);
+    PyObject *size = PyLong_FromSsize_t(own), *result = size != NULL ? PyTuple_New(2) : NULL;
+    if (result == NULL) {
+        Py_XDECREF(size);
+        Py_DECREF(out);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(result, 0, size);
+    PyTuple_SET_ITEM(result, 1, out);
+    return result;
+failed:
+    if (counts != few) PyMem_Free(counts);
+    Py_DECREF(out);
+    return NULL;
+}
+
 /* text(document, node) -> str: selectolax's ``text(deep=True)``. */
 static PyObject *text(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
@@ -529,6 +710,8 @@ static PyMethodDef methods[] = {
      "Look Lexbor's functions up in selectolax's extension (its path); False if missing."},
     {"children", (PyCFunction)(void (*)(void))children, METH_FASTCALL,
      "A node's text children's data and its element children as (tag, attrs, node)."},
+    {"level", (PyCFunction)(void (*)(void))level, METH_FASTCALL,
+     "children() for the tree copy: (own text size, [str | (tag, attrs, node, info)])."},
     {"text", (PyCFunction)(void (*)(void))text, METH_FASTCALL,
      "A node's text, as selectolax's text(deep=True)."},
     {"text_size", (PyCFunction)(void (*)(void))text_size, METH_FASTCALL,
@@ -551,5 +734,8 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__native_dom(void) {
+    for (Py_UCS4 c = 0; c < 256; c++) {
+        SPACE_LATIN1[c] = (unsigned char)Py_UNICODE_ISSPACE(c);
+    }
     return PyModule_Create(&module_def);
 }

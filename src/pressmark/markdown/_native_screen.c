@@ -617,54 +617,6 @@ static PyObject *printable(PyObject *module, PyObject *text) {
     Py_RETURN_TRUE;
 }
 
-/* collapsed_len(text) -> int: len(" ".join(text.split())), the words never built. WHY:
- * the tree copy measures every text node's collapsed length (_tree._build), and a node
- * holding a line break or a run of spaces (most, on pages written with indented markup)
- * was split into a list of words and joined again. Whitespace is str.split()'s
- * (Py_UNICODE_ISSPACE), below U+0100 read from a table filled from it at import. */
-static unsigned char SPACE_LATIN1[256];
-
-static void index_space(void) {
-    for (Py_UCS4 c = 0; c < 256; c++) {
-        SPACE_LATIN1[c] = (unsigned char)Py_UNICODE_ISSPACE(c);
-    }
-}
-
-#define SPACE_CHAR(c) ((c) < 256 ? SPACE_LATIN1[c] : Py_UNICODE_ISSPACE(c))
-/* a word's characters, and one space before each word but the first */
-#define COLLAPSE(type, is_space)                                                     \
-    for (Py_ssize_t i = 0; i < n; i++) {                                             \
-        type c = ((const type *)data)[i];                                            \
-        if (is_space) {                                                              \
-            gap = size > 0;                                                          \
-        } else {                                                                     \
-            size += 1 + gap;                                                         \
-            gap = 0;                                                                 \
-        }                                                                            \
-    }
-
-static PyObject *collapsed_len(PyObject *module, PyObject *text) {
-    (void)module;
-    if (!PyUnicode_Check(text)) {
-        PyErr_SetString(PyExc_TypeError, "collapsed_len(text: str)");
-        return NULL;
-    }
-    if (PyUnicode_READY(text) < 0) return NULL;
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text), size = 0, gap = 0;
-    const void *data = PyUnicode_DATA(text);
-    switch (PyUnicode_KIND(text)) {
-    case PyUnicode_1BYTE_KIND:
-        COLLAPSE(Py_UCS1, SPACE_LATIN1[c])
-        break;
-    case PyUnicode_2BYTE_KIND:
-        COLLAPSE(Py_UCS2, SPACE_CHAR(c))
-        break;
-    default:
-        COLLAPSE(Py_UCS4, SPACE_CHAR(c))
-    }
-    return PyLong_FromSsize_t(size);
-}
-
 static PyMethodDef methods[] = {
     {"scan", (PyCFunction)(void (*)(void))scan, METH_FASTCALL,
      "scan(text, max_attributes, max_formatting, cuts, max_select_work): start tags read, "
@@ -674,8 +626,6 @@ static PyMethodDef methods[] = {
      "Whether bytes.decode('utf-8') takes these bytes without an error."},
     {"printable", (PyCFunction)printable, METH_O,
      "str.isprintable(): ASCII sixteen bytes at a time, a table below U+0100."},
-    {"collapsed_len", (PyCFunction)collapsed_len, METH_O,
-     "len(' '.join(text.split())), without the words."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -688,6 +638,5 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC PyInit__native_screen(void) {
     index_known();
     index_printable();
-    index_space();
     return PyModule_Create(&module_def);
 }

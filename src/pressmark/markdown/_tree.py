@@ -28,12 +28,11 @@ names end up in the evidence.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Final, cast
 
 from pressmark.markdown._boilerplate import id_rule, words_rule
 from pressmark.markdown._bounded import parse_page
-from pressmark.markdown._dom import Tree
+from pressmark.markdown._dom import HIDING, INFO_BITS, NAMED, ROLE, Tree
 from pressmark.markdown._hidden import HiddenWatch, has_style, read_sheet
 from pressmark.markdown._rawcut import RawCut
 
@@ -222,24 +221,6 @@ PLACE_PROSE: Final = 1000
 PLACE_PARAGRAPH: Final = 80    # chars: a paragraph this long is prose
 
 
-def _collapsed_len(text: str) -> int:
-    return len(" ".join(text.split()))
-
-
-def _load_collapsed_len() -> Callable[[str], int]:
-    try:
-        from pressmark.markdown._native_screen import collapsed_len  # noqa: PLC0415 (optional)
-    except ImportError:  # built without a C compiler
-        return _collapsed_len
-    return collapsed_len
-
-
-# The length of a text node's text with its whitespace collapsed, as ``Node.text`` reads
-# it: counted in C when the module is there (a split into words and a join, for every text
-# node with a line break or a run of spaces, was a tenth of the copy on indented pages)
-collapsed_len: Final = _load_collapsed_len()
-
-
 def parse(html: str | None, *, skip_chrome: bool = True, utf8: bytes | None = None,
           cut: bool = True, native: bool = True, keep_hidden: bool = False) -> Document:
     """``utf8``: ``html`` encoded as UTF-8, when the caller has those bytes (``parse_html``);
@@ -342,55 +323,52 @@ def _build(tree: Tree, lex_root: Any, root: Node, nodes: list[Node], skipped: se
     chrome_tags = _CHROME_TAGS
     strong = _STRONG_WORD_RULES
     limit = _ChromeLimit(tree, lex_root, cut)
-    sheeted = watch.sheet is not None
-    collapsed = collapsed_len
+    # the names ``HiddenWatch.wants`` asks of an element (inline): hiding attributes, and
+    # class or id when the page's sheets hide by them
+    wanted = HIDING | NAMED if watch.sheet is not None else HIDING
     while stack:
         lex, parent = stack.pop()
-        counts: dict[str, int] = {}
         summary_only = parent.tag == "details" and "open" not in parent.attrs
         children = parent.children
         elems = parent.elems
         depth = parent.depth + 1
-        own = 0
-        for item in tree.children(lex, drop):  # dropped tags come without attributes
+        # dropped tags come without attributes, and are not counted: ``info`` numbers
+        # each element among its listed siblings of its tag; ``own`` is the text
+        # children's collapsed size (indentation between tags adds nothing)
+        own, entries = tree.level(lex, drop)
+        for item in entries:
             if isinstance(item, str):
                 if not summary_only and item:
                     text: str = item
                     children.append(text)
-                    own += collapsed(text)  # (indentation between tags adds nothing)
                 continue
-            tag, attrs, child = item
-            # (a dropped tag's count would only number its own kind, all dropped)
-            n = counts.get(tag, 0) + 1
-            counts[tag] = n
+            tag, attrs, child, info = item
             if summary_only and tag != "summary":
                 continue
-            if attrs and ("style" in attrs or "hidden" in attrs or "aria-hidden" in attrs
-                          or "data-pressmark-hidden" in attrs
-                          or (sheeted and ("class" in attrs or "id" in attrs))):
-                why = watch.reason(tag, attrs, parent)  # (``HiddenWatch.wants``, inline)
+            if info & wanted:
+                why = watch.reason(tag, attrs, parent)
                 if why is not None:  # left out, and noted (``_hidden``)
-                    watch.note(parent, tag, n, why, child, attrs=attrs)
+                    watch.note(parent, tag, info >> INFO_BITS, why, child, attrs=attrs)
                     if not watch.keep:
                         continue
             # only these can be chrome (``_chrome``: an inline element only by its role,
             # a block by a strong id or class word, asked here first: the memoised rules
             # are cheap, and most elements are spared the call)
-            if skip_chrome and (tag in chrome_tags or (attrs and (
-                "role" in attrs or (tag in blocks and (
-                    ((value := attrs.get("id")) and id_rule(value) in strong)
-                    or ((value := attrs.get("class"))
-                        and words_rule(value) in strong)))))) and (
+            if skip_chrome and (tag in chrome_tags or info & ROLE or (
+                    info & NAMED and tag in blocks and (
+                        ((value := attrs.get("id")) and id_rule(value) in strong)
+                        or ((value := attrs.get("class"))
+                            and words_rule(value) in strong)))) and (
                     found := _chrome(child, tag, attrs, parent.tag, limit)):
                 skipped.add(found[0])
                 parent.chrome += found[1]  # still weighs against its container
                 continue
-            node = Node(tag, attrs, parent, n, depth, len(nodes))
+            node = Node(tag, attrs, parent, info >> INFO_BITS, depth, len(nodes))
             nodes.append(node)
             children.append(node)
             elems.append(node)
             stack.append((child, node))
-        _own_text(parent, own)
+        _own_text(parent, 0 if summary_only else own)
 
 
 def _own_text(node: Node, size: int) -> None:

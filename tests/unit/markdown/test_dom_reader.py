@@ -46,6 +46,9 @@ def _read_all(tree: _dom.Tree, cut: RawCut) -> list[Any]:
         out.append([kid if isinstance(kid, str) else kid[:2] for kid in kids])
         out.append([kid if isinstance(kid, str) else kid[:2]
                     for kid in tree.children(node, _SKIPPED)])
+        own, entries = tree.level(node, _SKIPPED)
+        out.append((own, [kid if isinstance(kid, str) else (*kid[:2], kid[3])
+                          for kid in entries]))
         stack.extend(kid[2] for kid in reversed(kids) if not isinstance(kid, str))
     return out
 
@@ -118,3 +121,39 @@ def test_every_corpus_page_reads_the_same() -> None:
         pages.extend(sorted((SHARED / name).glob("*.html")))
     for page in pages:
         check(page.read_bytes().decode("utf-8", "replace"))
+
+
+def _own_sizes(tree: _dom.Tree) -> list[tuple[int, int]]:
+    """(``level``'s own, the collapsed length of its texts) of every element."""
+    body = tree.parser.body
+    out = []
+    stack = [tree.handle(body)]
+    while stack:
+        own, entries = tree.level(stack.pop(), frozenset())
+        out.append((own, sum(len(" ".join(kid.split())) for kid in entries
+                             if isinstance(kid, str))))
+        stack.extend(kid[2] for kid in entries if not isinstance(kid, str))
+    return out
+
+
+def test_level_measures_text_as_a_split_and_join_on_every_character() -> None:
+    """``level``'s ``own`` stands in for ``len(" ".join(text.split()))`` of each text in
+    the tree copy (``_tree._build``): every code point alone, between words and in runs
+    (in one-, two- and four-byte strings), each in an element of its own."""
+    codes = [c for c in range(0x110000) if not 0xD800 <= c < 0xE000 and chr(c) not in "<&"]
+    for at in range(0, len(codes), 4000):
+        # comments part the texts: one text node each
+        html = "".join(f"<p>{c}<!---->a{c}b<!---->{c}x{c}<!---->ab{c}{c}c</p>"
+                       for c in map(chr, codes[at:at + 4000]))
+        sizes = _own_sizes(_dom.Tree(LexborHTMLParser(html.encode("utf-8"))))
+        assert all(own == measured for own, measured in sizes), codes[at]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(
+    ["a", "b", " ", "\n", "\t", "\xa0", "\x85", "\u2028", "\u3000", "\xe9", "\U0001f600", "\x1c",
+     "\x0b", "<i>", "</i>", "<b hidden>", "<p>"]) | st.characters(), max_size=40).map("".join))
+def test_level_measures_any_text_as_a_split_and_join(text: str) -> None:
+    data = f"<div>{text}</div>".encode("utf-8", "surrogatepass")
+    tree = _dom.Tree(LexborHTMLParser(data))
+    assert all(own == measured for own, measured in _own_sizes(tree))

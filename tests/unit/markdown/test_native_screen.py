@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 from pressmark.markdown import _screen
 from pressmark.markdown._bounded import _bound
 from pressmark.markdown._escape import printable
-from pressmark.markdown._tree import collapsed_len
 
 NATIVE = _screen.NATIVE
 UNSURE = -2
@@ -176,21 +175,3 @@ def test_printable_agrees_with_python_on_every_character() -> None:
 @given(st.text(max_size=80))
 def test_printable_agrees_with_python_on_any_text(text: str) -> None:
     assert printable(text) == text.isprintable()
-
-
-def test_collapsed_len_agrees_with_a_split_and_join_on_every_character() -> None:
-    """``collapsed_len`` stands in for ``len(" ".join(text.split()))`` in the tree copy
-    (``_tree._build``): every code point alone, between words and in runs, and in one-,
-    two- and four-byte strings."""
-    for code in range(0x110000):
-        char = chr(code)
-        for text in (char, f"a{char}b", f"{char}x{char}", f"ab{char}{char}c"):
-            assert collapsed_len(text) == len(" ".join(text.split())), hex(code)
-
-
-@settings(max_examples=500, deadline=None)
-@given(st.text(alphabet=st.sampled_from(
-    ["a", "b", " ", "\n", "\t", "\xa0", "\x85", "\u2028", "\u3000", "\xe9", "\U0001f600", "\x1c",
-     "\x0b"]) | st.characters(), max_size=40))
-def test_collapsed_len_agrees_with_a_split_and_join_on_any_text(text: str) -> None:
-    assert collapsed_len(text) == len(" ".join(text.split()))
