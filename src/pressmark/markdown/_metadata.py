@@ -40,6 +40,9 @@ _STATE_ASSIGN = LazyPattern(
     r"(?:window\.)?(__INITIAL_STATE__|__PRELOADED_STATE__|__APOLLO_STATE__|__NUXT__)\s*=\s*")
 _STATE_KEYS = {"__INITIAL_STATE__": "initial_state", "__PRELOADED_STATE__": "initial_state",
                "__APOLLO_STATE__": "apollo_state", "__NUXT__": "nuxt"}
+_STATE_NAMES = tuple(_STATE_KEYS)
+# what those names share: a body is searched for these first (most hold none)
+_STATE_HINTS = ("_STATE__", "__NUXT__")
 _JS_STRING = LazyPattern(r'"((?:[^"\\\n]|\\.){8,})"')  # a double-quoted literal, 8+ chars
 MAX_STATE_VALUES = 200_000  # values a devalue payload may resolve to: bounded on any page
 # devalue's wrappers around a value (Nuxt's reactive refs): the value is the second item
@@ -206,9 +209,7 @@ def read_embedded_state(head: HeadNodes, cut: RawCut) -> dict[str, Any]:
                 state.setdefault("next_data", _loads(cut.body(parsed)))
             elif attrs.get("id") == "__NUXT_DATA__":
                 state.setdefault("nuxt", _devalue(_loads(cut.body(parsed))))
-            # one search of each body for what the names share; most hold none
-            elif (cut.holds(parsed, "_STATE__") or cut.holds(parsed, "__NUXT__")) and any(
-                    cut.holds(parsed, name) for name in _STATE_KEYS):
+            elif cut.holds(parsed, _STATE_HINTS) and cut.holds(parsed, _STATE_NAMES):
                 _read_assignment(cut.body(parsed), state)
         except (ValueError, RecursionError):
             invalid += 1
