@@ -51,13 +51,16 @@ class RawCut:
         values = self.values
         kept = 0
         if isinstance(source, bytes):
-            pieces: list[bytes] = []
+            # views of the page between the bodies: its bytes are copied once, by the join
+            # (sliced, they were copied twice; most of a page lies between its scripts)
+            whole = memoryview(source)
+            pieces: list[bytes | memoryview] = []
             for index in range(self.count):
                 start = values[index * _FIELDS]
-                pieces.append(source[kept:start])
+                pieces.append(whole[kept:start])
                 pieces.append(_marker(index).encode("utf-8"))
                 kept = values[index * _FIELDS + 1]
-            pieces.append(source[kept:])
+            pieces.append(whole[kept:])
             return b"".join(pieces)
         texts: list[str] = []
         for index in range(self.count):
