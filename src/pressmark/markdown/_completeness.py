@@ -59,7 +59,7 @@ def prose_facts(doc: Document, root: Node, scale: float) -> ProseFacts:
     only after ``select`` ran on ``doc``.
     """
     nodes = doc.nodes
-    state = bytearray(len(nodes))
+    state = [0] * len(nodes)  # (a list: compiled, its items are read without a call)
     inside = False  # the kept region lies in the main landmark
     runs = [0] * len(nodes)  # own prose of each element's child blocks, by element index
     floor = PROSE_CHARS / scale
