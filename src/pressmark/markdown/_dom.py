@@ -93,7 +93,7 @@ def _listing(tree: Tree, node: Any) -> list[Any]:
 class Tree:
     """One parsed page, read through the C reader when it is there."""
 
-    __slots__ = ("document", "native", "parser")
+    __slots__ = ("document", "level_of", "native", "parser")
 
     def __init__(self, parser: Any, *, native: bool = True, reader: Any = ...) -> None:
         self.parser = parser
@@ -103,6 +103,8 @@ class Tree:
         self.native: Any = reader if root is not None else None
         # the document node: the C reader frees the text copies Lexbor makes into it
         self.document = root.parent.mem_id if self.native is not None else 0
+        # the copy's reader, called once per element copied: looked up once per page
+        self.level_of: Any = self.native.level if self.native is not None else None
 
     def handle(self, node: Any) -> Any:
         """The handle of one of selectolax's nodes of this tree."""
@@ -133,8 +135,8 @@ class Tree:
         its ``info`` (its place among the listed siblings of its tag, from 1, shifted up
         ``INFO_BITS``; ``HIDING``, ``NAMED``, ``ROLE`` set when its attributes hold those
         names), and the collapsed length of the text children, summed (``own``)."""
-        if self.native is not None:
-            out: tuple[int, list[Entry]] = self.native.level(self.document, node, skip)
+        if self.level_of is not None:
+            out: tuple[int, list[Entry]] = self.level_of(self.document, node, skip)
             return out
         own = 0
         counts: dict[str, int] = {}
