@@ -165,7 +165,10 @@ def _composed(value: str) -> bool:
     """An id joined from identifiers, each camelCase, into ``SLUG_WORDS`` words or more
     (``operations-user-loginUser``: an API explorer's tag and operation): data naming
     the content, as a heading's slug is, not a page component."""
-    if not _CAMEL.get().search(value) or _SPLIT.get().search(value) is None:
+    # (ids are unique on a page, so most are read once: an id without a capital, most,
+    # is spared the regular expression's look-behind at every character)
+    if value.lower() == value or not _CAMEL.get().search(value) \
+            or _SPLIT.get().search(value) is None:
         return False
     return len([w for w in _SPLIT.get().split(_CAMEL.get().sub(" ", value)) if w]) >= SLUG_WORDS
 
