@@ -83,8 +83,8 @@ class RawCut:
         for tag, text in elements:
             if not text.startswith(MARK_OPEN):
                 continue
-            index = _index(text, 0)
-            if index < 0 or index >= self.count or found[index] or _end(text, 0) != len(text) \
+            index = _whole(text)
+            if index < 0 or index >= self.count or found[index] \
                     or _KINDS.get(self.values[index * _FIELDS + 3]) != tag:
                 return False
             found[index] = True
@@ -95,6 +95,9 @@ class RawCut:
         """``len`` of ``text`` as the page itself reads: each marker counts as its body."""
         if not self.count:
             return len(text)
+        index = _whole(text)
+        if 0 <= index < self.count:
+            return self.values[index * _FIELDS + 2]  # (most texts asked: a body's marker)
         size = len(text)
         at = text.find(MARK_OPEN)
         while at >= 0:
@@ -128,17 +131,13 @@ class RawCut:
 
     def body(self, text: str) -> str:
         """An element's text as the page has it: the body, when ``text`` is a marker."""
-        if not self.count or not text.startswith(MARK_OPEN) or _end(text, 0) != len(text):
-            return text
-        index = _index(text, 0)
+        index = _whole(text) if self.count else -1
         return self._body(index) if 0 <= index < self.count else text
 
     def holds(self, text: str, needles: tuple[str, ...]) -> bool:
         """A needle is in ``self.body(text)``: found without decoding a body held as bytes,
         and the marker read once for all the needles."""
-        if not self.count or not text.startswith(MARK_OPEN) or _end(text, 0) != len(text):
-            return any(needle in text for needle in needles)
-        index = _index(text, 0)
+        index = _whole(text) if self.count else -1
         if not 0 <= index < self.count:
             return any(needle in text for needle in needles)
         start, end = self.values[index * _FIELDS], self.values[index * _FIELDS + 1]
@@ -204,6 +203,30 @@ def _end(text: str, at: int) -> int:
     """Just past the marker opening at ``at`` (its close), or ``at + 1`` if none."""
     close = text.find(MARK_CLOSE, at + 1, at + 2 + _MAX_DIGITS)
     return close + 1 if close > at + 1 else at + 1
+
+
+# The markers read whole so far, by text: a script's or style's text is its marker, and
+# the same few markers come back on every page (reading one took two searches, a slice
+# and an int(), for each of the three or four times each is asked about)
+_WHOLE: dict[str, int] = {}
+_WHOLE_MAX = 4096
+_MARKER_MAX = _MAX_DIGITS + 2  # characters: the open, the digits, the close
+
+
+def _whole(text: str) -> int:
+    """The number of the marker ``text`` is whole (its open, its digits, its close, and
+    nothing else), or -1 when it is not one."""
+    if len(text) > _MARKER_MAX:
+        return -1
+    index = _WHOLE.get(text, -1)
+    if index >= 0:
+        return index
+    if not text.startswith(MARK_OPEN) or _end(text, 0) != len(text):
+        return -1
+    index = _index(text, 0)
+    if index >= 0 and len(_WHOLE) < _WHOLE_MAX:
+        _WHOLE[text] = index
+    return index
 
 
 def _index(text: str, at: int) -> int:
