@@ -293,15 +293,20 @@ class Sheet:
     def reason(self, tag: str, attrs: dict[str, str | None]) -> str | None:
         ident = attrs.get("id")
         if ident and self.by_id:
-            for rule in self.by_id.get(ident.strip(), ()):
-                if _matches(rule, tag, attrs):
-                    return rule.reason
-        value = attrs.get("class")
-        if value and self.by_class:
-            for word in value.split():
-                for rule in self.by_class.get(word, ()):
+            rules = self.by_id.get(ident.strip())
+            if rules is not None:
+                for rule in rules:
                     if _matches(rule, tag, attrs):
                         return rule.reason
+        value = attrs.get("class")
+        if value and self.by_class:
+            by_class = self.by_class
+            for word in value.split():
+                rules = by_class.get(word)  # a list or None: iterated as a list, compiled
+                if rules is not None:
+                    for rule in rules:
+                        if _matches(rule, tag, attrs):
+                            return rule.reason
         return None
 
 
