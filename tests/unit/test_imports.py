@@ -61,6 +61,8 @@ def test_md_batch_start_up_leaves_out_what_plain_pages_never_need(tmp_path: Path
     # the instruction scan runs when the evidence is read (``--json``): its entity table
     # (``html``) loads then, as the embedded-state reader does when a page needs it
     assert not {"html", "html.entities", "pressmark.markdown._state"} & modules
+    # the converter's modules import ``typing`` for mypy only (``if TYPE_CHECKING``)
+    assert "typing" not in modules
 
 
 def test_md_batch_loads_the_url_parser_only_for_a_link_that_needs_it(tmp_path: Path) -> None:

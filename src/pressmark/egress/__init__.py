@@ -15,8 +15,6 @@ layer asks ``is_canonical_url`` first, and on most pages no link needs more.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from pressmark._lazy import lazy_exports
 from pressmark.egress._errors import (
     DENIAL_CODES,
@@ -29,6 +27,7 @@ from pressmark.egress._errors import (
 )
 from pressmark.egress._url_shape import is_canonical_url
 
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
 if TYPE_CHECKING:
     from pressmark.egress._canonical import canonical_url
     from pressmark.egress._client import GuardedClient

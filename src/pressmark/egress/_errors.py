@@ -17,11 +17,12 @@ is echoed. The full URL travels on attributes for callers who want it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
-
 from pressmark._errors import PressmarkError
 
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
 if TYPE_CHECKING:
+    from typing import Final
+
     from pressmark.egress._response import RedirectHop
 
 DENIED_ADDRESS: Final = "DENIED_ADDRESS"

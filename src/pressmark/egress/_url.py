@@ -35,7 +35,6 @@ import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Final, Literal
 
 from pressmark.egress._errors import (
     INVALID_HOST,
@@ -45,7 +44,12 @@ from pressmark.egress._errors import (
     EgressDenied,
 )
 
-HostKind = Literal["ipv4", "ipv6", "domain"]
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Final, Literal
+
+    HostKind = Literal["ipv4", "ipv6", "domain"]
+
 
 DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 _SCHEME_RE: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*")

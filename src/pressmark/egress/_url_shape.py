@@ -11,7 +11,10 @@ that has a link of another shape, or a ``<base href>``.
 from __future__ import annotations
 
 import re
-from typing import Final
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Final
 
 # A lower-case ASCII name (``_url._SIMPLE_DOMAIN``'s shape, no port), a path, and then
 # query and fragment, each of characters the parser's percent-encode sets keep as they

@@ -16,7 +16,7 @@ Same input and policy give byte-identical output in any process.
 Usable on its own: it imports nothing from pressmark but ``pressmark._errors``.
 """
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
 from pressmark.markdown._api import to_markdown
 from pressmark.markdown._bounded import parse_html
@@ -24,7 +24,10 @@ from pressmark.markdown._policy import POLICY_VERSION, ConversionPolicy, Markdow
 from pressmark.markdown._result import MarkdownResult
 from pressmark.markdown._screen import screen
 
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
 if TYPE_CHECKING:
+    from typing import Any
+
     from pressmark.markdown._codes import describe as describe_output
     from pressmark.markdown._stability import stability
 

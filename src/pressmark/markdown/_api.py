@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Collection
-from typing import TYPE_CHECKING
 
 from pressmark import egress
 from pressmark.egress import EgressDenied, is_canonical_url
@@ -27,7 +26,7 @@ from pressmark.markdown._metadata import HeadNodes, read_embedded_state, read_me
 from pressmark.markdown._policy import POLICY_VERSION, ConversionPolicy, MarkdownError
 from pressmark.markdown._post import provenance, survey, tidy
 from pressmark.markdown._render import render
-from pressmark.markdown._result import EvidencePacket, MarkdownResult, ReadinessFacts
+from pressmark.markdown._result import EvidencePacket, MarkdownResult
 from pressmark.markdown._screen import utf8_valid
 from pressmark.markdown._select import Selection, select
 from pressmark.markdown._tree import DROPPED, Document, Node, parse
@@ -40,9 +39,11 @@ from pressmark.markdown._validate import (
     validate,
 )
 
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
 if TYPE_CHECKING:
     from pressmark.egress import ParsedURL
     from pressmark.markdown._blocks import Block
+    from pressmark.markdown._result import ReadinessFacts
 
 _SCHEMES = frozenset(("http", "https", "mailto", "ftp", "tel"))
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")

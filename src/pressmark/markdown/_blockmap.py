@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterator, Sequence
-from typing import Any, Final, final
 
 from pressmark.markdown._blocks import (
     Block,
@@ -37,6 +36,10 @@ from pressmark.markdown._blocks import (
 from pressmark.markdown._lazy_re import LazyPattern
 from pressmark.markdown._render import render_block
 from pressmark.markdown._tree import Node
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 FORMAT: Final = "pressmark-blocks/1"
 KINDS: Final = ("heading", "paragraph", "list", "item", "code", "quote", "table", "deflist",
@@ -65,7 +68,6 @@ DomNode = tuple[int, str, int]
 Span = tuple[str, int, int, int]
 
 
-@final
 class BlockEntry:
     """One block: its kind, ``[start, end)`` in the Markdown, and its element's CSS path
     (``""`` when the block was made from no element). Immutable, equal by value.

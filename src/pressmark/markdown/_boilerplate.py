@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
 
 from pressmark.markdown._lazy_re import LazyPattern
 
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
 if TYPE_CHECKING:
+    from typing import Final
+
     from pressmark.markdown._tree import Node
 
 TAG_RULES: Final = {

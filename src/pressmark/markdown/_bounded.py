@@ -36,8 +36,6 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
-from typing import ClassVar
 
 from selectolax.lexbor import LexborHTMLParser
 
@@ -57,6 +55,10 @@ from pressmark.markdown._screen import (
     screened_starts,
     script_end,
 )
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import ClassVar
 
 PARSE_LIMIT = "parse-limit"
 """The warning family (and error ``kind``) of everything this module caps."""
@@ -152,12 +154,19 @@ _SIBLINGS = {
 _SIBLING_STOP = frozenset(("table", "ol", "ul", "dl", "select", "ruby", "template", "html"))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
 class BoundedHtml:
-    """The text Lexbor may parse, and the caps it took to get there."""
+    """The text Lexbor may parse, and the caps it took to get there.
 
-    text: str
-    warnings: tuple[str, ...] = ()
+    A plain slotted class, not a dataclass: nothing compares or prints one, and a
+    dataclass compiles its generated methods at import (some 3.5 M instructions of every
+    ``pressmark md`` start-up, as much as a page's Lexbor parse).
+    """
+
+    __slots__ = ("text", "warnings")
+
+    def __init__(self, *, text: str, warnings: tuple[str, ...] = ()) -> None:
+        self.text = text
+        self.warnings = warnings
 
     @property
     def limited(self) -> bool:

@@ -25,8 +25,6 @@ to look; pressmark itself never writes it as the page's Markdown.
 
 from __future__ import annotations
 
-from typing import Final
-
 from pressmark.markdown._blocks import (
     Block,
     Code,
@@ -39,6 +37,10 @@ from pressmark.markdown._blocks import (
     Table,
 )
 from pressmark.markdown._policy import MarkdownError
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Final
 
 MAX_MARKDOWN_CHARS: Final = 32_000_000
 """Characters one conversion may write, every nesting level counted: 16 times the

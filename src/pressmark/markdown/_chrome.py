@@ -30,7 +30,6 @@ pager is short, and a long output of chrome is what ``boilerplate_ratio`` measur
 from __future__ import annotations
 
 import re
-from typing import Final
 
 from pressmark.markdown._blocks import (
     Block,
@@ -46,6 +45,10 @@ from pressmark.markdown._blocks import (
 from pressmark.markdown._lazy_re import LazyPattern
 from pressmark.markdown._prune import collapsed_hash
 from pressmark.markdown._tree import Node
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Final
 
 CHROME_ONLY_MAX: Final = 4000  # chars of kept text up to which blocks are read as chrome
 MENU_LINE: Final = 200         # chars: a paragraph this short and mostly links is a menu line

@@ -22,9 +22,11 @@ thread or a disclaimer the page repeats is no yardstick.
 
 from __future__ import annotations
 
-from typing import Final
-
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Document, Node
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Final
 
 PROSE_CHARS: Final = 80     # letters: a block of sentence length (``_select``'s PROSE_BLOCK)
 PROSE_LINKS: Final = 0.35   # of a block's own text in links, at most, for prose

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import pairwise
-from typing import Final
 
 from pressmark.markdown import _escape, _permalinks
 from pressmark.markdown._blocks import (
@@ -48,6 +47,10 @@ from pressmark.markdown._lazy_re import LazyPattern
 from pressmark.markdown._policy import ConversionPolicy
 from pressmark.markdown._tables import convert_table
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Final
 
 # (``Final``: compiled code reads a constant directly, a module global is a dictionary
 # look-up at every use, and the loops below run per element of every page)

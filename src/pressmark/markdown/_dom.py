@@ -15,20 +15,24 @@ its wrappers. A :class:`Tree` keeps its parser alive while its handles are in us
 
 from __future__ import annotations
 
-from typing import Any, Final
-
 from pressmark.markdown._rawcut import NO_CUT, RawCut
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any, Final
+
+    Child = str | tuple[str, dict[str, str | None], Any]
+    """A text child's data, or an element child: (tag, attributes, handle)."""
+    Entry = str | tuple[str, dict[str, str | None], Any, int]
+    """A text child's data, or an element child: (tag, attributes, handle, info)."""
+    HeadElement = tuple[str | None, dict[str, str | None], str | None]
+    """(tag, attributes, text): text for ``<title>``, ``<script>`` and ``<style>`` only."""
 
 # What the metadata readers look at (``_metadata``), in one pass; styles are there for
 # the raw-text cut's check (``_rawcut``), which needs every script and style.
 HEAD_QUERY = ("meta, title, link[rel], script, style, base[href], "
               "[itemprop=datePublished], [itemprop=dateModified]")
 _WITH_TEXT = frozenset(("title", "script", "style"))
-
-Child = str | tuple[str, dict[str, str | None], Any]
-"""A text child's data, or an element child: (tag, attributes, handle)."""
-Entry = str | tuple[str, dict[str, str | None], Any, int]
-"""A text child's data, or an element child: (tag, attributes, handle, info)."""
 
 # ``Tree.level``'s ``info``: which of the names the tree copy tests an element's
 # attributes hold (the bits), and above them its place among its listed siblings of its tag
@@ -37,8 +41,6 @@ NAMED: Final = 2    # class, id
 ROLE: Final = 4     # role
 INFO_BITS: Final = 3
 _HIDING_NAMES = ("style", "hidden", "aria-hidden", "data-pressmark-hidden")
-HeadElement = tuple[str | None, dict[str, str | None], str | None]
-"""(tag, attributes, text): text for ``<title>``, ``<script>`` and ``<style>`` only."""
 
 
 def _bind() -> Any:

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Final
 
 from pressmark.markdown._lazy_re import LazyPattern
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Final
 
 
 def _load_printable() -> Callable[[str], bool]:

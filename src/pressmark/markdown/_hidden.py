@@ -31,13 +31,15 @@ tab") or an icon's glyph is hidden by design and says nothing.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Final
 
 from pressmark.markdown._casefold import folded, holds_any
 from pressmark.markdown._lazy_re import LazyPattern
 from pressmark.markdown._sheet import Piece, sheet_candidates, simple_selector
 
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
 if TYPE_CHECKING:
+    from typing import Any, Final
+
     from pressmark.markdown._tree import Node
 
 HIDDEN_ATTR: Final = "data-pressmark-hidden"

@@ -9,10 +9,13 @@ another run would pair up differently. The round-trip property test holds it to 
 from __future__ import annotations
 
 import unicodedata
-from typing import Final
 
 from pressmark.markdown import _escape
 from pressmark.markdown._lazy_re import LazyPattern
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Final
 
 _HTML_TAG: Final = {"*": "em", "**": "strong", "~~": "del"}
 _BREAKS: Final = LazyPattern(r"\n[ \n]*\n")

@@ -27,9 +27,12 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator, Sequence
-from typing import Any, Final, overload
 
 from pressmark.markdown._lazy_re import LazyPattern
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any, Final, overload
 
 MAX_SCAN_CHARS: Final = 4_000_000
 """Characters of the page read at most."""
@@ -149,14 +152,18 @@ def find_instructions(source: str | bytes, markdown: str) -> tuple[dict[str, Any
                  for _, name, words, context in sorted(found)[:MAX_LISTED])
 
 
-Flag = dict[str, Any]
+if TYPE_CHECKING:
+    Flag = dict[str, Any]
+    _Flags = Sequence[Flag]
+else:
+    _Flags = Sequence  # the same base class: a subscripted ABC subclasses as the ABC
 
 
 def _resolved(found: tuple[Flag, ...]) -> InstructionText:
     return InstructionText(found=found)
 
 
-class InstructionText(Sequence[Flag]):
+class InstructionText(_Flags):
     """The page's instruction-shaped passages (:func:`find_instructions`), found when first
     read: the scan costs about a fifth of a conversion (eight scans of the whole page), and
     most conversions' evidence is never read. Equal to the tuple of its matches; a pickled
@@ -176,10 +183,12 @@ class InstructionText(Sequence[Flag]):
             self._source = self._markdown = None  # the page may go now
         return self._found
 
-    @overload
-    def __getitem__(self, index: int) -> Flag: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Flag]: ...
+    if TYPE_CHECKING:
+        @overload
+        def __getitem__(self, index: int) -> Flag: ...
+        @overload
+        def __getitem__(self, index: slice) -> Sequence[Flag]: ...
+
     def __getitem__(self, index: int | slice) -> Flag | Sequence[Flag]:
         return self._matches()[index]
 

@@ -47,12 +47,14 @@ Deterministic: fixed iteration order, no hashing, no time.
 
 from __future__ import annotations
 
-from typing import Any, Final
-
 from pressmark.markdown._score import LINK_HEAVY, PROSE_BLOCK, PROSE_LINKS
 from pressmark.markdown._sections import CARD_MAX
 from pressmark.markdown._sections import CARD_MIN_RUN as GROUP_MIN
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 KINDS: Final = ("thread", "listing", "documentation", "product", "application", "article",
                 "other")

@@ -26,13 +26,15 @@ Deterministic: every signal reads the tree only.
 
 from __future__ import annotations
 
-from typing import Final
-
 from pressmark.markdown import _text_rules
 from pressmark.markdown._kinds import is_control
 from pressmark.markdown._score import LONG_BLOCK
 from pressmark.markdown._sections import heading_of
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Final
 
 # (``Final``: compiled code reads a constant directly)
 LINK_DENSE: Final = 0.6       # link share of a block's text above which the link rule weighs it

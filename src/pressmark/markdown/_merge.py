@@ -9,12 +9,14 @@ what they leave out of the new region is marked ``outside_main``.
 
 from __future__ import annotations
 
-from typing import Final
-
 from pressmark.markdown import _text_rules
 from pressmark.markdown._score import PROSE_BLOCK
 from pressmark.markdown._sections import heading_of
 from pressmark.markdown._tree import Node
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Final
 
 SIBLING_SHARE: Final = 0.2    # a sibling scoring this share of the pick's score joins it
 SIBLING_PROSE: Final = 0.6    # ... as does one whose text is at least this share prose

@@ -23,11 +23,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from pressmark.markdown._dom import Tree
 from pressmark.markdown._lazy_re import LazyPattern
 from pressmark.markdown._rawcut import RawCut
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_STATE_CHARS = 2_000_000
 

@@ -23,9 +23,11 @@ slug (its text lower-cased, runs of other characters as ``-``; GitHub's
 
 from __future__ import annotations
 
-from typing import Final
-
 from pressmark.markdown._tree import Node
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Final
 
 # (variation selectors ask for the emoji or text form of the symbol before them)
 _SYMBOLS: Final = frozenset(("¶", "§", "#", "🔗", "⚓"))

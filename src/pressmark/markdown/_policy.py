@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
 
 from pressmark._errors import PressmarkError
 
-POLICY_VERSION = "pressmark-md/3.0"
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Literal
 
-ImageMode = Literal["markdown", "alt", "drop"]
+    ImageMode = Literal["markdown", "alt", "drop"]
+
+
+POLICY_VERSION = "pressmark-md/3.0"
 
 
 class MarkdownError(PressmarkError):

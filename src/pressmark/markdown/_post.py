@@ -7,7 +7,6 @@ so that they are compiled: they walk every block of every page.
 from __future__ import annotations
 
 import re
-from typing import Final
 
 from pressmark.markdown._blocks import (
     Block,
@@ -27,6 +26,10 @@ from pressmark.markdown._render import Placed
 from pressmark.markdown._result import Provenance, Structure
 from pressmark.markdown._select import LONG_BLOCK, Selection
 from pressmark.markdown._text_rules import SENTENCE_END, is_word
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Final
 
 # A line that opens with a byline or a label: "By ..." and its translations, "Autor: ...",
 # a participle that labels a date ("Publicado: ..."; only opening the line, where it is

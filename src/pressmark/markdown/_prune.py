@@ -24,7 +24,6 @@ Deterministic: no hashing or unordered iteration decides anything.
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Final
 
 from pressmark.markdown import _boilerplate
 from pressmark.markdown._lazy_re import LazyPattern
@@ -33,6 +32,10 @@ from pressmark.markdown._prune_said import Pass, block_hash, collapsed_hash, inl
 from pressmark.markdown._score import LINK_HEAVY, LONG_BLOCK, PROSE_BLOCK, PROSE_LINKS
 from pressmark.markdown._sections import section_marks
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node, precedes
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Final
 
 # (the block hashes live beside the rule that reads them; re-exported for their users)
 __all__ = ["block_hash", "collapsed_hash", "drop_comments", "prune"]

@@ -18,11 +18,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection
-from typing import Final
 
 from pressmark.markdown import _kinds, _text_rules
 from pressmark.markdown._lazy_re import LazyPattern
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Final
 
 # CPython's own SHA-256 (as ``random`` takes its SHA-512): the same digest, and no OpenSSL
 # loaded by every start-up of the command line, as hashlib would. (Not behind

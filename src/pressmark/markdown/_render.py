@@ -10,8 +10,6 @@ would merge into one list otherwise).
 
 from __future__ import annotations
 
-from typing import Final
-
 from pressmark.markdown import _escape
 from pressmark.markdown._blocks import (
     Block,
@@ -24,6 +22,10 @@ from pressmark.markdown._blocks import (
     Rule,
     Table,
 )
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Final
 
 # A top-level block and its ``[start, end)`` character span in the Markdown. A plain
 # tuple, not a class: one is made per block of every page, and a tuple is built in C.

@@ -4,23 +4,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
 
 from pressmark.markdown._blockmap import BlockMap
 from pressmark.markdown._metadata import PageMetadata
 from pressmark.markdown._prune import collapsed_hash
 from pressmark.markdown._validate import ValidationReport
 
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any, Protocol
 
-class ReadinessFacts(Protocol):
-    """What the renderer knows about readiness (``ReadinessReport`` fits)."""
+    class ReadinessFacts(Protocol):
+        """What the renderer knows about readiness (``ReadinessReport`` fits): a type for
+        mypy only, as the renderer's report is any object with these three."""
 
-    @property
-    def passed(self) -> bool: ...
-    @property
-    def reason(self) -> str: ...
-    @property
-    def elapsed_ms(self) -> float: ...
+        @property
+        def passed(self) -> bool: ...
+        @property
+        def reason(self) -> str: ...
+        @property
+        def elapsed_ms(self) -> float: ...
 
 
 def _dumps(value: Any) -> str:

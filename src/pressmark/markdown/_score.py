@@ -37,10 +37,13 @@ says what it measures.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Final
 
 from pressmark.markdown import _boilerplate, _text_rules
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Document, Node
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Final
 
 # (``Final``: compiled code reads a constant directly, a module global is a dictionary
 # look-up at every use, and the loops below run per element of every page)

@@ -8,10 +8,12 @@ link (``teaser_cards``), and what follows a heading such as "Related" or "Most r
 
 from __future__ import annotations
 
-from typing import Final
-
 from pressmark.markdown import _text_rules
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Final
 
 # (``Final``: compiled code reads a constant directly, where a module global is a dictionary
 # look-up at every use)

@@ -23,7 +23,6 @@ region.
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Final
 
 from pressmark.markdown._kinds import PageKind, classify
 from pressmark.markdown._merge import is_article, join_data, merge_siblings
@@ -31,6 +30,10 @@ from pressmark.markdown._prune import block_hash, drop_comments, prune
 from pressmark.markdown._score import LONG_BLOCK, script_scale, weigh
 from pressmark.markdown._settle import BETTER, kept, landmark, reset, suspect
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Document, Node, precedes
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = ["LONG_BLOCK", "Selection", "block_hash", "script_scale", "select"]
 

@@ -15,10 +15,12 @@ in a fixed order and a tie keeps the earlier one.
 
 from __future__ import annotations
 
-from typing import Final
-
 from pressmark.markdown._score import LINK_HEAVY, PROSE_BLOCK, PROSE_LINKS
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Final
 
 # The first answer is suspect when it keeps less than this share of the page's longest run
 # of prose (navigation mass must never outweigh a long run of prose: if one was passed

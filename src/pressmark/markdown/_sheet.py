@@ -44,10 +44,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Final
 
 from pressmark.markdown._lazy_re import LazyPattern
 from pressmark.markdown._rawcut import body_text
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Final
 
 Piece = str | tuple[bytes, int, int]
 """A style element's text: as it is, or a body the page holds as UTF-8 (``_rawcut``)."""

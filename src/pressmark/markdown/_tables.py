@@ -31,8 +31,6 @@ Rules (``tests/unit/markdown/test_tables.py`` and the golden files pin each one)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
-
 from pressmark.markdown import _escape
 from pressmark.markdown._blocks import (
     Block,
@@ -47,7 +45,10 @@ from pressmark.markdown._blocks import (
 )
 from pressmark.markdown._tree import HEADINGS, Node
 
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
 if TYPE_CHECKING:
+    from typing import Final
+
     from pressmark.markdown._convert import Converter
 
 MAX_GRID_COLS: Final = 64      # columns of one pipe table

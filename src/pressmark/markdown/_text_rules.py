@@ -14,10 +14,13 @@ compile at every start of the command line.
 from __future__ import annotations
 
 import re
-from typing import Final
 
 from pressmark.markdown._escape import printable
 from pressmark.markdown._lazy_re import LazyPattern
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Final
 
 # (``Final``: compiled code reads a constant directly, a module global is a dictionary
 # look-up at every use, and the loops below run per element of every page)

@@ -28,13 +28,15 @@ names end up in the evidence.
 
 from __future__ import annotations
 
-from typing import Any, Final, cast
-
 from pressmark.markdown._boilerplate import id_rule, words_rule
 from pressmark.markdown._bounded import parse_page
 from pressmark.markdown._dom import HIDING, INFO_BITS, NAMED, ROLE, Tree
 from pressmark.markdown._hidden import HiddenWatch, has_style, read_sheet
 from pressmark.markdown._rawcut import RawCut
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 _DROP: Final = frozenset((
     "script", "style", "noscript", "template", "head", "title", "meta", "link", "base", "svg",
@@ -134,7 +136,7 @@ class Node:
         if node is not self:
             return node.text()
         if not self.elems:  # only strings below (most calls): the walk would join them
-            return " ".join("".join(cast("list[str]", self.children)).split())
+            return " ".join("".join(self.children).split())  # type: ignore[arg-type]
         out: list[str] = []
         stack: list[Node | str] = [self]
         blocks = BLOCK_TAGS

@@ -48,13 +48,16 @@ import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
 
 from pressmark.egress import EgressDenied
 from pressmark.markdown._chrome import ChromeReading
 from pressmark.markdown._completeness import ProseFacts
 from pressmark.markdown._policy import ConversionPolicy
 from pressmark.markdown._screen import MAX_ELEMENTS, MAX_TEXT_CHARS
+
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 
 @functools.cache

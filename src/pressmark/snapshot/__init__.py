@@ -14,11 +14,10 @@ format at start-up.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from pressmark._lazy import lazy_exports
 from pressmark.snapshot._charset import decide_charset, decode_text_body, text_encoding
 
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
 if TYPE_CHECKING:
     from pressmark.snapshot._errors import InvalidSnapshot, InvalidSourceRef, SnapshotError
     from pressmark.snapshot._kind import classify_content_type

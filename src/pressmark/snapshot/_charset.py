@@ -30,12 +30,15 @@ import codecs
 import functools
 import re
 from dataclasses import dataclass
-from typing import Literal
 
 from pressmark.snapshot._labels import codec_for, lookup_encoding
 from pressmark.snapshot._prescan import prescan_meta_charset
 
-CharsetSource = Literal["header", "meta", "bom", "default"]
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Literal
+
+    CharsetSource = Literal["header", "meta", "bom", "default"]
 
 _BOMS: tuple[tuple[bytes, str, str], ...] = (
     (codecs.BOM_UTF8, "UTF-8", "utf-8"),

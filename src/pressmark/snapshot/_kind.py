@@ -9,9 +9,12 @@ else ``binary``.
 
 from __future__ import annotations
 
-from typing import Literal
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Literal
 
-ContentKind = Literal["html", "xml", "json", "text", "binary"]
+    ContentKind = Literal["html", "xml", "json", "text", "binary"]
+
 
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 _XML_TYPES = frozenset({"text/xml", "application/xml", "image/svg+xml"})

@@ -27,17 +27,20 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from json.encoder import encode_basestring_ascii as _q
-from typing import Any, Final, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
 from pressmark.snapshot._charset import (
-    CharsetSource,
     decide_charset,
     decode_text_body,
     decode_warnings,
 )
 from pressmark.snapshot._errors import InvalidSnapshot
-from pressmark.snapshot._kind import ContentKind, classify_content_type
+from pressmark.snapshot._kind import classify_content_type
 from pressmark.snapshot._time import format_timestamp, is_canonical_timestamp, utc_now_iso
+
+if TYPE_CHECKING:
+    from pressmark.snapshot._charset import CharsetSource
+    from pressmark.snapshot._kind import ContentKind
 
 HashBasis = Literal["bytes", "decoded-utf8"]
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from pressmark.snapshot import Snapshot, new_snapshot
-from pressmark.snapshot._kind import ContentKind
+
+TYPE_CHECKING = False  # mypy reads it
+if TYPE_CHECKING:
+    from pressmark.snapshot._kind import ContentKind
 
 _MIME: dict[str, str] = {
     "html": "text/html; charset=utf-8",
