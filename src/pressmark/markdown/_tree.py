@@ -327,7 +327,8 @@ def _build(tree: Tree, lex_root: Any, root: Node, nodes: list[Node], skipped: se
     limit = _ChromeLimit(tree, lex_root, cut)
     # the names ``HiddenWatch.wants`` asks of an element (inline): hiding attributes, and
     # class or id when the page's sheets hide by them
-    wanted = HIDING | NAMED if watch.sheet is not None else HIDING
+    sheet = watch.sheet
+    wanted = HIDING | NAMED if sheet is not None else HIDING
     while stack:
         lex, parent = stack.pop()
         summary_only = parent.tag == "details" and "open" not in parent.attrs
@@ -348,7 +349,9 @@ def _build(tree: Tree, lex_root: Any, root: Node, nodes: list[Node], skipped: se
             if summary_only and tag != "summary":
                 continue
             if info & wanted:
-                why = watch.reason(tag, attrs, parent)
+                # (without a hiding attribute only the sheets' rules can hide it)
+                why = watch.reason(tag, attrs, parent) if info & HIDING or sheet is None \
+                    else sheet.reason(tag, attrs)
                 if why is not None:  # left out, and noted (``_hidden``)
                     watch.note(parent, tag, info >> INFO_BITS, why, child, attrs=attrs)
                     if not watch.keep:
