@@ -47,7 +47,7 @@ Deterministic: fixed iteration order, no hashing, no time.
 
 from __future__ import annotations
 
-from pressmark.markdown._score import LINK_HEAVY, PROSE_BLOCK, PROSE_LINKS
+from pressmark.markdown._score import ARTICLE_RUN, LINK_HEAVY, PROSE_BLOCK, PROSE_LINKS
 from pressmark.markdown._sections import CARD_MAX
 from pressmark.markdown._sections import CARD_MIN_RUN as GROUP_MIN
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
@@ -69,8 +69,7 @@ CONTROL_PARTS: Final = 2
 # class name; a teaser card holds ``_sections.CARD_MAX`` chars at most, as a teaser row's
 
 # --- from signals to evidence (each score is in [0, 1]) ------------------------------
-# article: a run of prose this long is an article's body (two or three paragraphs)
-ARTICLE_RUN: Final = 600
+# article: a run of prose ``_score.ARTICLE_RUN`` chars long is an article's body
 # listing: entries against running text. A page whose entries outweigh its prose
 # ``LISTING_RATIO`` times over is a listing in full; a page of teaser cards too
 # (``CARDS_FULL`` of them make it certain)

@@ -26,9 +26,10 @@ _ENTRY_TAGS: Final = frozenset(("dl", "table", "ul", "ol"))
 DATA_LINKS: Final = 0.2  # link share up to which a sibling's table or list of terms is data
 DATA_SHARE: Final = 0.5  # share of a sibling's text in tables and term lists that makes it data
 NOTES_MIN: Final = 2     # ids the body links to that make a block its notes, not a "top" anchor
+TEXT_BLOCKS: Final = 2   # prose blocks side by side that make text going on, not a box
 
 
-def merge_siblings(chosen: Node, scale: float) -> Node:
+def merge_siblings(chosen: Node, scale: float, story: bool = False) -> Node:
     """The parent, when ``chosen``'s siblings carry more of the same body.
 
     An article split into sibling sections (``<section>`` per heading, a lead block
@@ -40,6 +41,11 @@ def merge_siblings(chosen: Node, scale: float) -> Node:
     or more of the ids the body links to by fragment (footnotes, a reference list: a
     reader follows the body's own links there). The rest, and any sibling a
     boilerplate rule matched, is left out (``outside_main``), so widening adds no chrome.
+
+    ``story``: the pick holds the page's headline and its longest run of prose. A prose
+    sibling then joins only when its text goes on as a story's does, two paragraphs side
+    by side (``_goes_on_as_text``): a sidebar's column of teasers, a bio and a disclaimer
+    is prose in boxes of one paragraph each, beside the story, not part of it.
     """
     if chosen.score <= 0:
         return chosen
@@ -75,12 +81,29 @@ def merge_siblings(chosen: Node, scale: float) -> Node:
             continue  # headers, standfirsts, author boxes: short, and not the body
         if kind is not None and not (kind & _kind(node)):
             continue
-        if node.score >= floor or node.prose >= SIBLING_PROSE * node.text_len:
+        if (node.score >= floor or node.prose >= SIBLING_PROSE * node.text_len) \
+                and not (story and not _goes_on_as_text(node)):
             joined.append(node)
     joined.extend(_headed_parts(parent.elems, base))
     if not joined:
         return chosen
     return _join(parent, base, joined)
+
+
+def _goes_on_as_text(node: Node) -> bool:
+    """Some element of the subtree has two prose blocks among its children: paragraphs
+    side by side (a block's own prose: its prose less its children's)."""
+    for inner in node.iter():
+        blocks = 0
+        for child in inner.elems:
+            below = 0
+            for grandchild in child.elems:
+                below += grandchild.prose
+            if child.prose > below:
+                blocks += 1
+        if blocks >= TEXT_BLOCKS:
+            return True
+    return False
 
 
 def _join(parent: Node, base: Node, joined: list[Node]) -> Node:

@@ -66,6 +66,15 @@ CHROME_WEIGHT: Final = 0.25
 # wrapper, hence "nearly all")
 WRAPPER_SHARE: Final = 0.6
 WRAPPER_PROSE: Final = 0.9
+# The story's run of prose: paragraphs side by side in one parent (names ignored), in the
+# nearest container of the page's headline (its ``<h1>`` that the title names) holding a
+# run this long, an article's body (two or three paragraphs; ``_kinds`` reads an article
+# by it too). A chrome-named element around that run is the story's wrapper: a class word
+# that is a post's taxonomy term ("topics-markets") or a layout's ("rail-tall__side")
+# must not make chrome of the story, whatever share of the page's prose a sidebar, a
+# footer's disclaimer or teasers beside it hold. A landmark (``<aside>``, ``<nav>``,
+# ``<footer>``, their roles) is the page's own word: it stays chrome.
+ARTICLE_RUN: Final = 600
 # A chrome-named "place" (a sidebar, an overlay, a footer: ``_boilerplate.PLACE_RULES``)
 # holding this share of the page's prose, and at least PLACE_MIN chars of it, is the
 # content's container (single-page apps open whole articles in a "modal")
@@ -132,10 +141,11 @@ def script_scale(doc: Document) -> float:
     return HANGUL_SCALE if _count(counts, _HANGUL) >= floor else 1.0
 
 
-def weigh(doc: Document, scale: float) -> list[bool]:
+def weigh(doc: Document, scale: float, headline: Node | None = None) -> list[bool]:
     """Score every element (``Node.score``, ``pos``, ``prose``, ``entry``, ``bad``);
-    returns, by node index, whether the element is chrome or inside chrome."""
-    inchrome = _mark_chrome(doc, scale)
+    returns, by node index, whether the element is chrome or inside chrome.
+    ``headline`` is the page's headline (``_select._headline``), if found."""
+    inchrome = _mark_chrome(doc, scale, headline)
     for node in reversed(doc.nodes):  # children first
         weight = 0.0
         positive = 0.0
@@ -236,13 +246,13 @@ def _first_char(node: Node) -> str:
     return ""
 
 
-def _mark_chrome(doc: Document, scale: float) -> list[bool]:
+def _mark_chrome(doc: Document, scale: float, headline: Node | None) -> list[bool]:
     """``Node.bad`` for every element (the boilerplate rule it stands for, if any) and,
     by node index, whether it is chrome or inside chrome."""
     inchrome: list[bool] = [False] * len(doc.nodes)
     tag_rules = _boilerplate.TAG_RULES
     raw = _raw_prose(doc, scale)
-    page = _Page(doc.body, raw[0])
+    page = _Page(doc.body, raw, headline)
     for node in doc.nodes:  # parents first
         # ``match`` reads the tag, then role, id and class only: links and images carry
         # other attributes, and most are spared the call
@@ -261,11 +271,14 @@ def _mark_chrome(doc: Document, scale: float) -> list[bool]:
 class _Page:
     """The page-wide yardsticks ``chrome_rule`` measures an element against."""
 
-    __slots__ = ("prose", "text")
+    __slots__ = ("headline", "prose", "raw", "story", "text")
 
-    def __init__(self, body: Node, prose: int) -> None:
-        self.prose = prose                             # raw prose chars (names ignored)
+    def __init__(self, body: Node, raw: list[int], headline: Node | None) -> None:
+        self.prose = raw[0]                            # raw prose chars (names ignored)
         self.text = body.text_len
+        self.raw = raw  # each subtree's raw prose chars, by node index
+        self.headline = headline
+        self.story: Node | bool | None = False  # ``_story_run``, read once when needed
 
 
 def chrome_rule(node: Node, rule: str, raw: int, page: _Page, scale: float) -> str | None:
@@ -275,8 +288,11 @@ def chrome_rule(node: Node, rule: str, raw: int, page: _Page, scale: float) -> s
       prose in its child blocks, not as a text of its own (a footer's one long copyright
       line wraps nothing), unless it is a navigation or side landmark without prose
       beside ``SIDE_REST`` chars of the page (a short page's sidebar);
+    - the story's wrapper: it holds the story's run of prose (``_story_run``: under the
+      page's headline, as long as an article's body), unless a landmark or hidden;
     - a place full of prose (``PLACE_SHARE``, ``PLACE_MIN``), for the rules that name a
-      place rather than a kind of content;
+      place rather than a kind of content, unless the story is elsewhere (a footer's
+      disclaimer or a sidebar's bio outweighing a short post is still chrome);
     - an inline element that is a few words of a sentence (``_in_running_text``);
     - a rule that means chrome on a thread only (``_boilerplate.THREAD_RULES``).
     """
@@ -288,6 +304,16 @@ def chrome_rule(node: Node, rule: str, raw: int, page: _Page, scale: float) -> s
                 raw == 0 and rule in _SIDE_RULES and page.text - node.text_len >= SIDE_REST
                 and _boilerplate.landmark_chrome(node)):
         return None
+    if page.headline is not None and raw * scale >= ARTICLE_RUN and rule not in _NAMED_HIDDEN:
+        if page.story is False:
+            page.story = _story_run(page, ARTICLE_RUN / scale)
+        story = page.story
+        if isinstance(story, Node):
+            if _holds(node, story):
+                if not _boilerplate.landmark_chrome(node):
+                    return None
+            elif not _holds(story, node):
+                return rule  # beside the story: a place full of prose is no container
     if rule in _boilerplate.PLACE_RULES and raw >= PLACE_SHARE * page.prose \
             and raw * scale >= PLACE_MIN:
         return None
@@ -341,6 +367,13 @@ def _in_running_text(node: Node, rule: str) -> bool:
         block.own_len >= PROSE_BLOCK and node.text_len <= INLINE_SHARE * block.own_len)
 
 
+def _holds(node: Node, inner: Node) -> bool:
+    """``inner`` is in ``node``'s subtree (itself included)."""
+    while inner.depth > node.depth and inner.parent is not None:
+        inner = inner.parent
+    return inner is node
+
+
 def _raw_prose(doc: Document, scale: float) -> list[int]:
     """Prose chars per subtree, chrome names ignored (by node index; body first)."""
     raw = [0] * len(doc.nodes)
@@ -354,3 +387,46 @@ def _raw_prose(doc: Document, scale: float) -> list[int]:
             value += raw[child.idx]
         raw[node.idx] = value
     return raw
+
+
+def _run(node: Node, raw: list[int]) -> int:
+    """Prose chars of the prose blocks among ``node``'s children (a block's own prose: its
+    subtree's less its children's), names ignored: a run of paragraphs side by side."""
+    run = 0
+    for child in node.elems:
+        own = raw[child.idx]
+        for grandchild in child.elems:
+            own -= raw[grandchild.idx]
+        run += own
+    return run
+
+
+def _story_run(page: _Page, floor: float) -> Node | None:
+    """The parent of the story's run of prose: the longest run (prose blocks side by side
+    in one parent, names ignored) of at least ``floor`` chars inside the nearest ancestor
+    of the headline below ``<body>`` that holds one; None without such a run.
+
+    Each step up reads only the subtrees it adds (the siblings of the previous step), so
+    the climb reads each element once at most.
+    """
+    raw = page.raw
+    prev = page.headline
+    step = prev.parent if prev is not None else None
+    while step is not None and step.parent is not None:  # (never the body)
+        best: Node | None = None
+        best_run = 0
+        for top in step.elems:
+            if top is prev:
+                continue
+            for inner in top.iter():
+                run = _run(inner, raw)
+                if run > best_run and run >= floor:  # (">": the first among equals)
+                    best, best_run = inner, run
+        run = _run(step, raw)
+        if run > best_run and run >= floor:
+            best = step
+        if best is not None:
+            return best
+        prev = step
+        step = step.parent
+    return None

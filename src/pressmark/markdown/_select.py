@@ -91,11 +91,12 @@ def select(doc: Document, *, hints: Collection[str] = (), schema: str = "",
     """The main region of ``doc``, pruned; ``schema`` the kind the page declares
     (``_kinds.declared_kind``), ``title`` its title (``og:title`` or ``<title>``)."""
     scale = script_scale(doc)
-    inchrome = weigh(doc, scale)
-    kind = classify(doc.nodes, inchrome, scale, schema)
     headline = _headline(doc, title)
-    selection = _extract(doc, _scope(_pick(doc, kind.name, headline), kind.name), hints, scale,
-                         kind=kind, headline=headline)
+    inchrome = weigh(doc, scale, headline)
+    kind = classify(doc.nodes, inchrome, scale, schema)
+    story = kind.run_at if kind.name == "article" else None
+    selection = _extract(doc, _scope(_pick(doc, kind.name, headline, story), kind.name), hints,
+                         scale, kind=kind, headline=headline)
     selection.kind = kind
     selection.scale = scale
     if "kept_listing" in selection.rules:
@@ -120,7 +121,12 @@ def _extract(doc: Document, chosen: Node, hints: Collection[str], scale: float, 
         chosen = chosen.parent  # a table's body is not a block of its own: the table is
     widened = chosen if headline is not None and _inside(headline, chosen) \
         else _widen_for_recall(doc, chosen, scale)
-    merged = merge_siblings(chosen, scale) if widened is chosen else chosen
+    # the story under the headline, whole in the pick: what beside it joins must go on as
+    # text does (``_merge``), not be a column of one-paragraph boxes
+    story = kind.run_at if kind.name == "article" and headline is not None \
+        and kind.run_at is not None and _inside(headline, chosen) \
+        and _inside(kind.run_at, chosen) else None
+    merged = merge_siblings(chosen, scale, story is not None) if widened is chosen else chosen
     widened = merged if widened is chosen else widened
     region = join_data(chosen) if widened is chosen else widened
     selection = Selection(root=region, selectors=[region.css_path()])
@@ -193,7 +199,7 @@ def region_score(node: Node, kind: str) -> float:
     return node.score
 
 
-def _pick(doc: Document, kind: str, headline: Node | None) -> Node:
+def _pick(doc: Document, kind: str, headline: Node | None, story: Node | None) -> Node:
     """The container with the highest ``region_score`` (ties: the deeper), or the anchor
     inside it that keeps nearly all of it; when nothing scores, the main landmark.
 
@@ -203,6 +209,9 @@ def _pick(doc: Document, kind: str, headline: Node | None) -> Node:
     other scores ``HEADLINE_BOOST`` times as much. So it does when the best container
     holds it and gains its score around it (the page's body, summing a short post with
     a sidebar's bio and disclaimer), unless the text goes on beside it (``_goes_on``).
+    On an article it wins whatever the other scores when it holds the page's longest run
+    of prose (``story``, ``_kinds``): what beside it outscores it is many boxes of a
+    paragraph each (teasers, a bio, a disclaimer), none of them a story.
     """
     best = doc.body
     best_score = region_score(best, kind)
@@ -220,7 +229,8 @@ def _pick(doc: Document, kind: str, headline: Node | None) -> Node:
         # what the pick holds besides the headline's body: all of it, or (around it) the
         # rest: a sidebar's bio and disclaimer, a site description beside a short post
         other = best_score - own if _inside(under, best) else best_score
-        if HEADLINE_BOOST * own >= other and not _goes_on(under, best):
+        if (HEADLINE_BOOST * own >= other or (story is not None and _inside(story, under))) \
+                and not _goes_on(under, best):
             best, best_score = under, own
     # the anchor inside the pick that keeps the most of its score, the first in document
     # order among equals. Not a walk of the pick's subtree: its elements were created

@@ -257,3 +257,50 @@ def test_a_table_between_parts_of_the_body_is_the_body_too() -> None:
     assert "merged_siblings" in result.evidence.boilerplate_rules_used
     assert "Section number" not in markdown
     assert "First 0." in markdown and "| 2003 | Entry 3 |" in markdown and "Second 2." in markdown
+
+
+# The page's own prose beside a story, none of it the story: teaser cards, an author bio,
+# a disclaimer (``bench/extraction_robustness.py``'s "sidebar" and "short" variants)
+BIO = ("Our editor writes about markets, food and travel, and has worked as a reporter for "
+       "many years before joining the team. She lives near the coast with her family. ")
+LEGAL = ("The information on this site is provided for general purposes only and is no "
+         "professional advice. Some links on this page are affiliate links; opinions are "
+         "the contributors' own and not the publisher's. All rights reserved. ")
+
+
+def _side_column() -> str:
+    cards = "".join(
+        f"<div class='card'><h3><a href='/story/{i}'>Another story number {i}</a></h3>"
+        f"<p>Teaser {i}. {PARA}{PARA}</p><a href='/story/{i}'>Read more</a></div>"
+        for i in range(5))
+    return (f"<div class='col'>{cards}<div class='about'><h3>About the author</h3>"
+            f"<p>{BIO * 2}</p></div><div class='note'>{LEGAL * 2}</div></div>")
+
+
+def test_a_story_named_by_its_taxonomy_class_beats_a_longer_sidebar() -> None:
+    # "topics-markets" reads as a tags box; the sidebar beside it holds more prose than
+    # the post, so the post's article no longer holds "nearly all the prose" of the page:
+    # the headline and the run of paragraphs under it say it is the story's wrapper, and
+    # the story (the longest run) wins over the sidebar's boxes, twice its prose or not
+    page = ("<html><head><title>Markets rally on the news</title></head><body>"
+            "<div class='wrap'><article class='post topics-markets'>"
+            "<h1>Markets rally on the news</h1>"
+            f"<div class='text'>{_p('Post', 3)}</div></article>{_side_column()}</div>"
+            "</body></html>")
+    result = to_markdown(page)
+    assert "Post 0." in result.markdown and "Post 2." in result.markdown
+    assert "Teaser 0." not in result.markdown and "affiliate" not in result.markdown
+
+
+def test_a_short_story_in_a_rail_layout_beats_the_footer_disclaimer() -> None:
+    # the story's column is named for the layout ("rail"): chrome, were it not around the
+    # run of paragraphs under the headline; the footer's disclaimer is longer than the
+    # story, more than half the page's prose: a place so full of prose would be content
+    page = ("<html><head><title>A short update</title></head><body>"
+            "<div class='page-rail'><h1>A short update</h1>"
+            f"<div class='page-rail__side'><div class='body-text'>{_p('Brief', 3)}</div></div>"
+            f"</div><footer><div class='legal'><p>{LEGAL * 3}</p>"
+            f"<p>{LEGAL * 2}</p></div></footer></body></html>")
+    result = to_markdown(page)
+    assert "Brief 0." in result.markdown and "Brief 2." in result.markdown
+    assert "affiliate" not in result.markdown
