@@ -342,7 +342,7 @@ def _cut_point(truth: str) -> int | None:
 def _truncate_at(root: etree._Element, tok: Token) -> None:
     """Cut the text holding ``tok`` just after it; remove everything after it in ``root``."""
     node = tok.node
-    setattr(node, tok.field, (getattr(node, tok.field) or "")[:tok.end])
+    setattr(node, tok.field, _NOT_XML.sub("", (getattr(node, tok.field) or "")[:tok.end]))
     if tok.field == "text":  # the word is inside ``node``: its children and tail follow it
         for child in list(node):
             node.remove(child)
@@ -474,7 +474,11 @@ def run_variant(ev: ModuleType, base: list, name: str, cache) -> tuple[list, int
     made = []
     skipped = 0
     for i, page in enumerate(base):
-        out = make_variant(name, page, _others(base, i))
+        try:
+            out = make_variant(name, page, _others(base, i))
+        except ValueError as exc:  # lxml refuses a text the page holds: skipped, and said
+            print(f"warning: {name} of {page.split}/{page.id}: {exc}", file=sys.stderr)
+            out = None
         if out is None:
             skipped += 1
             continue
@@ -557,7 +561,10 @@ def report(ev: ModuleType, rows: list[Row], skipped: dict[str, int], worst: int,
             f1s = " ".join(f"{r.f1[n]:.2f}({c.f1[n] if c else float('nan'):.2f})"
                            for n in names)
             i = next(i for i, p in enumerate(base) if (p.split, p.id) == (r.split, r.id))
-            made = make_variant(v, base[i], _others(base, i))  # deterministic: as scored
+            try:
+                made = make_variant(v, base[i], _others(base, i))  # deterministic: as scored
+            except ValueError:
+                made = None
             why = evidence(made[0]) if made else ""
             print(f"  {f1s}  {r.split}/{r.id[:28]} [{r.kind}] tok {r.tokens['pressmark']}"
                   f"\n      {why}")
