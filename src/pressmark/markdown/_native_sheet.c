@@ -33,6 +33,7 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#include "_native_utf8.h"
 
 #if defined(__GNUC__)
 #define ALWAYS_INLINE inline __attribute__((always_inline))
@@ -483,27 +484,6 @@ static int read_piece(PyObject *item, piece_t *piece) {
     return 0;
 }
 
-/* The length of the UTF-8 character whose lead byte is s[i] (>= 0x80), or -1 where
- * bytes.decode("utf-8") refuses it (RFC 3629: no overlong forms, no surrogates, nothing
- * past U+10FFFF, nothing cut off). */
-static int utf8_size(const unsigned char *s, Py_ssize_t n, Py_ssize_t i) {
-    unsigned char c = s[i], low = 0x80, high = 0xBF;  /* the range of the byte after */
-    int more;
-    if (c >= 0xC2 && c <= 0xDF) more = 1;
-    else if (c == 0xE0) { more = 2; low = 0xA0; }
-    else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) more = 2;
-    else if (c == 0xED) { more = 2; high = 0x9F; }
-    else if (c == 0xF0) { more = 3; low = 0x90; }
-    else if (c >= 0xF1 && c <= 0xF3) more = 3;
-    else if (c == 0xF4) { more = 3; high = 0x8F; }
-    else return -1;
-    if (i + more >= n || s[i + 1] < low || s[i + 1] > high) return -1;
-    for (int k = 2; k <= more; k++) {
-        if ((s[i + k] & 0xC0) != 0x80) return -1;
-    }
-    return more + 1;
-}
-
 /* Copies a body held as UTF-8 into ``out`` as _rawcut reads it ("\r\n" and "\r" become
  * "\n", NUL U+FFFD), checking the UTF-8 on the way: the bytes written, or -1 when
  * bytes.decode("utf-8") would refuse them. Sixteen bytes at a time while they are ASCII
@@ -538,7 +518,7 @@ static Py_ssize_t copy_body(const unsigned char *in, Py_ssize_t n, unsigned char
             out[w++] = c;
             i++;
         } else {
-            int size = utf8_size(in, n, i);
+            int size = utf8_char_size(in, n, i);
             if (size < 0) return -1;
             memcpy(out + w, in + i, (size_t)size);
             w += size;
