@@ -113,6 +113,24 @@ static tag_kind classify(const char *name) {
 #define IS_ALPHA(c) (((c) >= 'a' && (c) <= 'z') || ((c) >= 'A' && (c) <= 'Z'))
 #define ASCII_LOWER(c) (((c) >= 'A' && (c) <= 'Z') ? (c) + 32 : (c))
 
+/* What ends a tag's name (space, "/", ">"), an attribute's name (those and "="), and
+ * an unquoted value (space, ">"), by character below U+0100, filled at import: the
+ * loops over names and values test one table entry a character, not five to eight
+ * comparisons (they read most of a page's markup). */
+enum { ENDS_TAG_NAME = 1, ENDS_ATTR_NAME = 2, ENDS_VALUE = 4, SPACE = 8 };
+static unsigned char CHAR_CLASS[256];
+#define CLASS_OF(c) ((c) < 256 ? CHAR_CLASS[(c)] : 0)
+
+static void index_classes(void) {
+    static const char spaces[] = "\t\n\f\r ";
+    for (const char *c = spaces; *c; c++) {
+        CHAR_CLASS[(unsigned char)*c] = ENDS_TAG_NAME | ENDS_ATTR_NAME | ENDS_VALUE | SPACE;
+    }
+    CHAR_CLASS['/'] = ENDS_TAG_NAME | ENDS_ATTR_NAME;
+    CHAR_CLASS['>'] = ENDS_TAG_NAME | ENDS_ATTR_NAME | ENDS_VALUE;
+    CHAR_CLASS['='] = ENDS_ATTR_NAME;
+}
+
 /* The raw-text bodies found so far (module doc: ``cuts``), four values each; filled
  * without the GIL, turned into a list after. */
 typedef struct {
@@ -302,17 +320,17 @@ static Py_ssize_t tag_end_##SUFFIX(const T *s, Py_ssize_t p, Py_ssize_t n,      
         if (c == '>') return p + 1;                                                      \
         if (++*attributes > max_attributes) return -1;                                   \
         p++; /* a name's first character may be "=" */                                   \
-        while (p < n && !IS_WS(s[p]) && s[p] != '/' && s[p] != '>' && s[p] != '=') p++;  \
-        while (p < n && IS_WS(s[p])) p++;                                                \
+        while (p < n && !(CLASS_OF(s[p]) & ENDS_ATTR_NAME)) p++;                         \
+        while (p < n && (CLASS_OF(s[p]) & SPACE)) p++;                                   \
         if (p >= n || s[p] != '=') continue;                                             \
         p++;                                                                             \
-        while (p < n && IS_WS(s[p])) p++;                                                \
+        while (p < n && (CLASS_OF(s[p]) & SPACE)) p++;                                   \
         if (p >= n) return n;                                                            \
         c = s[p];                                                                        \
         if (c == '"' || c == '\'') {                                                     \
             p = find_char_##SUFFIX(s, p + 1, n, c) + 1;                                  \
         } else if (c != '>') {                                                           \
-            while (p < n && !IS_WS(s[p]) && s[p] != '>') p++;                            \
+            while (p < n && !(CLASS_OF(s[p]) & ENDS_VALUE)) p++;                         \
         }                                                                                \
     }                                                                                    \
     return n;                                                                            \
@@ -371,15 +389,18 @@ static Py_ssize_t scan_##SUFFIX(const T *s, Py_ssize_t n, long max_attributes,  
             pos = lt + 1;                                                                \
             continue;                                                                    \
         }                                                                                \
-        int name_len = 0, ascii = 1;                                                     \
-        for (; p < n && !IS_WS(s[p]) && s[p] != '/' && s[p] != '>'; p++) {               \
-            T ch = s[p];                                                                 \
+        /* the name's end first; only a name short enough to be known is copied */      \
+        Py_ssize_t name_start = p;                                                       \
+        while (p < n && !(CLASS_OF(s[p]) & ENDS_TAG_NAME)) p++;                          \
+        int ascii = p - name_start <= NAME_MAX_CHARS;                                    \
+        int name_len = ascii ? (int)(p - name_start) : 0;                                \
+        for (int i = 0; i < name_len; i++) {                                             \
+            T ch = s[name_start + i];                                                    \
             if (ch >= 128) ascii = 0;                                                    \
-            else if (name_len < NAME_MAX_CHARS) name[name_len] = (char)ASCII_LOWER(ch);  \
-            name_len++;                                                                  \
+            name[i] = (char)ASCII_LOWER(ch);                                             \
         }                                                                                \
         tag_kind kind = {OTHER, 0};                                                      \
-        if (ascii && name_len <= NAME_MAX_CHARS) {                                       \
+        if (ascii) {                                                                     \
             name[name_len] = '\0';                                                       \
             kind = classify(name);                                                       \
         }                                                                                \
@@ -637,6 +658,7 @@ static struct PyModuleDef module_def = {
 
 PyMODINIT_FUNC PyInit__native_screen(void) {
     index_known();
+    index_classes();
     index_printable();
     return PyModule_Create(&module_def);
 }
