@@ -81,7 +81,7 @@ class Node:
     __slots__ = (
         "attrs", "bad", "blocky", "children", "chrome", "depth", "elems", "entry", "idx",
         "link_len", "nth", "own_len", "own_link", "parent", "pos", "prose", "removed", "score",
-        "tag", "text_len",
+        "tag", "text_len", "text_memo",
     )
     text_len: int
     link_len: int
@@ -112,6 +112,7 @@ class Node:
         self.elems: list[Node] = []   # the element children only
         self.removed: str | None = None  # rule that pruned it from the output
         self.chrome = 0               # text size of chrome children skipped while copying
+        self.text_memo: str | None = None  # ``text()``, once asked (the tree is not changed)
 
     def attr(self, name: str) -> str:
         value = self.attrs.get(name)
@@ -126,7 +127,17 @@ class Node:
         return " > ".join(reversed(parts))
 
     def text(self) -> str:
-        """Collapsed plain text of the subtree (pruned parts included)."""
+        """Collapsed plain text of the subtree (pruned parts included).
+
+        Built once per element and kept: selection, pruning and sections ask the same
+        blocks' texts again (a third of the characters built were built before), and the
+        copy is never changed once made (pruning only marks ``removed``)."""
+        text = self.text_memo
+        if text is None:
+            text = self.text_memo = self._build_text()
+        return text
+
+    def _build_text(self) -> str:
         node = self
         # wrappers around one element and no text of their own have its text (the space
         # a block adds at the ends is collapsed away): skipped, so asking every level of
@@ -194,11 +205,12 @@ class Document:
         pages (about a tenth of a batch's CPU). Without the cycle, reference counting frees
         the tree as soon as the last block lets go of it. The links up stay: a block's
         element still knows its ancestors, which the block map (``_blockmap``) reads as
-        its path when asked, and keeps alive only them.
+        its path when asked, and keeps alive only them, without their texts.
         """
         for node in self.nodes:
             node.children.clear()
             node.elems.clear()
+            node.text_memo = None
 
 
 # Chrome (landmark tags and roles, chrome-named class/id words; see ``_boilerplate``) is
