@@ -63,7 +63,6 @@ _PATH_UNSAFE: Final = re.compile(r'[^\x21-\x7e]|["#<>?`{}]')
 _QUERY_UNSAFE: Final = re.compile(r"[^\x21-\x7e]|[\"#<>']")
 _FRAGMENT_UNSAFE: Final = re.compile(r'[^\x21-\x7e]|["<>`]')
 _CONTROL: Final = re.compile(r"[\x00-\x1f\x7f]")
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _SIMPLE_DOMAIN: Final = re.compile(
     r"(?:[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?\.)*[a-z_](?:[a-z0-9_-]*[a-z0-9_])?"
 )
@@ -348,9 +347,26 @@ def parse_url(url: str) -> ParsedURL:
     return _parse_url(url)
 
 
+def _has_surrogate(text: str) -> bool:
+    """Does ``text`` hold a surrogate code point (U+D800 to U+DFFF)?
+
+    WHY not a regular expression: strict UTF-8 refuses exactly these code points, so one
+    C-level encode answers (and ``isascii`` first, in constant time, for most URLs). The
+    class ``[\\ud800-\\udfff]`` cost 2.2 M instructions to compile (``re`` visits each
+    of its 2,048 code points, twice), a fifth of what importing this module costs.
+    """
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def _parse_url(url: str) -> ParsedURL:
     text = url.strip(_C0_SPACE)
-    if _SURROGATE.search(text) is not None:  # not encodable: no browser could send it
+    if _has_surrogate(text):  # not encodable: no browser could send it
         raise _deny(INVALID_URL, None, "URL contains lone surrogate code points")
     if _CONTROL.search(text) is not None:
         text = text.translate(_TAB_NL)
