@@ -469,6 +469,38 @@ static Py_ssize_t collapsed_size(PyObject *text) {
     return size;
 }
 
+/* A text child's str. The whitespace between tags ("\n\t\t") is most of a page's text
+ * nodes, and the same few strings come back on every page: each gets one str object,
+ * found again by its bytes (a short run of ASCII spaces), where decoding made a new one
+ * per node; *gap says the text is such a run (its collapsed size is 0). */
+#define GAP_SLOTS 64
+#define GAP_MAX 32
+static PyObject *gap_cache[GAP_SLOTS];
+
+static PyObject *text_child(const lchar *s, size_t len, int *gap) {
+    *gap = 0;
+    if (len - 1 < GAP_MAX) { /* 1 to GAP_MAX bytes */
+        size_t hash = len;
+        for (size_t i = 0; i < len; i++) {
+            lchar c = s[i];
+            if (!(c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f')) {
+                return PyUnicode_DecodeUTF8((const char *)s, (Py_ssize_t)len, "replace");
+            }
+            hash = hash * 31 + c;
+        }
+        *gap = 1;
+        PyObject **slot = &gap_cache[hash % GAP_SLOTS];
+        if (*slot != NULL && (size_t)PyUnicode_GET_LENGTH(*slot) == len
+            && memcmp(PyUnicode_1BYTE_DATA(*slot), s, len) == 0) {
+            return Py_NewRef(*slot);
+        }
+        PyObject *text = PyUnicode_DecodeUTF8((const char *)s, (Py_ssize_t)len, "replace");
+        if (text != NULL) Py_XSETREF(*slot, Py_NewRef(text));
+        return text;
+    }
+    return PyUnicode_DecodeUTF8((const char *)s, (Py_ssize_t)len, "replace");
+}
+
 /* The element children's tags seen so far in one level, with their counts (nth). */
 typedef struct {
     PyObject *tag; /* borrowed: the interned name, alive in ``interned`` */
@@ -505,9 +537,10 @@ static PyObject *level(PyObject *module, PyObject *const *args, Py_ssize_t nargs
             size_t len = 0;
             lchar *text = lxb.text_content(child, &len);
             if (text == NULL) continue;
-            item = PyUnicode_DecodeUTF8((const char *)text, (Py_ssize_t)len, "replace");
+            int gap;
+            item = text_child(text, len, &gap);
             lxb.destroy_text(document, text);
-            if (item != NULL) own += collapsed_size(item);
+            if (item != NULL && !gap) own += collapsed_size(item);
         } else if (type == ELEMENT_NODE) {
             size_t len = 0;
             if (lxb.qualified_name(child, &len) == NULL) continue; /* selectolax: None */
