@@ -638,6 +638,52 @@ static PyObject *printable(PyObject *module, PyObject *text) {
     Py_RETURN_TRUE;
 }
 
+/* spread(text) -> (chars, wide): of t = "".join(text.split()), len(t) and
+ * len(t.encode("utf-8", "surrogatepass")) - len(t), without building t. WHY:
+ * _score.script_scale asks them of a few thousand characters of every page, to learn
+ * whether the page may be written in CJK or Hangul (then at least a fifth of its
+ * characters take three bytes); the split, the join and the encoding made three copies
+ * and a str per word for two numbers. Whitespace is str.isspace's (a table below U+0100,
+ * filled at import from the same database). */
+static unsigned char SPACE_LATIN1[256];
+
+static void index_spaces(void) {
+    for (Py_UCS4 c = 0; c < 256; c++) SPACE_LATIN1[c] = (unsigned char)Py_UNICODE_ISSPACE(c);
+}
+
+#define SPREAD(type, extra)                                                             \
+    for (Py_ssize_t i = 0; i < n; i++) {                                             \
+        type c = ((const type *)data)[i];                                            \
+        if (c < 256 ? !SPACE_LATIN1[c] : !Py_UNICODE_ISSPACE(c)) {                   \
+            chars++;                                                                 \
+            wide += (extra);                                                         \
+        }                                                                            \
+    }
+
+static PyObject *spread(PyObject *module, PyObject *text) {
+    (void)module;
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "spread(text: str)");
+        return NULL;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0) return NULL;
+#endif
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), chars = 0, wide = 0;
+    const void *data = PyUnicode_DATA(text);
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND:
+        SPREAD(Py_UCS1, c >= 0x80)
+        break;
+    case PyUnicode_2BYTE_KIND:
+        SPREAD(Py_UCS2, c >= 0x800 ? 2 : c >= 0x80)
+        break;
+    default:
+        SPREAD(Py_UCS4, c >= 0x10000 ? 3 : c >= 0x800 ? 2 : c >= 0x80)
+    }
+    return Py_BuildValue("(nn)", chars, wide);
+}
+
 static PyMethodDef methods[] = {
     {"scan", (PyCFunction)(void (*)(void))scan, METH_FASTCALL,
      "scan(text, max_attributes, max_formatting, cuts, max_select_work): start tags read, "
@@ -647,6 +693,9 @@ static PyMethodDef methods[] = {
      "Whether bytes.decode('utf-8') takes these bytes without an error."},
     {"printable", (PyCFunction)printable, METH_O,
      "str.isprintable(): ASCII sixteen bytes at a time, a table below U+0100."},
+    {"spread", (PyCFunction)spread, METH_O,
+     "spread(text) -> (chars, wide): len(t) and its UTF-8 bytes beyond one a character, "
+     "of t = ''.join(text.split())."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -660,5 +709,6 @@ PyMODINIT_FUNC PyInit__native_screen(void) {
     index_known();
     index_classes();
     index_printable();
+    index_spaces();
     return PyModule_Create(&module_def);
 }

@@ -43,6 +43,7 @@ from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Document, Node
 
 TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Final
 
 # (``Final``: compiled code reads a constant directly, a module global is a dictionary
@@ -115,6 +116,27 @@ def _count(counts: dict[str, int], ranges: tuple[tuple[str, str], ...]) -> int:
     return total
 
 
+def spread_in_python(text: str) -> tuple[int, int]:
+    """Of ``text`` without its whitespace, the characters and the bytes UTF-8 spends on
+    them beyond one each (``_native_screen.spread`` reads the same in C; the tests hold
+    the two to each other)."""
+    kept = "".join(text.split())
+    return len(kept), len(kept.encode("utf-8", "surrogatepass")) - len(kept)
+
+
+def _load_spread() -> Callable[[str], tuple[int, int]]:
+    try:
+        from pressmark.markdown._native_screen import spread  # noqa: PLC0415 (optional)
+    except ImportError:  # built without a C compiler
+        return spread_in_python
+    return spread
+
+
+# the sample's two sizes counted where they lie, when the C module is there: most pages
+# are decided by them, and the split, join and encoding built three copies to count
+_spread: Final = _load_spread()
+
+
 def script_scale(doc: Document) -> float:
     """How many alphabetic characters one character of this page's text is worth."""
     sample: list[str] = []
@@ -126,16 +148,17 @@ def script_scale(doc: Document) -> float:
                 size += len(child)
         if size >= DENSE_SAMPLE:
             break
-    text = "".join("".join(sample).split())
-    if not text:
+    joined = "".join(sample)
+    chars, wide = _spread(joined)
+    if not chars:
         return 1.0
-    floor = DENSE_SHARE * len(text)
+    floor = DENSE_SHARE * chars
     # Both classes lie above U+0800, and from there a character takes three bytes in
     # UTF-8: with fewer extra bytes than twice the floor, fewer than ``floor`` characters
-    # can be in either (one C-level encode instead of ``max`` and a count per character).
-    if len(text.encode("utf-8", "surrogatepass")) - len(text) < UTF8_WIDE * floor:
+    # can be in either (two sizes instead of ``max`` and a count per character).
+    if wide < UTF8_WIDE * floor:
         return 1.0
-    counts = Counter(text)
+    counts = Counter("".join(joined.split()))
     if _count(counts, _DENSE) >= floor:
         return DENSE_SCALE
     return HANGUL_SCALE if _count(counts, _HANGUL) >= floor else 1.0

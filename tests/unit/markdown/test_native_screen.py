@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from pressmark.markdown import _screen
 from pressmark.markdown._bounded import _bound
 from pressmark.markdown._escape import printable
+from pressmark.markdown._score import spread_in_python
 
 NATIVE = _screen.NATIVE
 UNSURE = -2
@@ -175,3 +176,28 @@ def test_printable_agrees_with_python_on_every_character() -> None:
 @given(st.text(max_size=80))
 def test_printable_agrees_with_python_on_any_text(text: str) -> None:
     assert printable(text) == text.isprintable()
+
+
+def test_spread_agrees_with_python_on_every_character() -> None:
+    """``spread`` stands in for ``_score.spread_in_python`` (the script scale's sample
+    sizes): every code point alone (whitespace or not, one to four UTF-8 bytes, lone
+    surrogates), beside spaces, and inside one- two- and four-byte strings."""
+    from pressmark.markdown._native_screen import spread
+
+    for code in range(0x110000):
+        char = chr(code)
+        assert spread(char) == spread_in_python(char), hex(code)
+        text = f" {char}\u3000x{char}\n"
+        assert spread(text) == spread_in_python(text), hex(code)
+    for text in ("", "   \n\t", "plain ASCII words " * 9, "caf\xe9\xa0 \x85na\xefve",
+                 "\u65e5\u672c\u8a9e\u306e\u6587\u7ae0\u3002 \ud55c\uad6d\uc5b4",
+                 "\U0001f600 x \ud800 \udfff", "\u2028\u2029\u202f\u205f\u3000\u1680"):
+        assert spread(text) == spread_in_python(text), text
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(max_size=80))
+def test_spread_agrees_with_python_on_any_text(text: str) -> None:
+    from pressmark.markdown._native_screen import spread
+
+    assert spread(text) == spread_in_python(text)
