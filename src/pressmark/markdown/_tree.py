@@ -61,6 +61,9 @@ BLOCK_TAGS: Final = frozenset((
 ))
 
 HEADINGS: Final = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
+# chars: the longest ``Node.text`` kept once built, the longest block the text rules read
+# (``_text_rules.COOKIE_MAX``): at most this much a copied element, whatever the page
+TEXT_MEMO_MAX: Final = 600
 
 
 class Node:
@@ -131,10 +134,15 @@ class Node:
 
         Built once per element and kept: selection, pruning and sections ask the same
         blocks' texts again (a third of the characters built were built before), and the
-        copy is never changed once made (pruning only marks ``removed``)."""
+        copy is never changed once made (pruning only marks ``removed``). Only a short
+        text is kept (``TEXT_MEMO_MAX``): the rules that ask again read short blocks, and
+        the texts of a deep nest of elements, each a little longer than the one inside,
+        must not all stay in memory at once."""
         text = self.text_memo
         if text is None:
-            text = self.text_memo = self._build_text()
+            text = self._build_text()
+            if len(text) <= TEXT_MEMO_MAX:
+                self.text_memo = text
         return text
 
     def _build_text(self) -> str:

@@ -91,3 +91,24 @@ def test_inline_nesting_past_the_cap_keeps_its_text() -> None:
                                                 for w in "hs"))
     markdown = to_markdown(page(f"<p>{spans('b', '<br>')}</p>"), policy=CONVERT).markdown
     assert markdown == "\\\n".join(f"b{i}" for i in range(levels)) + "\n"
+
+
+def test_only_short_texts_are_kept_once_built_and_release_lets_them_go() -> None:
+    """``Node.text`` keeps what it built for the rules that ask again, but only a short
+    text (``TEXT_MEMO_MAX``): a deep nest of elements, each a little longer than the one
+    inside it, must not hold every level's text at once."""
+    from pressmark.markdown._tree import TEXT_MEMO_MAX
+
+    depth = 200
+    doc = parse(page("<div>" + "<span>word " * depth + "</span>" * depth + "</div>"
+                     + "<p>A short line.</p>"))
+    short = next(n for n in doc.nodes if n.tag == "p")
+    assert short.text() == "A short line." and short.text() is short.text()
+    spans = [n for n in doc.nodes if n.tag == "span"]
+    texts = [n.text() for n in spans]
+    assert texts[0] == " ".join(["word"] * depth)
+    kept = [n for n in spans if n.text_memo is not None]
+    assert kept and all(len(n.text_memo or "") <= TEXT_MEMO_MAX for n in kept)
+    assert len(kept) < len(spans)
+    doc.release()
+    assert all(n.text_memo is None for n in doc.nodes)
