@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 HEAD_QUERY = ("meta, title, link[rel], script, style, base[href], "
               "[itemprop=datePublished], [itemprop=dateModified]")
 _WITH_TEXT = frozenset(("title", "script", "style"))
+_DATES = frozenset(("datePublished", "dateModified"))
 
 # ``Tree.level``'s ``info``: which of the names the tree copy tests an element's
 # attributes hold (the bits), and above them its place among its listed siblings of its tag
@@ -201,7 +202,8 @@ class Tree:
 
     def head_elements(self) -> list[HeadElement]:
         """The matches of :data:`HEAD_QUERY` in document order, with the text of
-        titles, scripts and styles."""
+        titles, scripts and styles; of the links, only those whose ``rel`` holds
+        "canonical" (any case), the one link the metadata readers take."""
         root = self.parser.root
         if root is None:
             return []
@@ -216,8 +218,11 @@ class Tree:
                 continue
             seen.add(node.mem_id)
             tag: str | None = node.tag
-            found.append((tag, node.attributes,
-                          node.text(deep=True) if tag in _WITH_TEXT else None))
+            attrs = node.attributes
+            if tag == "link" and "canonical" not in (attrs.get("rel") or "").lower() \
+                    and attrs.get("itemprop") not in _DATES:
+                continue  # (the readers take the canonical link only: the C reader's)
+            found.append((tag, attrs, node.text(deep=True) if tag in _WITH_TEXT else None))
         return found
 
     def deeper_than(self, depth: int) -> bool:

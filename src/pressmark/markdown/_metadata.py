@@ -97,7 +97,7 @@ class HeadNodes:
         self.meta_attrs: list[dict[str, str | None]] = []
         # [itemprop=datePublished], [itemprop=dateModified]
         self.date_attrs: list[dict[str, str | None]] = []
-        self.link_attrs: list[dict[str, str | None]] = []  # link[rel]
+        self.link_attrs: list[dict[str, str | None]] = []  # link[rel] naming "canonical"
         self.script_attrs: list[dict[str, str | None]] = []
         self.script_texts: list[str] = []
         self.raw_texts: list[tuple[str, str]] = []

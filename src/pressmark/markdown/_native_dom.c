@@ -674,10 +674,26 @@ static PyObject *visible_size(PyObject *module, PyObject *const *args, Py_ssize_
     return PyLong_FromSsize_t(size);
 }
 
+/* Does ``value`` (NUL-terminated, as Lexbor keeps attribute values) hold "canonical" in
+ * any ASCII case? What "canonical" in value.lower() says: no character but the ASCII
+ * letters lowers to one of its letters (U+0130 lowers to "i" and a combining dot). */
+static int holds_canonical(const lchar *value) {
+    static const char word[] = "canonical";
+    for (; *value; value++) {
+        size_t i = 0;
+        while (word[i] && value[i] && (value[i] | 0x20) == (lchar)word[i]) i++;
+        if (!word[i]) return 1;
+    }
+    return 0;
+}
+
 /* head_elements(document, root) -> [(tag, attrs, text | None)]: the elements the
  * metadata readers look at, in document order (_metadata._HEAD_QUERY: meta, title,
- * link[rel], script, style, base[href], [itemprop=datePublished|dateModified]), ``root``
- * included; ``text`` for title, script and style. */
+ * link[rel] whose rel holds "canonical", script, style, base[href],
+ * [itemprop=datePublished|dateModified]), ``root`` included; ``text`` for title, script
+ * and style. WHY only the canonical links: that is the one link the readers take, and a
+ * page lists dozens of others (preloads, icons, feeds), each an attribute map built for
+ * nothing. */
 static PyObject *head_elements(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
     void *document, *node;
@@ -690,9 +706,10 @@ static PyObject *head_elements(PyObject *module, PyObject *const *args, Py_ssize
         static const char *const with_texts[] = {"title", "script", "style", NULL};
         const char *name = name_of(element);
         int present = 0, with_text = is_one_of(name, with_texts);
+        const lchar *rel;
         int wanted = with_text || same(name, "meta")
-                     || (same(name, "link") && (attribute(element, "rel", &present),
-                                                       present))
+                     || (same(name, "link") && (rel = attribute(element, "rel", &present),
+                                                       rel != NULL && holds_canonical(rel)))
                      || (same(name, "base") && (attribute(element, "href", &present),
                                                        present));
         if (!wanted) {

@@ -359,3 +359,14 @@ _NOT_FOUND_PIECES = st.sampled_from([
 def test_the_soft_404_screen_never_hides_a_match(text: str) -> None:
     """The substring screen in front of the soft-404 pattern decides as the pattern does."""
     assert _says_not_found(text) == (_soft_404().search(text) is not None)
+
+
+def test_the_canonical_link_is_found_among_a_heads_other_links() -> None:
+    """Only links naming "canonical" are read (the others: preloads, icons, feeds); the
+    first whose ``rel`` holds the word, in any case, with an ``href``, is the page's."""
+    head = ("<link rel=preload href=/p><link rel=icon href=/i><link rel=noncanonical href=/n>"
+            "<link rel='Alternate CANONICAL'><link rel='alternate Canonical' href=/c>"
+            "<link rel=canonical href=/d>")
+    result = to_markdown(f"<html><head>{head}</head><body><p>Text.</p></body></html>",
+                         url="https://town.test/x/y")
+    assert result.metadata.canonical_url == "https://town.test/c"

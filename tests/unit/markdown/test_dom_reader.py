@@ -91,7 +91,11 @@ _PIECES = ["<div class='share'>", "<div>", "</div>", "<p>", "</p>", "<nav>", "</
            "</a>", "<details><summary>s</summary>d</details>", "<b hidden>h</b>",
            "<svg><title>i</title></svg>", "<!-- c -->", "text ", "é", "\u20ac", "\U0001f600",
            "<p class='Share'>", "<footer>", "</footer>", " ", "\n", "<x-custom a=1>",
-           "<table><td>c</td></table>", "<math><mi>x</mi></math>", "<br>", "<img alt=a>"]
+           "<table><td>c</td></table>", "<math><mi>x</mi></math>", "<br>", "<img alt=a>",
+           # links other than the canonical one are left out by both readers
+           "<link rel=preload href=/p>", "<link rel='Alternate CANONICAL' href=/C>",
+           "<link rel=stylesheet itemprop=dateModified href=/s>", "<link rel>",
+           "<link rel='canon\u0130cal' href=/i>", "<link rel=noncanonical href=/n>"]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
