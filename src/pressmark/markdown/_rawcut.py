@@ -27,10 +27,29 @@ the pure-Python build (no C pass, no cut) relies on.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Final
+
 MARK_OPEN = "\ufdd0"
 MARK_CLOSE = "\ufdd1"
 _KINDS = {1: "script", 2: "style"}
 _FIELDS = 4  # the C pass's values per cut: start, end, characters, kind
+HOLDS_MAX: Final = 8  # needles ``_native_screen.holds_any`` takes at once
+
+
+def _load_holds_any() -> Callable[[bytes, int, int, tuple[str, ...]], bool] | None:
+    try:
+        from pressmark.markdown._native_screen import holds_any  # noqa: PLC0415 (optional)
+    except ImportError:  # built without a C compiler
+        return None
+    return holds_any
+
+
+# ``RawCut.holds`` on a body held as bytes: the needles looked for in one pass in C (the
+# embedded-state reader asks it of every inline script: two searches went over them all)
+_HOLDS_ANY: Final = _load_holds_any()
 
 
 class RawCut:
@@ -143,6 +162,9 @@ class RawCut:
         start, end = self.values[index * _FIELDS], self.values[index * _FIELDS + 1]
         source = self.source
         if isinstance(source, bytes):
+            native = _HOLDS_ANY
+            if native is not None and len(needles) <= HOLDS_MAX:
+                return native(source, start, end, needles)
             return any(source.find(needle.encode("utf-8"), start, end) >= 0
                        for needle in needles)
         return any(source.find(needle, start, end) >= 0 for needle in needles)

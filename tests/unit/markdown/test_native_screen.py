@@ -201,3 +201,36 @@ def test_spread_agrees_with_python_on_any_text(text: str) -> None:
     from pressmark.markdown._native_screen import spread
 
     assert spread(text) == spread_in_python(text)
+
+
+_HOLD_BYTES = st.binary(max_size=60).map(
+    lambda raw: bytes(b"_SNTAEUX_a"[byte % 10] for byte in raw))
+_HOLD_NEEDLES = st.lists(st.sampled_from(
+    ["_STATE__", "__NUXT__", "__", "_", "X_", "NUXT", "a_S", ""]), max_size=4)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_HOLD_BYTES, st.integers(0, 60), st.integers(0, 60), _HOLD_NEEDLES)
+def test_holds_any_finds_what_bytes_find_finds(data: bytes, a: int, b: int,
+                                               needles: list[str]) -> None:
+    """``holds_any`` stands in for ``RawCut.holds``' searches of a body held as bytes:
+    any needle found in data[start:end], however the needles' first bytes differ."""
+    from pressmark.markdown._native_screen import holds_any
+
+    start, end = sorted((min(a, len(data)), min(b, len(data))))
+    expected = any(data.find(n.encode(), start, end) >= 0 for n in needles)
+    assert holds_any(data, start, end, tuple(needles)) == expected
+
+
+def test_holds_any_on_the_state_names_in_script_bodies() -> None:
+    from pressmark.markdown._native_screen import holds_any
+
+    body = b'var a=1;window.__INITIAL_STATE__={"x":1};__webpack_require__(1)'
+    names = ("__INITIAL_STATE__", "__PRELOADED_STATE__", "__APOLLO_STATE__", "__NUXT__")
+    for start in range(len(body)):
+        for end in range(start, len(body) + 1):
+            for needles in (("_STATE__", "__NUXT__"), names, ("__NUXT__",)):
+                expected = any(body.find(n.encode(), start, end) >= 0 for n in needles)
+                assert holds_any(body, start, end, needles) == expected
+    with pytest.raises(ValueError):
+        holds_any(body, 5, 4, ("_",))
