@@ -42,9 +42,10 @@ def merge_siblings(chosen: Node, scale: float, story: bool = False) -> Node:
     reader follows the body's own links there). The rest, and any sibling a
     boilerplate rule matched, is left out (``outside_main``), so widening adds no chrome.
 
-    ``story``: the pick holds the page's headline and its longest run of prose. A prose
+    ``story``: the pick holds the page's headline and its longest run of prose, or it is
+    the story ``_select`` picked out of the column of boxes beside it. A prose
     sibling then joins only when its text goes on as a story's does, two paragraphs side
-    by side (``_goes_on_as_text``): a sidebar's column of teasers, a bio and a disclaimer
+    by side (``goes_on_as_text``): a sidebar's column of teasers, a bio and a disclaimer
     is prose in boxes of one paragraph each, beside the story, not part of it.
     """
     if chosen.score <= 0:
@@ -82,7 +83,7 @@ def merge_siblings(chosen: Node, scale: float, story: bool = False) -> Node:
         if kind is not None and not (kind & _kind(node)):
             continue
         if (node.score >= floor or node.prose >= SIBLING_PROSE * node.text_len) \
-                and not (story and not _goes_on_as_text(node)):
+                and not (story and not goes_on_as_text(node)):
             joined.append(node)
     joined.extend(_headed_parts(parent.elems, base))
     if not joined:
@@ -90,7 +91,7 @@ def merge_siblings(chosen: Node, scale: float, story: bool = False) -> Node:
     return _join(parent, base, joined)
 
 
-def _goes_on_as_text(node: Node) -> bool:
+def goes_on_as_text(node: Node) -> bool:
     """Some element of the subtree has two prose blocks among its children: paragraphs
     side by side (a block's own prose: its prose less its children's)."""
     for inner in node.iter():

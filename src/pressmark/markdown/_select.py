@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from pressmark.markdown._kinds import PageKind, classify
-from pressmark.markdown._merge import is_article, join_data, merge_siblings
+from pressmark.markdown._merge import goes_on_as_text, is_article, join_data, merge_siblings
 from pressmark.markdown._prune import block_hash, drop_comments, prune
 from pressmark.markdown._score import LONG_BLOCK, script_scale, weigh
 from pressmark.markdown._settle import BETTER, kept, landmark, reset, suspect
@@ -52,6 +52,13 @@ ENTRY_GAIN: Final = 1.5
 # the headline's own body wins over a container elsewhere scoring up to this many times as
 # much: a short post under its title beats the longer author bio in the sidebar
 HEADLINE_BOOST: Final = 2.0
+# a story beside a column of boxes: the column holds at least this many one-paragraph
+# boxes (teaser cards, a bio, a disclaimer), where a lead paragraph or a caption beside
+# the body is one or two
+STORY_BOXES: Final = 3
+# a page laid out in tables splits one text across them (a header table, the body's,
+# a closing one): a table beside the story is a part of its text, not a column of boxes
+_LAYOUT_TABLE: Final = frozenset(("table", "tbody", "tr", "td"))
 
 
 class Selection:
@@ -95,8 +102,10 @@ def select(doc: Document, *, hints: Collection[str] = (), schema: str = "",
     inchrome = weigh(doc, scale, headline)
     kind = classify(doc.nodes, inchrome, scale, schema)
     story = kind.run_at if kind.name == "article" else None
-    selection = _extract(doc, _scope(_pick(doc, kind.name, headline, story), kind.name), hints,
-                         scale, kind=kind, headline=headline)
+    picked = _pick(doc, kind.name, headline, story)
+    within = _story_within(picked, headline) if kind.name == "article" else picked
+    selection = _extract(doc, _scope(within, kind.name), hints, scale, kind=kind,
+                         headline=headline, beside_boxes=within is not picked)
     selection.kind = kind
     selection.scale = scale
     if "kept_listing" in selection.rules:
@@ -111,21 +120,26 @@ def select(doc: Document, *, hints: Collection[str] = (), schema: str = "",
 
 
 def _extract(doc: Document, chosen: Node, hints: Collection[str], scale: float, *,
-             kind: PageKind, headline: Node | None = None) -> Selection:
+             kind: PageKind, headline: Node | None = None,
+             beside_boxes: bool = False) -> Selection:
     """``chosen`` widened to the whole body (``_merge``, ``_widen_for_recall``) and pruned.
 
     A region that holds the page's headline starts where the article starts: it is not
-    widened for recall (the prose elsewhere is a sidebar's, a site description's).
+    widened for recall (the prose elsewhere is a sidebar's, a site description's); nor
+    is a story picked out of the column of boxes beside it (``beside_boxes``,
+    ``_story_within``): the prose it leaves out is the column's.
     """
     if chosen.tag in _TABLE_PARTS and chosen.parent is not None and chosen.parent.tag == "table":
         chosen = chosen.parent  # a table's body is not a block of its own: the table is
-    widened = chosen if headline is not None and _inside(headline, chosen) \
+    widened = chosen if beside_boxes or (headline is not None and _inside(headline, chosen)) \
         else _widen_for_recall(doc, chosen, scale)
     # the story under the headline, whole in the pick: what beside it joins must go on as
     # text does (``_merge``), not be a column of one-paragraph boxes
     story = kind.run_at if kind.name == "article" and headline is not None \
         and kind.run_at is not None and _inside(headline, chosen) \
         and _inside(kind.run_at, chosen) else None
+    if story is None and beside_boxes:
+        story = chosen  # the story picked out of its column: the column does not join it
     merged = merge_siblings(chosen, scale, story is not None) if widened is chosen else chosen
     widened = merged if widened is chosen else widened
     region = join_data(chosen) if widened is chosen else widened
@@ -139,6 +153,8 @@ def _extract(doc: Document, chosen: Node, hints: Collection[str], scale: float, 
             selection.rules.append("comment_thread")
             selection.removed_chars += dropped
             selection.kept = kept(region, scale, entries=kind.name in ENTRY_KINDS)
+    if beside_boxes:
+        selection.rules.append("story_beside_boxes")
     if merged is not chosen:
         selection.rules.append("merged_siblings")
     if widened is not merged:
@@ -173,7 +189,8 @@ def _second_opinion(doc: Document, selection: Selection, first: int, hints: Coll
             best, best_kept = node, value
     reset(selection.root)
     if best is None:
-        again = _extract(doc, selection.picked, hints, scale, kind=kind)
+        again = _extract(doc, selection.picked, hints, scale, kind=kind,
+                         beside_boxes="story_beside_boxes" in selection.rules)
         selection.notes.append(f"second-opinion:kept-first ({first} chars)")
     else:
         again = _extract(doc, best, hints, scale, kind=kind)
@@ -248,6 +265,78 @@ def _pick(doc: Document, kind: str, headline: Node | None, story: Node | None) -
         ):
             chosen, chosen_score = node, score
     return chosen
+
+
+def _story_within(best: Node, headline: Node | None) -> Node:
+    """The child of ``best`` that holds the story, when the rest of it is a column of boxes.
+
+    Scores add up over a subtree, so the parent of an article and of a column beside it
+    (teaser cards, an author bio, a disclaimer: prose, with no telling class or landmark)
+    outscores either. The story's text goes on (two paragraphs side by side,
+    ``goes_on_as_text``); the column's is one paragraph a box. So step down to the one
+    scoring child whose text goes on, while another scoring child (the column) holds
+    ``STORY_BOXES`` boxes of prose or more, no box beside the story is longer than its
+    prose (one long block beside paragraphs, a page set in one cell, is no column of
+    boxes) and no child beside it scores ``HEADLINE_BOOST`` times as much (many short
+    entries, a page's real body, against one lead-in that goes on), unless the story is
+    one of a group of siblings alike (tag and first class name: posts on a blog's front
+    page, each a box or two). An anchor (``article``, ``main``) bounds the story: it is
+    never stepped out of; so does the page's headline (the story starts there, with its
+    standfirst and byline).
+    """
+    step = best
+    while not _is_anchor(step):
+        scoring = [child for child in step.elems if child.tag in _CONTAINERS and child.score > 0]
+        stories = [child for child in scoring if goes_on_as_text(child)]
+        if len(stories) != 1:
+            break
+        story = stories[0]
+        boxes = largest = 0
+        rival = 0.0
+        for other in scoring:
+            if other is not story:
+                count, longest = _prose_boxes(other)
+                largest = max(largest, longest)
+                rival = max(rival, other.score)
+                if other.tag not in _LAYOUT_TABLE:
+                    boxes = max(boxes, count)
+        if boxes < STORY_BOXES or largest > story.prose or rival > HEADLINE_BOOST * story.score \
+                or _one_of_a_group(story, step) \
+                or (headline is not None and _inside(headline, step)
+                    and not _inside(headline, story)):
+            break
+        step = story
+    return step
+
+
+def _one_of_a_group(node: Node, parent: Node) -> bool:
+    """``node`` shares its tag and first class name with another child of ``parent``: one
+    post of several (a blog's front page), not a story beside a column. Classless
+    siblings are no group."""
+    names = node.attr("class").split()
+    if not names:  # a plain wrapper beside plain wrappers (an ad slot, a spacer) is no post
+        return False
+    for sibling in parent.elems:
+        if sibling is not node and sibling.tag == node.tag:
+            other = sibling.attr("class").split()
+            if other and other[0] == names[0]:
+                return True
+    return False
+
+
+def _prose_boxes(node: Node) -> tuple[int, int]:
+    """The blocks of ``node``'s subtree that hold prose of their own, and the longest
+    (a block's own prose: its prose less its children's, as ``goes_on_as_text`` reads)."""
+    count = longest = 0
+    for inner in node.iter():
+        below = 0
+        for child in inner.elems:
+            below += child.prose
+        own = inner.prose - below
+        if own > 0:
+            count += 1
+            longest = max(longest, own)
+    return count, longest
 
 
 def _goes_on(under: Node, best: Node) -> bool:

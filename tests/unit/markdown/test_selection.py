@@ -304,3 +304,25 @@ def test_a_short_story_in_a_rail_layout_beats_the_footer_disclaimer() -> None:
     result = to_markdown(page)
     assert "Brief 0." in result.markdown and "Brief 2." in result.markdown
     assert "affiliate" not in result.markdown
+
+
+def test_a_story_with_no_headline_beats_the_column_of_boxes_beside_it() -> None:
+    # no <h1>, no landmark, no telling class: the parent of the story and of the column
+    # scores highest (scores add up), the column alone outscores the story. The story's
+    # paragraphs go on side by side; the column is teasers, a bio and a disclaimer, one
+    # paragraph a box: the story is the region, and the column does not join it again
+    page = (f"<body><div class='wrap'><div class='main'>{_p('Story', 6)}</div>"
+            f"{_side_column()}</div></body>")
+    result = to_markdown(page)
+    assert "Story 0." in result.markdown and "Story 5." in result.markdown
+    assert "Teaser 0." not in result.markdown and "affiliate" not in result.markdown
+
+
+def test_one_long_block_beside_a_column_of_paragraphs_is_not_stepped_out_of() -> None:
+    # a page set as one block of text (lines broken by <br>, no paragraphs) beside a
+    # column whose prose goes on: the column is no story against a block longer than it
+    block = "<br>".join(f"Line {i}. {PARA}" for i in range(12))
+    page = (f"<body><div class='wrap'><div class='main'>{block}</div>"
+            f"<div class='col'>{_p('Aside', 2)}</div></div></body>")
+    result = to_markdown(page)
+    assert "Line 0." in result.markdown and "Line 11." in result.markdown
