@@ -12,13 +12,10 @@ Start-up is most of what a small ``pressmark md`` costs (a page converts in a fe
 milliseconds, the interpreter and the converter take some 50 to load), so this command
 reads its own arguments with ``argparse`` and ``pressmark.cli.run`` calls ``main`` before
 click is imported: click, with the ``uuid``, ``platform`` and ``datetime`` it loads, is
-a fifth of that start-up. A command line written plainly (``--batch IN OUT --jobs 1``)
-is read without loading ``argparse`` at all (``_plain_args``); argparse reads every other
-one, and builds the usage and the error message of every usage error. The click group
-reaches the same ``main`` (``pressmark.cli._main`` passes the arguments through), so there
-is one definition of the command. Paths are plain ``str`` and ``os`` calls for the same
-reason: ``pathlib`` (with the ``urllib.parse`` and ``ipaddress`` it imports) would cost
-more than the rest of this module.
+a fifth of that start-up. The click group reaches the same ``main`` (``pressmark.cli._main``
+passes the arguments through), so there is one definition of the command. Paths are plain
+``str`` and ``os`` calls for the same reason: ``pathlib`` (with the ``urllib.parse`` and
+``ipaddress`` it imports) would cost more than the rest of this module.
 """
 
 from __future__ import annotations
@@ -26,15 +23,13 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from types import SimpleNamespace
 
 from pressmark.cli._hints import EXIT_CODES_EPILOG, EXIT_FAILURE, EXIT_USAGE, command_prefix
 
 TYPE_CHECKING = False  # mypy reads it; ``typing`` loads with the converter, not before
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable, Sequence
-    from typing import NoReturn
+    from collections.abc import Sequence
 
 
 def _read(path: str) -> bytes:
@@ -236,6 +231,8 @@ def _stdin_is_terminal() -> bool:
 
 def _jobs(value: str) -> int | None:
     """``--jobs``: ``auto`` (None) or a worker count from 1 to 64."""
+    import argparse  # noqa: PLC0415 - loaded by ``_parser`` already
+
     if value == "auto":
         return None
     try:
@@ -243,8 +240,6 @@ def _jobs(value: str) -> int | None:
     except ValueError:
         jobs = 0
     if not 1 <= jobs <= 64:
-        import argparse  # noqa: PLC0415 - an error: ``_parser`` reads the line (see _plain_args)
-
         raise argparse.ArgumentTypeError(f"{value!r}: expected 'auto' or a number from 1 to 64")
     return jobs
 
@@ -303,106 +298,46 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     return parser
 
 
-# The options as ``_parser`` declares them: those without a value (store_true), by the
-# attribute they set, and those with one, by its attribute and its ``type``.
-_FLAGS: dict[str, str] = {"--json": "as_json", "--batch": "batch", "--chunks": "chunks",
-                          "--keep-hidden-text": "keep_hidden_text"}
-_VALUED: dict[str, tuple[str, Callable[[str], object]]] = {
-    "--url": ("url", str), "--max-chars": ("max_chars", int), "--overlap": ("overlap", int),
-    "--jobs": ("jobs", _jobs)}
-# FILE|- and OUT_DIR (both nargs="?")
-_POSITIONALS = ("source", "out_dir")
-
-
-def _plain_args(argv: Sequence[str]) -> SimpleNamespace | None:
-    """What ``_parser`` reads from ``argv`` when it is written plainly; ``None`` otherwise.
-
-    Plainly: each option spelled out whole, a value as the next word (not starting with
-    ``-``) and valid for the option's type, at most FILE and OUT_DIR and side by side. Any
-    other line (``--help``, ``--jobs=2``, ``--jo 2``, ``--``, ``-``, a bad value, one
-    positional after an option after another, which argparse refuses) is argparse's to
-    read. WHY: ``argparse``, with ``gettext`` and the ``locale`` tables its messages load,
-    cost 17.5 M instructions to read ``--batch IN OUT --jobs 1``, 8 % of a ``pressmark md
-    --batch`` start-up. Agreement with argparse, line for line, is tested.
-    """
-    values: dict[str, object] = {
-        "source": None, "out_dir": None, "url": None, "as_json": False, "batch": False,
-        "chunks": False, "max_chars": 2000, "overlap": 0, "keep_hidden_text": False,
-        "jobs": None}  # argparse converts the string default "auto" with ``_jobs``: None
-    positionals = 0
-    closed = False  # FILE (and OUT_DIR) are read: argparse takes both at FILE's run
-    index = 0
-    while index < len(argv):
-        word = argv[index]
-        if not word.startswith("-"):
-            if closed or positionals == len(_POSITIONALS):
-                return None
-            values[_POSITIONALS[positionals]] = word
-            positionals += 1
-        elif word in _FLAGS:
-            values[_FLAGS[word]] = True
-            closed = closed or positionals > 0
-        elif word in _VALUED and index + 1 < len(argv) and not argv[index + 1].startswith("-"):
-            dest, read = _VALUED[word]
-            try:
-                values[dest] = read(argv[index + 1])
-            except Exception:  # a refused value: argparse reads the line and says why
-                return None
-            closed = closed or positionals > 0
-            index += 1
-        else:
-            return None
-        index += 1
-    return SimpleNamespace(**values)
-
-
 def main(argv: Sequence[str], prog: str = "pressmark md") -> int:
     """Run ``pressmark md`` with ``argv`` (the arguments after ``md``); the exit status.
 
     Usage errors print the usage and raise ``SystemExit(2)`` (``argparse``'s code, the
     CLI's ``EXIT_USAGE``).
     """
-    plain = _plain_args(argv)
-    args = _parser(prog).parse_args(list(argv)) if plain is None else plain
+    parser = _parser(prog)
+    args = parser.parse_args(list(argv))
     try:
-        return _run(prog, args)
+        return _run(parser, args)
     except KeyboardInterrupt:
         sys.stderr.write("Aborted!\n")
         return 1
 
 
-def _usage_error(prog: str, message: str) -> NoReturn:
-    """argparse's usage error: the usage line, ``message``, exit status 2."""
-    _parser(prog).error(message)
-
-
-def _run(prog: str, args: argparse.Namespace | SimpleNamespace) -> int:
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     source: str | None = args.source
     if args.batch:
         if not source or not args.out_dir:
-            _usage_error(prog, "--batch needs a directory of *.html files and OUT_DIR")
+            parser.error("--batch needs a directory of *.html files and OUT_DIR")
         if not os.path.isdir(source):
-            _usage_error(prog, f"not a directory: {source}")
+            parser.error(f"not a directory: {source}")
         if args.chunks and not (args.max_chars >= 64 and 0 <= args.overlap < args.max_chars):
-            _usage_error(prog, "--max-chars must be at least 64, --overlap from 0 to "
-                               "--max-chars - 1")
+            parser.error("--max-chars must be at least 64, --overlap from 0 to --max-chars - 1")
         if args.keep_hidden_text:
-            _usage_error(prog, "--keep-hidden-text converts one page (FILE or -), not --batch")
+            parser.error("--keep-hidden-text converts one page (FILE or -), not --batch")
         return _run_batch(source, args.out_dir, args.jobs, args.as_json,
                           max_chars=args.max_chars if args.chunks else 0, overlap=args.overlap)
     if args.chunks:
-        _usage_error(prog, "--chunks is only valid with --batch (pressmark chunks OUT_DIR reads a "
+        parser.error("--chunks is only valid with --batch (pressmark chunks OUT_DIR reads a "
                      "crawl's)")
     if source is not None and source != "-" and os.path.isdir(source):
         out = args.out_dir or "OUT_DIR"
-        _usage_error(prog, f"{source} is a directory: to convert every *.html in it, run "
+        parser.error(f"{source} is a directory: to convert every *.html in it, run "
                      f"{command_prefix()} md --batch {source} {out}")
     if args.out_dir is not None:
-        _usage_error(prog, "OUT_DIR is only valid with --batch")
+        parser.error("OUT_DIR is only valid with --batch")
     if source is None and _stdin_is_terminal():
         # Nothing piped in: waiting silently for HTML typed at a terminal helps nobody.
-        _usage_error(prog, "give an HTML FILE, or pipe HTML in (pressmark md - reads a "
-                           "terminal too)")
+        parser.error("give an HTML FILE, or pipe HTML in (pressmark md - reads a terminal too)")
     _load_converter()
     from pressmark.markdown import (  # noqa: PLC0415 - loaded above
         ConversionPolicy,
@@ -416,7 +351,7 @@ def _run(prog: str, args: argparse.Namespace | SimpleNamespace) -> int:
         try:
             data = _read(source)
         except OSError as exc:
-            _usage_error(prog, f"cannot read {source}: {exc.strerror}")
+            parser.error(f"cannot read {source}: {exc.strerror}")
     refusal = refuse_input(data, "stdin" if source in (None, "-") else source)
     if refusal is not None:
         sys.stderr.write(f"error: {refusal[0]}: {refusal[1]}\n")

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from pressmark.cli import main
 from pressmark.markdown import to_markdown
@@ -121,39 +117,3 @@ def test_md_batch_forked_workers_match_serial_and_report_failures(tmp_path: Path
         assert result.stderr.startswith("page_paywall.html: IsADirectoryError")
         assert (out / "page_teaser_row.md").read_bytes() == (
             serial / "page_teaser_row.md").read_bytes()
-
-
-# The words a command line is made of here: every option, whole, cut short and with "=",
-# values good and bad for each, FILE and OUT_DIR, "-", "--" and a negative number.
-_WORDS = ("--batch", "--json", "--chunks", "--keep-hidden-text", "--url", "--jobs",
-          "--max-chars", "--overlap", "--help", "--jo", "--json=1", "--jobs=2", "-", "--",
-          "-1", "in", "out", "x y", "", "2", "64", "0", "65", "auto", "many", " 7", "1_0",
-          "https://example.com/a")
-
-
-@settings(max_examples=3000, deadline=None)
-@given(st.lists(st.sampled_from(_WORDS), max_size=7))
-def test_md_reads_a_plain_command_line_as_argparse_does(argv: list[str]) -> None:
-    """``_plain_args`` reads a line only where argparse reads it the same way; anything
-    else (argparse refuses it, or it is not written plainly) goes to argparse."""
-    from pressmark.cli._md import _parser, _plain_args
-
-    plain = _plain_args(argv)
-    try:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            expected = vars(_parser("pressmark md").parse_args(argv))
-    except SystemExit:
-        assert plain is None
-        return
-    assert plain is None or vars(plain) == expected
-
-
-def test_md_reads_the_usual_command_lines_without_argparse() -> None:
-    from pressmark.cli._md import _plain_args
-
-    for argv in (["--batch", "in", "out", "--jobs", "1"], ["--batch", "in", "out"],
-                 ["--batch", "in", "out", "--json", "--chunks", "--max-chars", "500"],
-                 ["page.html", "--url", "https://example.com/a", "--json"], []):
-        assert _plain_args(argv) is not None, argv
-    for argv in (["--help"], ["--jobs=2"], ["in", "--json", "out"], ["-"]):
-        assert _plain_args(argv) is None, argv
