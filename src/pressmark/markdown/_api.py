@@ -331,9 +331,10 @@ def _decode_body(data: bytes, content_type: str | None,
         text_encoding,
     )
 
-    decision = decide_charset(data, content_type, is_html=True)
+    valid = utf8_valid(data)
+    decision = decide_charset(data, content_type, is_html=True, valid_utf8=valid)
     if text_encoding(data, decision.label) == "UTF-8" and not data.startswith(_UTF8_BOM) \
-            and utf8_valid(data):
+            and valid:
         return None, data, decision.warnings
     decoded = decode_text_body(data, decision.label)
     warnings = (*decision.warnings, *decoded.warnings)

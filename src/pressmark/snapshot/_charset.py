@@ -11,10 +11,13 @@ make citations quote text the reader never saw.
 :func:`decide_charset` is the only place that chooses an encoding. Live fetches,
 snapshots built in code and WARC imports all reach it through ``new_snapshot``, so
 the same bytes with the same header decode the same way whichever way they came
-in. Its order is the HTML standard's (minus statistical guessing): a byte-order
-mark, then a *valid* ``charset`` label in the Content-Type header, then, for HTML,
-the ``<meta>`` prescan of the first 1024 bytes (unless the bytes are invalid in that
-encoding and valid UTF-8: a transcoded page's stale declaration), then UTF-8.
+in. Its order is the HTML standard's: a byte-order mark, then a *valid* ``charset``
+label in the Content-Type header, then, for HTML, the ``<meta>`` prescan of the first
+1024 bytes (unless the bytes are invalid in that encoding and valid UTF-8: a transcoded
+page's stale declaration), then UTF-8 when the bytes are UTF-8 (or mostly are), and only
+when they are not, the standard's optional step: the legacy encoding detected from the bytes by
+Firefox's detector (``chardetng``, source ``"detected"``), as a browser reads an
+undeclared Shift_JIS, GBK, windows-1251 or windows-1252 page instead of showing U+FFFD.
 
 Rules of :func:`decode_text_body` (reading with an already chosen label):
 
@@ -36,9 +39,9 @@ from pressmark.snapshot._prescan import prescan_meta_charset
 
 TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
 if TYPE_CHECKING:
-    from typing import Literal
+    from typing import Final, Literal
 
-    CharsetSource = Literal["header", "meta", "bom", "default"]
+    CharsetSource = Literal["header", "meta", "bom", "default", "detected"]
 
 _BOMS: tuple[tuple[bytes, str, str], ...] = (
     (codecs.BOM_UTF8, "UTF-8", "utf-8"),
@@ -116,8 +119,13 @@ def _shown(label: str) -> str:
     return repr(label[:_MAX_LABEL_IN_WARNING])
 
 
-def decide_charset(data: bytes, content_type: str | None, *, is_html: bool) -> CharsetDecision:
-    """The encoding decision for a response body (see the module docstring for the order)."""
+def decide_charset(data: bytes, content_type: str | None, *, is_html: bool,
+                   valid_utf8: bool | None = None) -> CharsetDecision:
+    """The encoding decision for a response body (see the module docstring for the order).
+
+    ``valid_utf8``: whether the bytes are valid UTF-8, when the caller has checked already
+    (the Markdown layer does, in C, for every page); None checks here when it matters.
+    """
     warnings: list[str] = []
     declared = charset_parameter(content_type)
     valid = declared if declared is not None and lookup_encoding(declared) else None
@@ -139,7 +147,49 @@ def decide_charset(data: bytes, content_type: str | None, *, is_html: bool) -> C
                             "are not valid in it and are valid UTF-8; read as UTF-8")
         elif meta is not None:
             return CharsetDecision(label=meta, source="meta", warnings=tuple(warnings))
+        if valid_utf8 is None:
+            valid_utf8 = data.isascii() or _decodes_cleanly(data, "UTF-8")
+        if not valid_utf8 and not _mostly_utf8(data):
+            detected = detect_legacy_encoding(data)
+            warnings.append(f"charset-detected: no charset declared and the bytes are not "
+                            f"UTF-8; read as {detected}, detected from the bytes as a "
+                            "browser does")
+            return CharsetDecision(label=detected.lower(), source="detected",
+                                   warnings=tuple(warnings))
     return CharsetDecision(label=None, source="default", warnings=tuple(warnings))
+
+
+# The detector reads at most this much of a body: enough text for a confident guess on
+# any page (a page's first 256 KiB hold its head, scripts included, and the opening of
+# its text), and a bounded cost on a hostile one (~30 ms; the detector reads ~8 MB/s).
+DETECTION_SAMPLE: Final = 256 * 1024
+
+
+def _mostly_utf8(data: bytes) -> bool:
+    """UTF-8 with a few bad bytes (a cut character, a stray Latin-1 byte pasted in): more
+    of its non-ASCII characters decode than fail. Text in a legacy encoding almost never
+    forms a valid UTF-8 sequence (its lead bytes are not followed by continuation
+    bytes), so it fails nearly everywhere and goes to the detector; such a page read in
+    a detected legacy encoding would garble every accented letter to spare one."""
+    text = data[:DETECTION_SAMPLE].decode("utf-8", "replace")
+    failed = text.count("\ufffd")
+    decoded = len(text) - len(text.encode("ascii", "ignore")) - failed
+    return decoded > failed
+
+
+def detect_legacy_encoding(data: bytes) -> str:
+    """The WHATWG name of the legacy encoding Firefox would read these bytes in.
+
+    WHY Firefox's detector (``chardetng``): it is what a browser does for an undeclared
+    page (the result is the text the reader saw), it only answers with encodings of the
+    WHATWG standard, and it is deterministic. Its answer depends on the bytes alone (no
+    top-level domain hint), so a file converted offline reads as the same page fetched.
+    Loaded on first use: most pages declare their charset or are UTF-8.
+    """
+    from chardetng_py import detect  # noqa: PLC0415 - the rare undeclared legacy page
+
+    name = str(detect(data[:DETECTION_SAMPLE], allow_utf8=False))
+    return lookup_encoding(name) or "windows-1252"
 
 
 def _meta_misstates(data: bytes, label: str) -> bool:

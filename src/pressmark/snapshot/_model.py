@@ -50,7 +50,7 @@ MAX_SOURCE_ID_CHARS = 2048
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # C0 controls and DEL, searched in C
 _KINDS: frozenset[str] = frozenset({"html", "xml", "json", "text", "binary"})
-_CHARSET_SOURCES: frozenset[str] = frozenset({"header", "meta", "bom", "default"})
+_CHARSET_SOURCES: frozenset[str] = frozenset({"header", "meta", "bom", "default", "detected"})
 _BASES: frozenset[str] = frozenset({"bytes", "decoded-utf8"})
 _TEXT_KINDS: frozenset[str] = frozenset({"html", "xml", "json", "text"})
 

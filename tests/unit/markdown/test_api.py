@@ -303,6 +303,7 @@ _BODY = ("<html><head><title>Caf\u00e9</title></head><body><article><h1>Caf\u00e
     (_BODY.replace("<head>", "<head><meta charset=windows-1252>").encode("cp1252"), None, ()),
     (_BODY.encode("cp1252"), "text/html; charset=windows-1252", ()),  # the header's charset
     (_BODY.encode("utf-8").replace(b"plain", b"pl\xffin"), None, ("charset-invalid-bytes",)),
+    (_BODY.encode("cp1252"), None, ("charset-detected",)),  # undeclared, not UTF-8: detected
 ])
 def test_body_bytes_give_the_markdown_of_their_text(
     data: bytes, content_type: str | None, warns: tuple[str, ...],

@@ -7,8 +7,8 @@ import codecs
 import pytest
 
 from pressmark.snapshot import decide_charset, decode_text_body, new_snapshot
-from pressmark.snapshot._charset import header_charset
-from pressmark.snapshot._labels import lookup_encoding
+from pressmark.snapshot._charset import DETECTION_SAMPLE, header_charset
+from pressmark.snapshot._labels import codec_for, lookup_encoding
 from pressmark.snapshot._prescan import prescan_meta_charset
 
 
@@ -176,3 +176,77 @@ def test_new_snapshot_makes_the_same_decision() -> None:
                         body=body, fetched_at="2024-01-01T00:00:00.000Z")
     assert (snap.declared_charset, snap.charset_source) == ("utf-8", "bom")
     assert snap.body == "café"
+
+
+# Undeclared pages in a legacy encoding: distinct sentences, as a page's text is (a
+# detector, like a reader, needs some text to go by).
+_UNDECLARED = {
+    "windows-1252": ("Die Bundesregierung hat am Mittwoch ein umfangreiches Maßnahmenpaket "
+                     "beschlossen. Künftig sollen Bürger und Unternehmen schneller über "
+                     "Förderungen informiert werden, hieß es aus dem Ministerium."),
+    "Shift_JIS": ("政府は水曜日、長く待たれていた年金改革を発表した。労働組合との数か月にわたる"
+                  "難しい交渉の末の決定であり、首相はテレビ演説でこれを決定的な瞬間だと述べた。"),
+    "EUC-JP": ("政府は水曜日、長く待たれていた年金改革を発表した。労働組合との数か月にわたる"
+               "難しい交渉の末の決定であり、首相はテレビ演説でこれを決定的な瞬間だと述べた。"),
+    "GBK": ("政府星期三宣布了一项期待已久的养老金改革，此前与工会进行了数月的艰难谈判。"
+            "总统在电视讲话中表示，这是一个决定性的时刻，各方应当共同努力。"),
+    "windows-1251": ("Правительство в среду объявило о долгожданной пенсионной реформе "
+                     "после нескольких месяцев трудных переговоров с профсоюзами."),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_UNDECLARED))
+def test_an_undeclared_legacy_page_reads_as_a_browser_detects_it(name: str) -> None:
+    """No BOM, header or ``<meta>``, and the bytes are not UTF-8: Firefox's detector
+    names the encoding (source ``detected``, with a warning), instead of U+FFFD for
+    every letter that is not ASCII (which left such pages with no text at all)."""
+    text = f"<html><head><title>t</title></head><body><p>{_UNDECLARED[name]}</p></body></html>"
+    body = text.encode(codec_for(name))
+    decision = decide_charset(body, "text/html", is_html=True)
+    assert decision.source == "detected"
+    # WHATWG's GBK decoder is its gb18030 decoder: the detector may name either
+    assert lookup_encoding(decision.label or "") in {name, "gb18030" if name == "GBK" else name}
+    assert decision.warnings[0].startswith("charset-detected")
+    assert decode_text_body(body, decision.label).text == text
+
+
+def test_detection_is_only_for_bytes_that_are_not_utf8() -> None:
+    """Valid UTF-8 and ASCII stay the default; a declaration always wins over detection;
+    non-HTML bodies are never guessed at."""
+    utf8 = "<p>Grüße aus Köln</p>".encode()
+    assert (decide_charset(utf8, None, is_html=True).source) == "default"
+    assert (decide_charset(b"<p>plain</p>", None, is_html=True).source) == "default"
+    legacy = "<meta charset=windows-1251><p>Привет, мир, как дела?</p>".encode("cp1251")
+    assert decide_charset(legacy, None, is_html=True).source == "meta"
+    assert decide_charset("Grüße".encode("cp1252"), "text/plain", is_html=False).source == \
+        "default"
+
+
+def test_detection_reads_a_bounded_sample() -> None:
+    """A hostile body (megabytes of high bytes) costs the sample's worth, not its size."""
+    body = b"<p>" + bytes(range(0x80, 0x100)) * (4 * DETECTION_SAMPLE // 128)
+    decision = decide_charset(body, None, is_html=True)
+    assert decision.source == "detected"
+    assert lookup_encoding(decision.label or "") is not None
+
+
+def test_new_snapshot_records_a_detected_charset() -> None:
+    """The decision is stored with the snapshot, so its text (and every citation into it)
+    is derived the same way on every later read."""
+    body = f"<p>{_UNDECLARED['windows-1251']}</p>".encode("cp1251")
+    snap = new_snapshot(source_id="s", requested_url="https://e.test/", url="https://e.test/",
+                        status=200, headers={"content-type": "text/html"}, body=body,
+                        fetched_at="2024-01-01T00:00:00.000Z")
+    assert (snap.declared_charset, snap.charset_source) == ("windows-1251", "detected")
+    assert _UNDECLARED["windows-1251"] in snap.body
+    assert any(w.startswith("charset-detected") for w in snap.warnings)
+
+
+def test_utf8_with_a_few_bad_bytes_stays_utf8() -> None:
+    """A UTF-8 page with a stray byte keeps its accented letters (one U+FFFD), rather
+    than being read in a legacy encoding that would garble every one of them."""
+    body = ("<p>Crème brûlée, “quoted” and Grüße aus Köln.</p>" * 4).encode().replace(
+        b"and", b"\xffnd", 1)
+    decision = decide_charset(body, None, is_html=True)
+    assert (decision.label, decision.source) == (None, "default")
+    assert decode_text_body(body, decision.label).text.count("\ufffd") == 1

@@ -73,9 +73,15 @@ def test_explicit_charset_wins_and_is_lower_cased() -> None:
 
 
 def test_decoding_problems_become_warnings() -> None:
-    snap = _wire(headers={"content-type": "text/html; charset=bogus"}, body=b"\xff")
+    """An unknown label and bytes invalid in UTF-8 are noted; on an HTML page the
+    encoding is then detected (and noted), on other text there is no guessing."""
+    snap = _wire(headers={"content-type": "text/plain; charset=bogus"}, body=b"\xff")
     assert any(w.startswith("charset-unknown") for w in snap.warnings)
     assert any(w.startswith("charset-invalid-bytes") for w in snap.warnings)
+    page = _wire(headers={"content-type": "text/html; charset=bogus"}, body=b"\xff")
+    assert any(w.startswith("charset-unknown") for w in page.warnings)
+    assert any(w.startswith("charset-detected") for w in page.warnings)
+    assert page.charset_source == "detected"
 
 
 def test_rendered_snapshot_uses_decoded_utf8_basis_and_no_validators() -> None:
