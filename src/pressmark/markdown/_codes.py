@@ -58,7 +58,9 @@ ANOMALIES: Final[dict[str, str]] = {
 
 # warnings (``MarkdownResult.warnings``): the result stands, but something was changed
 WARNINGS: Final[dict[str, str]] = {
-    "parse-limit:text": "The page was longer than 2,000,000 characters and was cut there.",
+    "parse-limit:text": ("The page held more than 2,000,000 characters of markup and text "
+                         "(script and style bodies not counted; 16,000,000 in all) and was "
+                         "cut there."),
     "parse-limit:elements": "The page had more than 100,000 elements and was cut there.",
     "parse-limit:depth": "Elements nested deeper than the limit were flattened (text kept).",
     "parse-limit:formatting": "Too many open formatting elements: the extra ones were "
@@ -81,6 +83,8 @@ WARNINGS: Final[dict[str, str]] = {
     "charset-unknown": "A charset label nobody knows: the body was decoded as UTF-8.",
     "charset-invalid-bytes": "The body is not valid in its charset: bad bytes became "
     "U+FFFD.",
+    "charset-detected": "The page declared no charset and is not UTF-8: it was read in "
+    "the legacy encoding detected from its bytes, as a browser does.",
 }
 
 # validation scores (``ValidationReport.scores``)
