@@ -26,7 +26,8 @@ way, never refused:
   their text kept -> ``parse-limit:select`` (a lone select keeps 2,048 elements);
 - more than :data:`MAX_ELEMENTS` start tags: the page is cut there ->
   ``parse-limit:elements``;
-- longer than :data:`MAX_TEXT_CHARS`: the page is cut -> ``parse-limit:text``.
+- more than :data:`MAX_TEXT_CHARS` outside its script and style bodies, or more than
+  :data:`MAX_PAGE_CHARS` in all: the page is cut -> ``parse-limit:text``.
 
 The scan costs O(page) time and at most one copy of the page in memory; a page
 within the caps is returned as the very same string.
@@ -46,6 +47,7 @@ from pressmark.markdown._screen import (
     MAX_DEPTH,
     MAX_ELEMENTS,
     MAX_FORMATTING,
+    MAX_PAGE_CHARS,
     MAX_SELECT_WORK,
     MAX_TEXT_CHARS,
     NATIVE,
@@ -284,8 +286,8 @@ def bound_html(text: str) -> BoundedHtml:
 def _bound(text: str, *, screened_out: bool = False) -> BoundedHtml:
     """``screened_out``: the caller has just seen :func:`screen` fail on this text."""
     warnings: list[str] = []
-    if len(text) > MAX_TEXT_CHARS:
-        text = text[:MAX_TEXT_CHARS]
+    if len(text) > MAX_PAGE_CHARS:
+        text = text[:MAX_PAGE_CHARS]
         warnings.append(f"{PARSE_LIMIT}:text")
     elif not screened_out and screen(text):
         return BoundedHtml(text=text)
@@ -305,9 +307,10 @@ def _bound(text: str, *, screened_out: bool = False) -> BoundedHtml:
     attrs_more = patterns.attrs_more.match
     tag_close = patterns.tag_close.match
     length = len(text)
+    in_bodies = 0  # characters of the script and style bodies passed (not counted)
     while pos < length:
         m = search(text, pos)
-        if m is None:
+        if m is None or m.start() - in_bodies > MAX_TEXT_CHARS:
             break
         close_mark, raw_name, _, tag_slash = m.groups()
         if raw_name is None:  # comment, doctype, processing instruction
@@ -400,13 +403,22 @@ def _bound(text: str, *, screened_out: bool = False) -> BoundedHtml:
             break  # the rest of the page is text
         raw_end = patterns.raw_end.get(name) if stack.foreign == 0 else None
         if name == "script" and raw_end is not None:
-            pos = script_end(text, pos)
+            body_end = script_end(text, pos)
         elif raw_end is not None:
             found = raw_end.search(text, pos)
-            pos = length if found is None else found.start()
+            body_end = length if found is None else found.start()
+        else:
+            continue
+        in_bodies += body_end - pos
+        pos = body_end
+    # the markup and text past MAX_TEXT_CHARS (bodies not counted) are cut, never a body
+    end = max(pos, in_bodies + MAX_TEXT_CHARS)
+    if end < length and not warnings and "elements" not in hit:
+        warnings.append(f"{PARSE_LIMIT}:text")
     if not hit:
-        return BoundedHtml(text=text, warnings=tuple(warnings))
-    pieces.append(text[kept_from:])
+        return BoundedHtml(text=text if end >= length else text[:end],
+                           warnings=tuple(warnings))
+    pieces.append(text[kept_from:end])
     warnings.extend(f"{PARSE_LIMIT}:{what}" for what in sorted(hit))
     return BoundedHtml(text="".join(pieces), warnings=tuple(warnings))
 

@@ -80,7 +80,13 @@ MAX_FORMATTING = 100
 """Unclosed formatting elements (``<b>``, ``<font>`` ...): the parser re-opens them all
 after every block, so without a cap a page could multiply its own tree."""
 MAX_TEXT_CHARS = 2_000_000
-"""Characters of HTML per page (about 2 MB); conversion memory and time grow with it."""
+"""Characters of HTML per page outside its script and style bodies (about 2 MB): the markup
+and text that conversion memory and time grow with. Script and style bodies are not counted:
+a big publisher's page carries megabytes of inline state and CSS before its article (the
+bodies are cut out before Lexbor parses, ``_rawcut``), and counting them cut the article."""
+MAX_PAGE_CHARS = 16_000_000
+"""Characters of HTML per page in all, script and style bodies included: what a page may
+hold in memory (above the crawler's default 10 MiB response cap)."""
 MAX_SELECT_ENTRIES = 2048
 """Elements a lone ``<select>`` keeps. Lexbor runs the selectedness algorithm at every
 ``<option>`` it inserts, over every option of the select (and walks the select's subtree
@@ -200,21 +206,38 @@ def screened_starts(text: str | None, *, source: str | bytes | None = None,
     """
     if text is None:
         assert isinstance(source, bytes), "text or its UTF-8 bytes"
-        if len(source) > MAX_TEXT_CHARS:  # bytes bound characters; too many? decode
+        if len(source) > MAX_PAGE_CHARS:  # bytes bound characters; too many? decode
             text = source.decode("utf-8")
-    if text is not None and len(text) > MAX_TEXT_CHARS:
+    if text is not None and len(text) > MAX_PAGE_CHARS:
         return -1
     scanned: str | bytes = source if source is not None else text  # type: ignore[assignment]
+    # past MAX_TEXT_CHARS only the C pass can pass a page: it finds the raw-text bodies,
+    # and what lies outside them must be within the cap (bytes count at least as many)
+    long_page = len(scanned) > MAX_TEXT_CHARS
     if NATIVE is not None:
-        starts = NATIVE(scanned, MAX_ATTRIBUTES, MAX_FORMATTING, cuts, MAX_SELECT_WORK)
+        bodies = cuts if cuts is not None or not long_page else []
+        starts = NATIVE(scanned, MAX_ATTRIBUTES, MAX_FORMATTING, bodies, MAX_SELECT_WORK)
+        if starts >= 0 and long_page and bodies is not None \
+                and outside_bodies(len(scanned), bodies) > MAX_TEXT_CHARS:
+            starts = -1
         if starts != _NATIVE_UNSURE:
+            if starts < 0 and cuts:
+                cuts.clear()
             return starts
         if cuts:
             cuts.clear()
+    if long_page:
+        return -1  # the full scan counts what lies outside the bodies
     if text is None:
         assert isinstance(source, bytes)
         text = source.decode("utf-8")
     return regex_screened_starts(text)
+
+
+def outside_bodies(size: int, cuts: list[int]) -> int:
+    """Of a page of ``size`` (characters, or bytes as the C pass read them), what lies
+    outside the raw-text bodies in ``cuts`` (four values each: start, end, ...)."""
+    return size - sum(cuts[i + 1] - cuts[i] for i in range(0, len(cuts), 4))
 
 
 def regex_screened_starts(text: str) -> int:

@@ -272,7 +272,8 @@ CHROME_REST: Final = 100      # chars besides chrome that make output more than 
 LISTING_SHARE: Final = 0.6    # of the kept text in lists and tables, for a listing
 LISTING_ITEMS: Final = 5      # ... in at least this many items
 PARTIAL_MIN: Final = 300      # prose chars a yardstick needs before partial-content is judged
-TRUNCATING: Final = {"parse-limit:text": f"longer than {MAX_TEXT_CHARS:,} characters",
+TRUNCATING: Final = {"parse-limit:text": f"longer than {MAX_TEXT_CHARS:,} characters outside "
+                                          "its scripts and styles",
                      "parse-limit:elements": f"more than {MAX_ELEMENTS:,} elements"}
 
 

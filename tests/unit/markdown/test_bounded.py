@@ -10,7 +10,9 @@ import pytest
 from pressmark.markdown import parse_html, screen, to_markdown
 from pressmark.markdown._bounded import MAX_ATTRIBUTES, MAX_DEPTH, _bound, bound_html
 from pressmark.markdown._screen import (
+    MAX_PAGE_CHARS,
     MAX_SELECT_ENTRIES,
+    MAX_TEXT_CHARS,
     regex_screened_starts,
     screened_starts,
     script_end,
@@ -250,3 +252,48 @@ def test_the_screen_counts_selects_and_merged_attributes_as_the_scan_does() -> N
     closed = "<select><table></table></select>" + "<option>x" * over
     assert _bound(closed, screened_out=True).warnings == ()
     assert screened_starts(closed) < 0
+
+
+def _big_publisher_page(state_chars: int, text_words: int, *, state_in_body: bool = False,
+                        ) -> str:
+    """A big publisher's page: megabytes of inline state and CSS before the article."""
+    state = '<script>window.__STATE__ = {"k": "' + "x" * state_chars + '"}</script>'
+    style = "<style>" + ".a{color:red}" * (state_chars // 13) + "</style>"
+    article = ("<article><h1>The headline</h1>"
+               + "".join(f"<p>Paragraph {i} of the story: " + "word " * text_words + "</p>"
+                         for i in range(20))
+               + "<p>The last paragraph.</p></article>")
+    head = "" if state_in_body else state + style
+    body = (state + style if state_in_body else "") + article
+    return f"<html><head>{head}</head><body>{body}</body></html>"
+
+
+@pytest.mark.parametrize("state_in_body", [False, True])
+def test_script_and_style_bodies_do_not_count_towards_the_text_cap(state_in_body: bool,
+                                                                   ) -> None:
+    """Past 2,000,000 characters in all, a page whose markup and text are within the cap
+    is whole: the article after 3 MB of inline state and 3 MB of CSS is kept, uncut (it
+    used to be cut away at character 2,000,000, leaving empty Markdown)."""
+    page = _big_publisher_page(3_000_000, 40, state_in_body=state_in_body)
+    assert len(page) > 2 * MAX_TEXT_CHARS
+    result = to_markdown(page)
+    assert "The last paragraph." in result.markdown
+    assert not [w for w in result.warnings if w.startswith("parse-limit")]
+    assert bound_html(page).text == page  # the full scan leaves it alone too
+    assert screened_starts(page) >= 0
+
+
+def test_markup_and_text_past_the_cap_are_cut_bodies_never_counted() -> None:
+    """What lies outside the bodies is cut at MAX_TEXT_CHARS, wherever the bodies are;
+    the page as a whole at MAX_PAGE_CHARS."""
+    page = ("<html><head><script>" + "x" * 3_000_000 + "</script></head><body><p>"
+            + "word " * 500_000 + "</p><p>END-MARK</p></body></html>")
+    bounded = _bound(page)
+    assert bounded.warnings == ("parse-limit:text",)
+    outside = len(bounded.text) - 3_000_000
+    assert MAX_TEXT_CHARS <= outside < MAX_TEXT_CHARS + 100
+    assert "END-MARK" not in bounded.text
+    huge = "<p>" + "word " * (MAX_PAGE_CHARS // 5 + 1)
+    took, warnings, text = _timed(huge)
+    assert warnings == ("parse-limit:text",) and len(text) <= MAX_TEXT_CHARS + 100
+    assert took < 5.0, took
