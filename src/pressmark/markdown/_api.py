@@ -252,10 +252,29 @@ def to_markdown(
             *decode_warnings, *doc.limits,
             *(f"table-limit:{cap}" for cap in sorted(converter.counts.table_limits))),
     )
+    if not markdown.strip() and not policy.keep_hidden_text and sum(
+            passage["chars"] for passage in evidence.hidden_text) >= policy.min_markdown_chars:
+        shown = to_markdown(html, url=url, content_type=content_type,
+                            policy=dataclasses.replace(policy, keep_hidden_text=True),
+                            readiness=readiness, boilerplate_hints=boilerplate_hints,
+                            requested_url=requested_url)
+        if shown.markdown.strip():  # the passages as the first pass found them, kept
+            hidden = tuple({**passage, "kept": True} for passage in evidence.hidden_text)
+            return dataclasses.replace(
+                shown, warnings=(*shown.warnings, HIDDEN_SHOWN),
+                evidence=dataclasses.replace(shown.evidence, hidden_text=hidden))
     if state and policy.select_main and plain_chars < policy.min_markdown_chars:
         return _from_state(result, plain_chars, url=url, policy=policy, readiness=readiness,
                            requested_url=requested_url)
     return result
+
+
+# A page whose every word is hidden (``display:none`` on the wrapper, ``[v-cloak]``, a
+# ``hidden`` app root) is hidden until a script shows it: a reader running the script sees
+# it all, and an empty result would say the page has nothing. Its hidden text is then kept,
+# as ``keep_hidden_text`` keeps it, and said so; the evidence lists each passage, ``kept``.
+HIDDEN_SHOWN = ("hidden-content-shown: the page hides all its text until a script shows "
+                "it; kept as a reader running the script would see it (evidence hidden_text)")
 
 
 def _from_state(result: MarkdownResult, dom_chars: int, *, url: str | None,

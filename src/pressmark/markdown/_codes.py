@@ -85,6 +85,8 @@ WARNINGS: Final[dict[str, str]] = {
     "U+FFFD.",
     "charset-detected": "The page declared no charset and is not UTF-8: it was read in "
     "the legacy encoding detected from its bytes, as a browser does.",
+    "hidden-content-shown": "Every word of the page was hidden until a script shows it: "
+    "the hidden text was kept (evidence hidden_text lists each passage).",
 }
 
 # validation scores (``ValidationReport.scores``)

@@ -55,8 +55,10 @@ def emitted_warnings() -> set[str]:
     limits |= set(re.findall(r'\{PARSE_LIMIT\}:([a-z]+)', bounded))
     tables = set(re.findall(r'limits\.add\("([a-z]+)"\)', _source(_tables)))
     charset = set(re.findall(r'"(charset-[a-z-]+):', _source(_charset)))
-    assert limits and tables and charset
-    return {f"parse-limit:{x}" for x in limits} | {f"table-limit:{x}" for x in tables} | charset
+    shown = set(re.findall(r'HIDDEN_SHOWN = \("([a-z-]+):', _source(_api)))
+    assert limits and tables and charset and shown
+    return {f"parse-limit:{x}" for x in limits} | {f"table-limit:{x}" for x in tables} \
+        | charset | shown
 
 
 def emitted_anomalies() -> set[str]:
