@@ -313,6 +313,41 @@ static int args_of(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t wanted,
     return node_arg(args[0], document) && node_arg(args[1], node);
 }
 
+/* The arguments of ``children`` and ``level``, (document, node, skip): *skip is the set
+ * of tags to leave out, NULL for None. 0 with the error set when they are not that. */
+static int level_args(const char *usage, PyObject *const *args, Py_ssize_t nargs,
+                      void **document, void **node, PyObject **skip) {
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, usage);
+        return 0;
+    }
+    if (!args_of(args, 2, 2, document, node)) return 0;
+    *skip = args[2] == Py_None ? NULL : args[2];
+    if (*skip != NULL && !PyAnySet_Check(*skip)) {
+        PyErr_SetString(PyExc_TypeError, "skip: a set of tags, or None");
+        return 0;
+    }
+    return 1;
+}
+
+/* An element child's tag, NULL when the child is left out: Lexbor gives it no name
+ * (selectolax reads None: *error 0) or its tag is in ``skip`` (*error 0), or on an error
+ * (*error -1, set). The name is read once, for both tests. */
+static PyObject *listed_tag(void *element, PyObject *skip, int *error) {
+    size_t len = 0;
+    const lchar *name = lxb.qualified_name(element, &len);
+    *error = 0;
+    if (name == NULL) return NULL;
+    PyObject *tag = intern(name, len);
+    int skipped = tag == NULL ? -1 : skip != NULL ? PySet_Contains(skip, tag) : 0;
+    if (skipped != 0) {
+        Py_XDECREF(tag);
+        *error = skipped < 0 ? -1 : 0;
+        return NULL;
+    }
+    return tag;
+}
+
 /* (tag, attrs, extra) for an element, taking over the references to ``tag`` and
  * ``extra`` (NULL: its error is set already); the entry ``children`` and
  * ``head_elements`` list. */
@@ -341,14 +376,8 @@ static int append_new(PyObject *list, PyObject *item) {
 static PyObject *children(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
     void *document, *node;
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "children(document, node, skip)");
-        return NULL;
-    }
-    if (!args_of(args, 2, 2, &document, &node)) return NULL;
-    PyObject *skip = args[2] == Py_None ? NULL : args[2];
-    if (skip != NULL && !PyAnySet_Check(skip)) {
-        PyErr_SetString(PyExc_TypeError, "skip: a set of tags, or None");
+    PyObject *skip;
+    if (!level_args("children(document, node, skip)", args, nargs, &document, &node, &skip)) {
         return NULL;
     }
     PyObject *out = PyList_New(0);
@@ -363,13 +392,10 @@ static PyObject *children(PyObject *module, PyObject *const *args, Py_ssize_t na
             item = PyUnicode_DecodeUTF8((const char *)text, (Py_ssize_t)len, "replace");
             lxb.destroy_text(document, text);
         } else if (type == ELEMENT_NODE) {
-            size_t len = 0;
-            if (lxb.qualified_name(child, &len) == NULL) continue; /* selectolax: None */
-            PyObject *tag = element_tag(child);
-            int skipped = tag == NULL ? -1 : skip != NULL ? PySet_Contains(skip, tag) : 0;
-            if (skipped != 0) {
-                Py_XDECREF(tag);
-                if (skipped < 0) {
+            int error;
+            PyObject *tag = listed_tag(child, skip, &error);
+            if (tag == NULL) {
+                if (error < 0) {
                     Py_DECREF(out);
                     return NULL;
                 }
@@ -516,14 +542,8 @@ typedef struct {
 static PyObject *level(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
     void *document, *node;
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "level(document, node, skip)");
-        return NULL;
-    }
-    if (!args_of(args, 2, 2, &document, &node)) return NULL;
-    PyObject *skip = args[2] == Py_None ? NULL : args[2];
-    if (skip != NULL && !PyAnySet_Check(skip)) {
-        PyErr_SetString(PyExc_TypeError, "skip: a set of tags, or None");
+    PyObject *skip;
+    if (!level_args("level(document, node, skip)", args, nargs, &document, &node, &skip)) {
         return NULL;
     }
     PyObject *out = PyList_New(0);
@@ -542,13 +562,10 @@ static PyObject *level(PyObject *module, PyObject *const *args, Py_ssize_t nargs
             lxb.destroy_text(document, text);
             if (item != NULL && !gap) own += collapsed_size(item);
         } else if (type == ELEMENT_NODE) {
-            size_t len = 0;
-            if (lxb.qualified_name(child, &len) == NULL) continue; /* selectolax: None */
-            PyObject *tag = element_tag(child);
-            int skipped = tag == NULL ? -1 : skip != NULL ? PySet_Contains(skip, tag) : 0;
-            if (skipped != 0) {
-                Py_XDECREF(tag);
-                if (skipped < 0) goto failed;
+            int error;
+            PyObject *tag = listed_tag(child, skip, &error);
+            if (tag == NULL) {
+                if (error < 0) goto failed;
                 continue;
             }
             Py_ssize_t k = 0;
@@ -575,11 +592,18 @@ static PyObject *level(PyObject *module, PyObject *const *args, Py_ssize_t nargs
             PyObject *handle = attrs != NULL ? PyLong_FromVoidPtr(child) : NULL;
             PyObject *info = handle != NULL
                 ? PyLong_FromLong((++counts[k].count << INFO_BITS) | flags) : NULL;
-            item = info != NULL ? PyTuple_Pack(4, tag, attrs, handle, info) : NULL;
-            Py_DECREF(tag);
-            Py_XDECREF(attrs);
-            Py_XDECREF(handle);
-            Py_XDECREF(info);
+            item = info != NULL ? PyTuple_New(4) : NULL;
+            if (item != NULL) { /* the tuple takes the four references over */
+                PyTuple_SET_ITEM(item, 0, tag);
+                PyTuple_SET_ITEM(item, 1, attrs);
+                PyTuple_SET_ITEM(item, 2, handle);
+                PyTuple_SET_ITEM(item, 3, info);
+            } else {
+                Py_DECREF(tag);
+                Py_XDECREF(attrs);
+                Py_XDECREF(handle);
+                Py_XDECREF(info);
+            }
         } else {
             continue;
         }
