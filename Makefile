@@ -19,6 +19,7 @@ setup: $(STAMP) bytecode chromium
 # them): an edit to any of them reinstalls, so no stale compiled module shadows it.
 NATIVE_SRC := $(wildcard src/pressmark/markdown/*.py src/pressmark/markdown/*.pyi \
                           src/pressmark/cite/_cut.py src/pressmark/cite/*.c \
+                          src/pressmark/snapshot/_prescan.py \
                           src/pressmark/markdown/*.c src/pressmark/markdown/*.h) hatch_build.py
 
 $(STAMP): pyproject.toml $(NATIVE_SRC)

@@ -35,7 +35,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     root = Path(__file__).resolve().parents[1] / "src" / "pressmark"
     stale = sorted(
         source.name
-        for package in (root / "markdown", root / "cite")  # cite/_cut.py is compiled too
+        # cite/_cut.py and snapshot/_prescan.py are compiled too
+        for package in (root / "markdown", root / "cite", root / "snapshot")
         for source in [*package.glob("*.py"), *package.glob("*.c")]
         if any(built.stat().st_mtime < source.stat().st_mtime
                for built in package.glob(f"{source.stem}.*.so"))
