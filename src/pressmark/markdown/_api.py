@@ -29,7 +29,7 @@ from pressmark.markdown._render import render
 from pressmark.markdown._result import EvidencePacket, MarkdownResult
 from pressmark.markdown._screen import utf8_valid
 from pressmark.markdown._select import Selection, select
-from pressmark.markdown._tree import DROPPED, Document, Node, parse
+from pressmark.markdown._tree import DROPPED, Document, first_h1, parse
 from pressmark.markdown._validate import (
     SOFT_404_CHARS,
     Facts,
@@ -174,7 +174,7 @@ def to_markdown(
         head = HeadNodes(doc.tree)
     resolve = _Resolver(_base_url(head.base_attrs, url))
     state = read_embedded_state(head, doc.cut)
-    metadata = read_metadata(head, resolve, state, lambda: _first_h1(doc.body))
+    metadata = read_metadata(head, resolve, state, lambda: first_h1(doc.body))
     hints = frozenset(boilerplate_hints or ())
     if policy.select_main:
         schema = declared_kind(state.get("json_ld", []), head.meta_attrs, head.root_attrs,
@@ -203,7 +203,7 @@ def to_markdown(
         removed_ratio=min(1.0, selection.removed_chars / selected_chars),
         empty_list_items=converter.counts.empty_list_items,
         broken_tables=converter.counts.broken_tables, title=metadata.title,
-        headline=_first_h1(doc.body) if plain_chars < SOFT_404_CHARS else None, url=url,
+        headline=first_h1(doc.body) if plain_chars < SOFT_404_CHARS else None, url=url,
         canonical_url=metadata.canonical_url, language=metadata.language,
         readiness_passed=None if readiness is None else bool(readiness.passed),
         requested_url=requested_url, not_found_markers=_not_found_markers(doc, head),
@@ -380,14 +380,3 @@ def _not_found_markers(doc: Document, head: HeadNodes) -> tuple[str, ...]:
     if meta is not None and (meta.get("content") or "").strip() == "404":
         markers = (*markers, "prerender-status-code:404")
     return markers
-
-
-def _first_h1(body: Node) -> str | None:
-    """The first non-empty ``<h1>`` in document order (a walk that stops there)."""
-    stack = [body]
-    while stack:
-        node = stack.pop()
-        if node.tag == "h1" and node.text_len:
-            return node.text()
-        stack.extend(reversed(node.elems))
-    return None
