@@ -25,22 +25,14 @@ to look; pressmark itself never writes it as the page's Markdown.
 
 from __future__ import annotations
 
-from pressmark.markdown._blocks import (
-    Block,
-    Code,
-    DefList,
-    Heading,
-    ListBlock,
-    Para,
-    Quote,
-    Rule,
-    Table,
-)
 from pressmark.markdown._policy import MarkdownError
+from pressmark.markdown._render import JOIN_MAX, written
 
 TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
 if TYPE_CHECKING:
     from typing import Final
+
+    from pressmark.markdown._blocks import Block
 
 MAX_MARKDOWN_CHARS: Final = 32_000_000
 """Characters one conversion may write, every nesting level counted: 16 times the
@@ -49,8 +41,6 @@ MAX_URL_CHARS: Final = 8192
 """A link or image target longer than this is no link (its text stays): RFC 9110 asks
 clients to support 8,000 octets; longer ones are a repeated ``<base>`` or a data blob."""
 CONVERSION_LIMIT: Final = "conversion-limit"
-_MARKER_WIDTH: Final = 12  # "999999999. ": the widest list marker render writes, and a space
-_JOIN: Final = 12  # what render writes between two blocks at most ("\n\n<!-- -->\n\n")
 
 
 class ConversionLimit(MarkdownError):
@@ -85,66 +75,15 @@ class Budget:
 
 def check_render(blocks: list[Block], budget: Budget) -> None:
     """Spend what rendering ``blocks`` would write, before it is written."""
-    budget.spend(sum(written(block)[0] for block in blocks) + _JOIN * len(blocks), "markdown")
+    budget.spend(sum(written(block)[0] for block in blocks) + JOIN_MAX * len(blocks), "markdown")
 
 
 def fitting(blocks: list[Block], chars: int) -> list[Block]:
     """The leading blocks whose rendering writes at most ``chars`` characters."""
     kept: list[Block] = []
     for block in blocks:
-        chars -= written(block)[0] + _JOIN
+        chars -= written(block)[0] + JOIN_MAX
         if chars < 0:
             break
         kept.append(block)
     return kept
-
-
-def written(block: Block) -> tuple[int, int, int]:
-    """Upper bounds of what rendering ``block`` writes (every nesting level counted, as each
-    level copies what it holds), of its rendered length, and of its lines.
-
-    The contract with ``_render``: the second is never below ``len(render_block(block))``
-    (a property test holds the two to it).
-    """
-    if isinstance(block, Para):
-        size, lines = len(block.text), block.text.count("\n") + 1
-        return size, size, lines
-    if isinstance(block, Heading):
-        size = len(block.text) + block.level + 1
-        return size, size, 1
-    if isinstance(block, Code):
-        size = 3 * len(block.text) + len(block.lang) + 10  # the fence outgrows no run in it
-        return size, size, block.text.count("\n") + 3
-    if isinstance(block, Rule):
-        return 3, 3, 1
-    if isinstance(block, Quote):
-        return _nested(block.blocks, 2)
-    if isinstance(block, ListBlock):
-        work = size = lines = 0
-        for item in block.items:
-            w, s, n = _nested(item.blocks, _MARKER_WIDTH)
-            work, size, lines = work + w + 1, size + s + 2, lines + n + 1
-        return work, size, lines
-    if isinstance(block, DefList):
-        work = size = lines = 0
-        for term, definitions in block.items:
-            size, lines = size + len(term) + 2, lines + 2
-            for definition in definitions:
-                w, s, n = _nested(definition, 2)
-                work, size, lines = work + w, size + s + 1, lines + n
-        return work + size, size, lines
-    if isinstance(block, Table):
-        width = len(block.rows[0]) if block.rows else 0
-        size = sum(sum(len(cell) + 3 for cell in row) + 2 for row in block.rows) + 5 * width + 2
-        return size, size, len(block.rows) + 1
-    raise TypeError(f"not a block: {block!r}")  # a new block kind needs its bound here
-
-
-def _nested(blocks: list[Block], prefix: int) -> tuple[int, int, int]:
-    """Blocks rendered inside a container that writes ``prefix`` more on each line."""
-    work = size = lines = 0
-    for block in blocks:
-        w, s, n = written(block)
-        work, size, lines = work + w, size + s + _JOIN, lines + n + 4
-    size += prefix * lines
-    return work + size, size, lines

@@ -151,3 +151,61 @@ def _deflist(block: DefList) -> str:
             lines.extend(f"  {line}" if line else "" for line in body[1:])
         items.append("\n".join(lines))
     return "\n\n".join(items)
+
+
+_MARKER_WIDTH: Final = 12  # "999999999. ": the widest list marker render writes, and a space
+JOIN_MAX: Final = 12  # what render writes between two blocks at most ("\n\n<!-- -->\n\n")
+
+
+def written(block: Block) -> tuple[int, int, int]:
+    """Upper bounds of what rendering ``block`` writes (every nesting level counted, as each
+    level copies what it holds), of its rendered length, and of its lines.
+
+    The conversion budget's count (``_budget.check_render``), beside the rendering it
+    bounds: the second is never below ``len(render_block(block))`` (a property test
+    holds the two to it). WHY here: this module is compiled, and the budget's (its
+    exception class stays interpreted, see pyproject.toml) ran this walk of every
+    block as Python, about 100,000 instructions a page.
+    """
+    if isinstance(block, Para):
+        size, lines = len(block.text), block.text.count("\n") + 1
+        return size, size, lines
+    if isinstance(block, Heading):
+        size = len(block.text) + block.level + 1
+        return size, size, 1
+    if isinstance(block, Code):
+        size = 3 * len(block.text) + len(block.lang) + 10  # the fence outgrows no run in it
+        return size, size, block.text.count("\n") + 3
+    if isinstance(block, Rule):
+        return 3, 3, 1
+    if isinstance(block, Quote):
+        return _nested(block.blocks, 2)
+    if isinstance(block, ListBlock):
+        work = size = lines = 0
+        for item in block.items:
+            w, s, n = _nested(item.blocks, _MARKER_WIDTH)
+            work, size, lines = work + w + 1, size + s + 2, lines + n + 1
+        return work, size, lines
+    if isinstance(block, DefList):
+        work = size = lines = 0
+        for term, definitions in block.items:
+            size, lines = size + len(term) + 2, lines + 2
+            for definition in definitions:
+                w, s, n = _nested(definition, 2)
+                work, size, lines = work + w, size + s + 1, lines + n
+        return work + size, size, lines
+    if isinstance(block, Table):
+        width = len(block.rows[0]) if block.rows else 0
+        size = sum(sum(len(cell) + 3 for cell in row) + 2 for row in block.rows) + 5 * width + 2
+        return size, size, len(block.rows) + 1
+    raise TypeError(f"not a block: {block!r}")  # a new block kind needs its bound here
+
+
+def _nested(blocks: list[Block], prefix: int) -> tuple[int, int, int]:
+    """Blocks rendered inside a container that writes ``prefix`` more on each line."""
+    work = size = lines = 0
+    for block in blocks:
+        w, s, n = written(block)
+        work, size, lines = work + w, size + s + JOIN_MAX, lines + n + 4
+    size += prefix * lines
+    return work + size, size, lines
