@@ -14,7 +14,8 @@ compares it with two yardsticks read from the whole page:
 
 Prose is what selection counts as such (``_select``): a block's own text of sentence
 length (``PROSE_CHARS`` letters, fewer in scripts that say more per character) with at
-most ``PROSE_LINKS`` of it in links. Neither side counts text inside elements selection
+most ``PROSE_LINKS`` of it in links, in no heading but one that holds a paragraph
+(``_score.reads_as_prose``). Neither side counts text inside elements selection
 read as chrome (``Node.bad``: navigation, footers, comments, ads, related stories) or
 pruned from the kept region (``Node.removed``: each with its named rule), so a comment
 thread or a disclaimer the page repeats is no yardstick.
@@ -22,7 +23,8 @@ thread or a disclaimer the page repeats is no yardstick.
 
 from __future__ import annotations
 
-from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Document, Node
+from pressmark.markdown._score import reads_as_prose
+from pressmark.markdown._tree import BLOCK_TAGS, Document, Node
 
 TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
 if TYPE_CHECKING:
@@ -81,7 +83,7 @@ def prose_facts(doc: Document, root: Node, scale: float) -> ProseFacts:
             inside = bool(bits & _MAIN)  # (the landmark itself, or inside it)
         state[node.idx] = bits
         own = node.own_len
-        if bits & _OUT or own < floor or node.tag not in blocks or node.tag in HEADINGS \
+        if bits & _OUT or own < floor or node.tag not in blocks or not reads_as_prose(node) \
                 or node.own_link > PROSE_LINKS * own:
             continue
         runs[parent.idx if parent is not None else node.idx] += own

@@ -2,7 +2,9 @@
 
 Rules (the golden tests pin each one):
 
-* ``h1``-``h6`` become headings of the same level; empty headings vanish. A link
+* ``h1``-``h6`` become headings of the same level; empty headings vanish, and one that
+  holds a paragraph (``_score.reads_as_prose``: text set in a heading's type) is written
+  as the paragraphs it holds. A link
   inside a heading that points at this page (``#x``, the page URL, or the page URL
   plus a fragment) is its permalink: the text stays unlinked, a bare symbol (``#``,
   ``¶``) goes.
@@ -45,6 +47,7 @@ from pressmark.markdown._budget import Budget
 from pressmark.markdown._inline import InlineBuf, add_run, squeeze
 from pressmark.markdown._lazy_re import LazyPattern
 from pressmark.markdown._policy import ConversionPolicy
+from pressmark.markdown._score import reads_as_prose
 from pressmark.markdown._tables import convert_table
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
 
@@ -211,6 +214,8 @@ class Converter:
 
     def _leaf(self, node: Node, tag: str) -> list[Block]:
         """A structure that holds no blocks: a heading, a code block, a rule."""
+        if tag in HEADINGS and reads_as_prose(node):
+            return self.blocks(node)  # a paragraph set in a heading's type: its text
         if tag in HEADINGS:
             buf = InlineBuf()
             self._titled(node, buf)

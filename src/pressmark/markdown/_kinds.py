@@ -47,7 +47,13 @@ Deterministic: fixed iteration order, no hashing, no time.
 
 from __future__ import annotations
 
-from pressmark.markdown._score import ARTICLE_RUN, LINK_HEAVY, PROSE_BLOCK, PROSE_LINKS
+from pressmark.markdown._score import (
+    ARTICLE_RUN,
+    LINK_HEAVY,
+    PROSE_BLOCK,
+    PROSE_LINKS,
+    reads_as_prose,
+)
 from pressmark.markdown._sections import CARD_MAX
 from pressmark.markdown._sections import CARD_MIN_RUN as GROUP_MIN
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
@@ -260,7 +266,7 @@ def _prose_run(elems: list[Node], floor: float, inchrome: list[bool]) -> int:
     total = 0
     for child in elems:
         own = child.own_len
-        if own >= floor and child.tag in BLOCK_TAGS and child.tag not in HEADINGS \
+        if own >= floor and child.tag in BLOCK_TAGS and reads_as_prose(child) \
                 and child.own_link <= PROSE_LINKS * own and not inchrome[child.idx]:
             total += own
     return total

@@ -29,7 +29,13 @@ from pressmark.markdown import _boilerplate
 from pressmark.markdown._lazy_re import LazyPattern
 from pressmark.markdown._links import LIST_PARTS, navigation
 from pressmark.markdown._prune_said import Pass, block_hash, collapsed_hash, inline_rule, said_rule
-from pressmark.markdown._score import LINK_HEAVY, LONG_BLOCK, PROSE_BLOCK, PROSE_LINKS
+from pressmark.markdown._score import (
+    LINK_HEAVY,
+    LONG_BLOCK,
+    PROSE_BLOCK,
+    PROSE_LINKS,
+    reads_as_prose,
+)
 from pressmark.markdown._sections import section_marks
 from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node, precedes
 
@@ -193,7 +199,7 @@ def _prune_pass(root: Node, order: list[Node], ctx: Pass) -> _Done:
 def _measure_left(node: Node, floor: float, done: _Done) -> None:
     """Add a block left in the output to the pass's content or entries."""
     own = node.own_len
-    if own and node.tag in BLOCK_TAGS and node.tag not in HEADINGS:
+    if own and node.tag in BLOCK_TAGS and reads_as_prose(node):
         links = node.own_link
         if node.tag == "pre" or (own >= floor and links <= PROSE_LINKS * own):
             done.content += own

@@ -15,8 +15,8 @@ in a fixed order and a tie keeps the earlier one.
 
 from __future__ import annotations
 
-from pressmark.markdown._score import LINK_HEAVY, PROSE_BLOCK, PROSE_LINKS
-from pressmark.markdown._tree import BLOCK_TAGS, HEADINGS, Node
+from pressmark.markdown._score import LINK_HEAVY, PROSE_BLOCK, PROSE_LINKS, reads_as_prose
+from pressmark.markdown._tree import BLOCK_TAGS, Node
 
 TYPE_CHECKING = False  # mypy reads it; ``typing`` is not loaded at run time (start-up)
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ def kept(root: Node, scale: float, *, entries: bool) -> int:
         if node.removed is not None:
             continue
         own = node.own_len
-        if own and node.tag in BLOCK_TAGS and node.tag not in HEADINGS:
+        if own and node.tag in BLOCK_TAGS and reads_as_prose(node):
             links = node.own_link
             if node.tag == "pre" or (own >= floor and links <= PROSE_LINKS * own) or (
                     entries and links > LINK_HEAVY * own):

@@ -82,13 +82,16 @@ def test_nesting_past_the_cap_keeps_every_text_in_order(shape: str) -> None:
 def test_inline_nesting_past_the_cap_keeps_its_text() -> None:
     levels = 4 * MAX_INLINE
 
-    def spans(word: str, end: str = " ") -> str:
-        return "".join(f"<span>{word}{i}{end}" for i in range(levels)) + "</span>" * levels
+    def spans(word: str, end: str = " ", every: int = 1) -> str:
+        return "".join(f"<span>{word}{i}{end}" if i % every == 0 else "<span>"
+                       for i in range(levels)) + "</span>" * levels
 
-    markdown = to_markdown(page(f"<h2>{spans('h')}</h2><p>{spans('s')}</p>"),
+    # (the heading's words at every eighth level: a heading of a line, where one holding a
+    # paragraph's length of text is written as a paragraph, ``_score.reads_as_prose``)
+    markdown = to_markdown(page(f"<h2>{spans('h', every=8)}</h2><p>{spans('s')}</p>"),
                            policy=CONVERT).markdown
-    assert markdown == "## {}\n\n{}\n".format(*(" ".join(f"{w}{i}" for i in range(levels))
-                                                for w in "hs"))
+    assert markdown == "## {}\n\n{}\n".format(
+        " ".join(f"h{i}" for i in range(0, levels, 8)), " ".join(f"s{i}" for i in range(levels)))
     markdown = to_markdown(page(f"<p>{spans('b', '<br>')}</p>"), policy=CONVERT).markdown
     assert markdown == "\\\n".join(f"b{i}" for i in range(levels)) + "\n"
 

@@ -326,3 +326,17 @@ def test_one_long_block_beside_a_column_of_paragraphs_is_not_stepped_out_of() ->
             f"<div class='col'>{_p('Aside', 2)}</div></div></body>")
     result = to_markdown(page)
     assert "Line 0." in result.markdown and "Line 11." in result.markdown
+
+
+def test_paragraphs_set_in_headings_are_the_body_and_come_out_as_paragraphs() -> None:
+    # an old page sets its text in <h4> for its size: a heading holding a paragraph
+    # weighs as one (the short list of tips above it is not the body) and is written as
+    # the paragraph it is; a heading of one line stays a heading
+    tips = "".join(f"<li>Tip {i}. Keep the stand filled with water every day.</li>"
+                   for i in range(4))
+    story = "".join(f"<h4>Story {i}. {PARA * 3}</h4>" for i in range(4))
+    page = f"<body><ul>{tips}</ul><h1>New ways of doing it</h1>{story}</body>"
+    md = to_markdown(page).markdown
+    assert "Story 0." in md and "Story 3." in md
+    assert "#### Story" not in md and "\nStory 2. This paragraph" in md
+    assert "# New ways of doing it" in md
