@@ -19,7 +19,7 @@ what the links *say* or where they *stand*:
 ``titled``     the block holds the page's title (an ``<h1>`` that is no link)
 ``listing``    the page is a listing or an application (``_kinds``): its lists and
                tables of links are what it holds, and so are the blocks holding a
-               control whose text is content
+               control whose text is content, and its entries set a line each
 
 Deterministic: every signal reads the tree only.
 """
@@ -56,6 +56,9 @@ _CELLS: Final = frozenset(("td", "th", "tr"))
 # what a listing's entries are set in: kept from the link rule on a listing, as are the
 # blocks that wrap them; a link-dense line of its own ("Next: a, Previous: b") still goes
 LIST_PARTS: Final = frozenset(("ul", "ol", "li", "dl", "dt", "dd", "table", "tbody", "thead"))
+# ... unless it is one of this many link lines of one tag side by side: a listing's entries
+# set a line each (``<p><a>..</a></p>``), not as a list's items; a pager's lines are two
+ENTRY_LINES: Final = 3
 
 
 def navigation(node: Node, sections: dict[int, bool], *, listing: bool) -> bool:
@@ -69,7 +72,7 @@ def navigation(node: Node, sections: dict[int, bool], *, listing: bool) -> bool:
             or node.score > 0 or text_len < LINK_MIN or node.link_len <= LINK_DENSE * text_len:
         return False
     if listing and (node.tag in LIST_PARTS or node.own_link <= LINK_DENSE * node.own_len
-                    or _holds_control(node)):
+                    or _holds_control(node) or _one_of_lines(node)):
         return False
     return not (_prose(node) or _described_sublist(node) or _headed(node, sections)
                 or _labelled_value(node) or _defined_term(node) or _titled(node)
@@ -83,6 +86,23 @@ def _titled(node: Node) -> bool:
     for inner in node.iter():
         if inner.tag == "h1" and inner.text_len and inner.link_len <= LINK_DENSE * inner.text_len:
             return True
+    return False
+
+
+def _one_of_lines(node: Node) -> bool:
+    """A line of links, one of ``ENTRY_LINES`` or more of its tag under its parent: the
+    entries of a listing set a line each (a page of bookmarks in ``<p>`` or ``<div>``
+    lines), which the link rule took one by one, all but the few shorter than ``LINK_MIN``."""
+    parent = node.parent
+    if parent is None or node.blocky:
+        return False
+    lines = 0
+    for sibling in parent.elems:
+        if sibling.tag == node.tag and not sibling.blocky and sibling.text_len \
+                and sibling.link_len > LINK_DENSE * sibling.text_len:
+            lines += 1
+            if lines >= ENTRY_LINES:
+                return True
     return False
 
 

@@ -485,6 +485,24 @@ def test_an_index_of_links_is_kept_as_a_listing_not_emptied() -> None:
     assert "kept_listing" not in article.evidence.boilerplate_rules_used
 
 
+def test_a_listings_entries_set_a_line_each_are_kept_whatever_their_length() -> None:
+    # a page of bookmarks: each entry a paragraph holding one link. The link rule took
+    # every line of LINK_MIN chars or more and left the shorter ones; lines side by side
+    # are the listing's entries, while a lone line of links (a pager) still goes
+    def lines(topic: str, n: int) -> str:
+        return "".join(f'<p><a href="/{topic}/{i}">The {topic} site number {i} worth a visit'
+                       f"</a></p>" for i in range(n))
+    html = ("<html><body><div><p><a href='/home'>Return to the home page of the author</a>"
+            f"</p></div><div><h2>Travel</h2>{lines('travel', 6)}<h2>Local news</h2>"
+            f"{lines('news', 5)}<p><a href='/short'>Short</a></p></div></body></html>")
+    result = to_markdown(html)
+    md = result.markdown
+    assert result.evidence.page_kind == "listing"
+    assert "The travel site number 0 worth a visit" in md
+    assert "The news site number 4 worth a visit" in md
+    assert "Return to the home page" not in md
+
+
 def test_a_reference_pages_linked_terms_stay_with_their_definitions() -> None:
     # MDN's "Instance methods": each method's name is a link in a <dt>, its description
     # a <dd>. The names are what the page documents: the link rule took each term
