@@ -8,6 +8,7 @@ of it each rule is responsible for.
 from __future__ import annotations
 
 from pathlib import Path
+from time import process_time
 
 import pytest
 
@@ -501,6 +502,17 @@ def test_a_listings_entries_set_a_line_each_are_kept_whatever_their_length() -> 
     assert "The travel site number 0 worth a visit" in md
     assert "The news site number 4 worth a visit" in md
     assert "Return to the home page" not in md
+
+
+def test_lines_of_links_are_judged_in_bounded_time() -> None:
+    """Each line reads only its neighbours: 40,000 other blocks before 40,000 lines of
+    links (every line asks whether it is one of a run) stay linear."""
+    html = ("<html><body><div>" + "<div>x</div>" * 40_000
+            + "".join(f'<p><a href="/{i}">Entry number {i} of the listing</a></p>'
+                      for i in range(40_000)) + "</div></body></html>")
+    started = process_time()
+    to_markdown(html)
+    assert process_time() - started < 30.0
 
 
 def test_a_reference_pages_linked_terms_stay_with_their_definitions() -> None:
