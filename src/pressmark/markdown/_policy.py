@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     ImageMode = Literal["markdown", "alt", "drop"]
 
 
-POLICY_VERSION = "pressmark-md/3.1"
+POLICY_VERSION = "pressmark-md/3.2"
 
 
 class MarkdownError(PressmarkError):
